@@ -1,0 +1,227 @@
+//! The trait family a backend implements, and its object-safe mirror.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use crate::compile::{CompileOptions, KernelSource};
+use crate::launch::{KernelArg, LaunchConfig};
+use crate::memory::{Buffer, MemoryPool};
+use crate::Result;
+
+/// What a device says about itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceProperties {
+    /// Marketing name (`NVIDIA H100 80GB HBM3`, `AMD Instinct MI250X`, the CPU's model name).
+    pub name: String,
+    /// Bytes of device memory (host memory on the CPU).
+    pub total_memory: usize,
+    /// Streaming multiprocessors / compute units / CPU worker threads.
+    pub multiprocessor_count: u32,
+    /// Architecture: `sm_90`, `gfx90a`, `x86_64`.
+    pub arch: String,
+    /// Threads that execute in lock-step: 32 on NVIDIA, 64 or 32 on AMD, 1 on the CPU.
+    pub warp_size: u32,
+    /// Largest number of threads in one block.
+    pub max_threads_per_block: u32,
+    /// Largest block extent per dimension.
+    pub max_block_dim: [u32; 3],
+    /// Largest grid extent per dimension.
+    pub max_grid_dim: [u32; 3],
+    /// Largest static + dynamic shared memory per block, in bytes.
+    pub max_shared_memory_per_block: usize,
+}
+
+/// An in-order queue of work on a device.
+pub trait Stream: Send + Sync {
+    /// A process-unique id.
+    fn id(&self) -> u64;
+    /// Block until every piece of work queued so far has finished; also reports errors
+    /// recorded by destructors since the last synchronising call.
+    fn synchronize(&self) -> Result<()>;
+    /// Record a new event at the current end of this stream.
+    fn record_event(&self) -> Result<Arc<dyn Event>>;
+    /// Make later work on this stream wait until `event` has completed.
+    fn wait_event(&self, event: &dyn Event) -> Result<()>;
+    /// Queue a kernel launch. Arguments are copied before this returns; buffers must stay
+    /// alive until the work completes, which [`Buffer`]'s stream tracking guarantees for
+    /// buffers dropped afterwards.
+    fn launch(&self, kernel: &dyn Kernel, config: &LaunchConfig, args: &[KernelArg<'_>]) -> Result<()>;
+    /// Copy host bytes into `dst` at `dst_offset`, in stream order; returns once `src` may be reused.
+    fn copy_from_host(&self, dst: &Buffer, dst_offset: usize, src: &[u8]) -> Result<()>;
+    /// Copy bytes of `src` at `src_offset` to the host, in stream order; returns when they are there.
+    fn copy_to_host(&self, src: &Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()>;
+    /// Copy `bytes` between two buffers of this device, in stream order (asynchronous).
+    fn copy_device(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        bytes: usize,
+    ) -> Result<()>;
+    /// Downcasting, for backends.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A marker in a stream: completion and timing.
+pub trait Event: Send + Sync {
+    /// Block until the work before the event has finished.
+    fn synchronize(&self) -> Result<()>;
+    /// Whether the work before the event has finished, without blocking.
+    fn query(&self) -> Result<bool>;
+    /// Milliseconds from `self` to `end`; both must have completed.
+    fn elapsed_ms(&self, end: &dyn Event) -> Result<f32>;
+    /// Downcasting, for backends.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A compiled module: one or more kernels.
+pub trait Module: Send + Sync {
+    /// The kernel called `name` (its `extern "C"` name).
+    fn function(&self, name: &str) -> Result<Arc<dyn Kernel>>;
+}
+
+/// One kernel of a module.
+pub trait Kernel: Send + Sync {
+    /// The kernel's name.
+    fn name(&self) -> &str;
+    /// How many parameters the kernel takes, where the compiler can tell.
+    fn num_params(&self) -> Option<usize>;
+    /// Downcasting, for backends.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A device of one backend, with its concrete types (the static side of the contract).
+pub trait Device: Send + Sync + 'static {
+    /// The stream type.
+    type Stream: Stream + 'static;
+    /// The module type.
+    type Module: Module + 'static;
+
+    /// `cpu`, `cuda` or `hip`.
+    fn backend_name(&self) -> &'static str;
+    /// The ordinal among the backend's devices.
+    fn ordinal(&self) -> usize;
+    /// Properties.
+    fn properties(&self) -> &DeviceProperties;
+    /// The stream used when none is chosen.
+    fn default_stream(&self) -> Arc<Self::Stream>;
+    /// A new stream.
+    fn new_stream(&self) -> Result<Arc<Self::Stream>>;
+    /// The device's memory pool.
+    fn memory_pool(&self) -> &Arc<MemoryPool>;
+    /// Compile (or find in the cache) a kernel source.
+    fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<Self::Module>>;
+    /// Wait for all work on every stream of the device; report recorded errors.
+    fn synchronize(&self) -> Result<()>;
+}
+
+/// The object-safe mirror of [`Device`], so the backend can be chosen at run time.
+pub trait DynDevice: Send + Sync {
+    /// `cpu`, `cuda` or `hip`.
+    fn backend_name(&self) -> &'static str;
+    /// The ordinal among the backend's devices.
+    fn ordinal(&self) -> usize;
+    /// Properties.
+    fn properties(&self) -> &DeviceProperties;
+    /// The stream used when none is chosen.
+    fn default_stream(&self) -> Arc<dyn Stream>;
+    /// A new stream.
+    fn new_stream(&self) -> Result<Arc<dyn Stream>>;
+    /// The device's memory pool.
+    fn memory_pool(&self) -> &Arc<MemoryPool>;
+    /// Compile (or find in the cache) a kernel source.
+    fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<dyn Module>>;
+    /// Wait for all work of the device; report recorded errors.
+    fn synchronize(&self) -> Result<()>;
+    /// `cpu`, `cuda:0`, `hip:1`.
+    fn label(&self) -> String {
+        if self.backend_name() == "cpu" {
+            "cpu".to_string()
+        } else {
+            format!("{}:{}", self.backend_name(), self.ordinal())
+        }
+    }
+    /// Allocate `bytes` for use on `stream`.
+    fn alloc(&self, bytes: usize, stream: &Arc<dyn Stream>) -> Result<Buffer> {
+        self.memory_pool().alloc(bytes, stream)
+    }
+}
+
+impl<D: Device> DynDevice for D {
+    fn backend_name(&self) -> &'static str {
+        Device::backend_name(self)
+    }
+    fn ordinal(&self) -> usize {
+        Device::ordinal(self)
+    }
+    fn properties(&self) -> &DeviceProperties {
+        Device::properties(self)
+    }
+    fn default_stream(&self) -> Arc<dyn Stream> {
+        Device::default_stream(self)
+    }
+    fn new_stream(&self) -> Result<Arc<dyn Stream>> {
+        Ok(Device::new_stream(self)?)
+    }
+    fn memory_pool(&self) -> &Arc<MemoryPool> {
+        Device::memory_pool(self)
+    }
+    fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<dyn Module>> {
+        Ok(Device::compile(self, source, options)?)
+    }
+    fn synchronize(&self) -> Result<()> {
+        Device::synchronize(self)
+    }
+}
+
+/// A backend: how to find out whether it works here and how to open its devices.
+pub trait Backend: Send + Sync + 'static {
+    /// The device type.
+    type Device: Device;
+    /// `cpu`, `cuda` or `hip`.
+    const NAME: &'static str;
+    /// Whether the backend can run here; never panics: a missing driver or library is
+    /// [`crate::Error::BackendUnavailable`] with the reason.
+    fn probe() -> Result<()>;
+    /// Number of devices.
+    fn device_count() -> Result<usize>;
+    /// Open device `ordinal` (opening twice returns the same device).
+    fn device(ordinal: usize) -> Result<Arc<Self::Device>>;
+}
+
+/// The object-safe mirror of [`Backend`].
+pub trait DynBackend: Send + Sync {
+    /// `cpu`, `cuda` or `hip`.
+    fn name(&self) -> &'static str;
+    /// See [`Backend::probe`].
+    fn probe(&self) -> Result<()>;
+    /// See [`Backend::device_count`].
+    fn device_count(&self) -> Result<usize>;
+    /// See [`Backend::device`].
+    fn device(&self, ordinal: usize) -> Result<Arc<dyn DynDevice>>;
+}
+
+/// Wraps a static [`Backend`] as a [`DynBackend`].
+pub struct BackendHandle<B: Backend>(std::marker::PhantomData<B>);
+
+impl<B: Backend> Default for BackendHandle<B> {
+    fn default() -> Self {
+        BackendHandle(std::marker::PhantomData)
+    }
+}
+
+impl<B: Backend> DynBackend for BackendHandle<B> {
+    fn name(&self) -> &'static str {
+        B::NAME
+    }
+    fn probe(&self) -> Result<()> {
+        B::probe()
+    }
+    fn device_count(&self) -> Result<usize> {
+        B::device_count()
+    }
+    fn device(&self, ordinal: usize) -> Result<Arc<dyn DynDevice>> {
+        Ok(B::device(ordinal)?)
+    }
+}

@@ -1,0 +1,486 @@
+//! Untyped device buffers and the stream-ordered memory pool every backend shares.
+//!
+//! # The pool
+//! Requests are rounded up to 512 bytes. Blocks are carved from segments that the backend's
+//! [`RawMemory`] allocates (2 MiB for small requests, the rounded request for large ones); a
+//! request takes the smallest free block that fits (best fit), splitting off the rest, and a
+//! freed block merges with its free neighbours in the same segment.
+//!
+//! # Stream order
+//! A buffer remembers every stream it was used on. When it is dropped its block goes back to
+//! the pool at once, fenced by those streams: reusing it on one of them is safe because streams
+//! run in order; reusing it on another stream first makes that stream wait for an event
+//! recorded on each fencing stream, so a kernel still reading the old contents finishes first.
+//! Nothing here blocks the host.
+//!
+//! # Limits and failure
+//! A limit (bytes) caps the bytes the pool holds from the backend. When a new segment would
+//! pass the limit, or the backend itself fails, the pool releases its cached (wholly free)
+//! segments and tries once more before returning [`Error::OutOfMemory`]. The pool can be
+//! switched off (`XP_MEMORY_POOL=off`): then every buffer is its own allocation and is freed to
+//! the backend when dropped (after its streams finish), so memory checkers see each one.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::device::Stream;
+use crate::{Error, Result};
+
+/// Allocation granularity of the pool.
+pub const ALIGNMENT: usize = 512;
+const SMALL_SEGMENT: usize = 2 << 20;
+const SMALL_REQUEST: usize = 1 << 20;
+
+/// The backend's raw allocator under the pool.
+pub trait RawMemory: Send + Sync {
+    /// Allocate `bytes`; on failure return [`Error::OutOfMemory`] (or a driver error).
+    fn alloc(&self, bytes: usize) -> Result<u64>;
+    /// Free an address returned by `alloc`.
+    ///
+    /// # Safety
+    /// `ptr` came from `alloc` of this allocator, is freed once, and no work uses it any more.
+    unsafe fn free(&self, ptr: u64, bytes: usize) -> Result<()>;
+    /// Total memory of the device, for limits given as a percentage.
+    fn total_memory(&self) -> usize;
+}
+
+/// Counters of a pool.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Bytes in live buffers (rounded to the pool's granularity).
+    pub in_use: usize,
+    /// Bytes the pool holds from the backend but no buffer uses.
+    pub cached: usize,
+    /// Largest `in_use` seen.
+    pub peak: usize,
+    /// Live buffers.
+    pub blocks: usize,
+    /// Segments held from the backend.
+    pub segments: usize,
+}
+
+struct Block {
+    size: usize,
+    free: bool,
+    /// Streams that may still use the block's old contents (free blocks only).
+    fences: Vec<Arc<dyn Stream>>,
+}
+
+struct Segment {
+    size: usize,
+    blocks: BTreeMap<usize, Block>,
+}
+
+#[derive(Default)]
+struct PoolState {
+    segments: BTreeMap<u64, Segment>,
+    /// (size, address) of every free block.
+    free: BTreeSet<(usize, u64)>,
+    in_use: usize,
+    reserved: usize,
+    peak: usize,
+    blocks: usize,
+}
+
+/// A stream-ordered, best-fit memory pool over a backend's [`RawMemory`].
+pub struct MemoryPool {
+    raw: Arc<dyn RawMemory>,
+    state: Mutex<PoolState>,
+    limit: Mutex<usize>,
+    enabled: bool,
+    label: String,
+    deferred: Mutex<Option<Error>>,
+}
+
+impl fmt::Debug for MemoryPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryPool").field("device", &self.label).field("stats", &self.stats()).finish()
+    }
+}
+
+fn round_up(n: usize, to: usize) -> Option<usize> {
+    n.checked_add(to - 1).map(|v| v / to * to)
+}
+
+/// Parse a limit given as bytes (`1000000`, `512MiB`, `2GB`) or a percentage of `total` (`50%`).
+pub fn parse_limit(text: &str, total: usize) -> Option<usize> {
+    let t = text.trim();
+    if let Some(p) = t.strip_suffix('%') {
+        let pct: f64 = p.trim().parse().ok()?;
+        if !(0.0..=100.0).contains(&pct) {
+            return None;
+        }
+        return Some((total as f64 * pct / 100.0) as usize);
+    }
+    let (num, mult) = [
+        ("GiB", 1usize << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+        ("GB", 1_000_000_000),
+        ("MB", 1_000_000),
+        ("KB", 1_000),
+        ("B", 1),
+    ]
+    .iter()
+    .find_map(|(suf, m)| t.strip_suffix(suf).map(|n| (n.trim(), *m)))
+    .unwrap_or((t, 1));
+    let v: f64 = num.parse().ok()?;
+    if v < 0.0 {
+        return None;
+    }
+    Some((v * mult as f64) as usize)
+}
+
+impl MemoryPool {
+    /// A pool over `raw`. `label` names the device in messages. The limit comes from
+    /// `limit_env` (bytes or a percentage) when that variable is set, else is unlimited; the
+    /// pool is off when `XP_MEMORY_POOL=off`.
+    pub fn new(raw: Arc<dyn RawMemory>, label: impl Into<String>, limit_env: &str) -> Result<Arc<Self>> {
+        let total = raw.total_memory();
+        let limit = match std::env::var(limit_env) {
+            Ok(v) => parse_limit(&v, total).ok_or_else(|| {
+                Error::value("memory pool", format!("{limit_env}={v:?} is not a size in bytes or a percentage"))
+            })?,
+            Err(_) => usize::MAX,
+        };
+        let enabled = !matches!(std::env::var("XP_MEMORY_POOL").as_deref(), Ok("off") | Ok("0"));
+        Ok(Arc::new(MemoryPool {
+            raw,
+            state: Mutex::new(PoolState::default()),
+            limit: Mutex::new(limit),
+            enabled,
+            label: label.into(),
+            deferred: Mutex::new(None),
+        }))
+    }
+
+    /// Keep the first error met where it cannot be returned (in a destructor).
+    pub fn record_deferred(&self, e: Error) {
+        self.deferred.lock().get_or_insert(e);
+    }
+
+    /// The error recorded by a destructor since the last call, if any; synchronising calls
+    /// of the device return it.
+    pub fn take_deferred_error(&self) -> Option<Error> {
+        self.deferred.lock().take()
+    }
+
+    /// Whether blocks are cached and reused (false with `XP_MEMORY_POOL=off`).
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// The limit in bytes (`usize::MAX` when unlimited).
+    pub fn limit(&self) -> usize {
+        *self.limit.lock()
+    }
+
+    /// Set the limit in bytes (`usize::MAX` for none). Memory already held is kept.
+    pub fn set_limit(&self, bytes: usize) {
+        *self.limit.lock() = bytes;
+    }
+
+    /// Current counters.
+    pub fn stats(&self) -> PoolStats {
+        let s = self.state.lock();
+        PoolStats {
+            in_use: s.in_use,
+            cached: s.reserved - s.in_use,
+            peak: s.peak,
+            blocks: s.blocks,
+            segments: s.segments.len(),
+        }
+    }
+
+    /// Allocate a buffer of `bytes` for use on `stream`.
+    pub fn alloc(self: &Arc<Self>, bytes: usize, stream: &Arc<dyn Stream>) -> Result<Buffer> {
+        let size = round_up(bytes.max(1), ALIGNMENT).ok_or(Error::OutOfMemory {
+            requested: bytes,
+            in_use: self.stats().in_use,
+            limit: self.limit(),
+        })?;
+        let ptr = if self.enabled { self.alloc_pooled(size, stream)? } else { self.alloc_unpooled(size)? };
+        Ok(Buffer {
+            ptr,
+            bytes,
+            size,
+            pool: Arc::clone(self),
+            streams: Mutex::new(vec![Arc::clone(stream)]),
+        })
+    }
+
+    fn oom(&self, requested: usize) -> Error {
+        Error::OutOfMemory { requested, in_use: self.state.lock().in_use, limit: self.limit() }
+    }
+
+    fn alloc_unpooled(&self, size: usize) -> Result<u64> {
+        {
+            let s = self.state.lock();
+            if s.reserved.saturating_add(size) > self.limit() {
+                return Err(Error::OutOfMemory { requested: size, in_use: s.in_use, limit: self.limit() });
+            }
+        }
+        let ptr = self.raw.alloc(size)?;
+        let mut s = self.state.lock();
+        s.reserved += size;
+        s.in_use += size;
+        s.peak = s.peak.max(s.in_use);
+        s.blocks += 1;
+        Ok(ptr)
+    }
+
+    fn alloc_pooled(&self, size: usize, stream: &Arc<dyn Stream>) -> Result<u64> {
+        if let Some(ptr) = self.take_free(size, stream)? {
+            return Ok(ptr);
+        }
+        let seg_size = if size <= SMALL_REQUEST {
+            SMALL_SEGMENT
+        } else {
+            round_up(size, SMALL_SEGMENT).ok_or_else(|| self.oom(size))?
+        };
+        let base = match self.new_segment(seg_size, size) {
+            Ok(b) => b,
+            Err(Error::OutOfMemory { .. }) => {
+                // Give back what is cached and try once more, at the exact size.
+                self.free_all_cached()?;
+                self.new_segment(size, size).map_err(|e| match e {
+                    Error::OutOfMemory { .. } => self.oom(size),
+                    other => other,
+                })?
+            }
+            Err(e) => return Err(e),
+        };
+        let mut s = self.state.lock();
+        let seg_len = s.segments[&base].size;
+        if seg_len > size {
+            let seg = s.segments.get_mut(&base).expect("segment just inserted");
+            seg.blocks.insert(size, Block { size: seg_len - size, free: true, fences: Vec::new() });
+            s.free.insert((seg_len - size, base + size as u64));
+        }
+        s.in_use += size;
+        s.peak = s.peak.max(s.in_use);
+        s.blocks += 1;
+        Ok(base)
+    }
+
+    /// Allocate a segment of `seg_size` whose first block (`first` bytes) is taken.
+    fn new_segment(&self, seg_size: usize, first: usize) -> Result<u64> {
+        {
+            let s = self.state.lock();
+            if s.reserved.saturating_add(seg_size) > self.limit() {
+                return Err(Error::OutOfMemory { requested: first, in_use: s.in_use, limit: self.limit() });
+            }
+        }
+        let base = self.raw.alloc(seg_size)?;
+        let mut s = self.state.lock();
+        s.reserved += seg_size;
+        let mut blocks = BTreeMap::new();
+        blocks.insert(0, Block { size: first, free: false, fences: Vec::new() });
+        s.segments.insert(base, Segment { size: seg_size, blocks });
+        Ok(base)
+    }
+
+    fn take_free(&self, size: usize, stream: &Arc<dyn Stream>) -> Result<Option<u64>> {
+        let mut s = self.state.lock();
+        let Some(&(bsize, addr)) = s.free.range((size, 0)..).next() else {
+            return Ok(None);
+        };
+        s.free.remove(&(bsize, addr));
+        let (base, seg) = s.segments.range_mut(..=addr).next_back().expect("free block has a segment");
+        let base = *base;
+        let off = (addr - base) as usize;
+        let block = seg.blocks.get_mut(&off).expect("free block is indexed");
+        block.free = false;
+        let fences = std::mem::take(&mut block.fences);
+        // Sizes are multiples of ALIGNMENT, so any rest is a usable block.
+        if bsize > size {
+            block.size = size;
+            seg.blocks.insert(off + size, Block { size: bsize - size, free: true, fences: fences.clone() });
+            s.free.insert((bsize - size, addr + size as u64));
+        }
+        s.in_use += size;
+        s.peak = s.peak.max(s.in_use);
+        s.blocks += 1;
+        drop(s);
+        // Stream order: work on other streams that may still touch the old contents must
+        // finish before `stream` uses the block.
+        for f in fences.iter().filter(|f| f.id() != stream.id()) {
+            let ev = f.record_event()?;
+            stream.wait_event(&*ev)?;
+        }
+        Ok(Some(addr))
+    }
+
+    fn release(&self, ptr: u64, size: usize, fences: Vec<Arc<dyn Stream>>) {
+        if !self.enabled {
+            for f in &fences {
+                if let Err(e) = f.synchronize() {
+                    self.record_deferred(e);
+                }
+            }
+            // SAFETY: `ptr` came from `alloc_unpooled` of this pool's allocator with `size`
+            // bytes, the buffer owning it is being dropped, and its streams were synchronised.
+            if let Err(e) = unsafe { self.raw.free(ptr, size) } {
+                self.record_deferred(e);
+            }
+            let mut s = self.state.lock();
+            s.reserved -= size;
+            s.in_use -= size;
+            s.blocks -= 1;
+            return;
+        }
+        let mut s = self.state.lock();
+        let (base, seg) = s.segments.range_mut(..=ptr).next_back().expect("buffer has a segment");
+        let base = *base;
+        let mut off = (ptr - base) as usize;
+        let mut block = seg.blocks.remove(&off).expect("buffer block is in its segment");
+        let released = block.size;
+        block.free = true;
+        block.fences = fences;
+        let mut remove_from_index = Vec::new();
+        // Merge with the next block.
+        let next_off = off + block.size;
+        if seg.blocks.get(&next_off).is_some_and(|b| b.free) {
+            let next = seg.blocks.remove(&next_off).expect("checked");
+            remove_from_index.push((next.size, base + next_off as u64));
+            block.size += next.size;
+            merge_fences(&mut block.fences, next.fences);
+        }
+        // Merge with the previous block.
+        if let Some((&prev_off, prev)) = seg.blocks.range(..off).next_back() {
+            if prev.free && prev_off + prev.size == off {
+                let prev = seg.blocks.remove(&prev_off).expect("checked");
+                remove_from_index.push((prev.size, base + prev_off as u64));
+                block.size += prev.size;
+                merge_fences(&mut block.fences, prev.fences);
+                off = prev_off;
+            }
+        }
+        let new_size = block.size;
+        seg.blocks.insert(off, block);
+        for k in remove_from_index {
+            s.free.remove(&k);
+        }
+        s.free.insert((new_size, base + off as u64));
+        s.in_use -= released;
+        s.blocks -= 1;
+    }
+
+    /// Return every wholly free segment to the backend (after the streams that used it
+    /// finish). Returns the bytes released.
+    pub fn free_all_cached(&self) -> Result<usize> {
+        let victims: Vec<(u64, Segment)> = {
+            let mut s = self.state.lock();
+            let bases: Vec<u64> = s
+                .segments
+                .iter()
+                .filter(|(_, seg)| seg.blocks.len() == 1 && seg.blocks.values().all(|b| b.free))
+                .map(|(b, _)| *b)
+                .collect();
+            let mut out = Vec::new();
+            for b in bases {
+                let seg = s.segments.remove(&b).expect("listed");
+                s.free.remove(&(seg.size, b));
+                s.reserved -= seg.size;
+                out.push((b, seg));
+            }
+            out
+        };
+        let mut released = 0;
+        let mut first_err = None;
+        for (base, seg) in victims {
+            for b in seg.blocks.values() {
+                for f in &b.fences {
+                    if let Err(e) = f.synchronize() {
+                        first_err.get_or_insert(e);
+                    }
+                }
+            }
+            // SAFETY: the segment came from `self.raw.alloc(seg.size)`, it has no live block, it
+            // was removed from the pool above so it is freed once, and its streams finished.
+            if let Err(e) = unsafe { self.raw.free(base, seg.size) } {
+                first_err.get_or_insert(e);
+            }
+            released += seg.size;
+        }
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(released),
+        }
+    }
+}
+
+fn merge_fences(into: &mut Vec<Arc<dyn Stream>>, from: Vec<Arc<dyn Stream>>) {
+    for f in from {
+        if !into.iter().any(|g| g.id() == f.id()) {
+            into.push(f);
+        }
+    }
+}
+
+/// An untyped allocation on a device. Dropping it returns the memory to the pool in stream
+/// order (see the module docs).
+pub struct Buffer {
+    ptr: u64,
+    bytes: usize,
+    size: usize,
+    pool: Arc<MemoryPool>,
+    streams: Mutex<Vec<Arc<dyn Stream>>>,
+}
+
+impl fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Buffer({:#x}, {} bytes on {})", self.ptr, self.bytes, self.pool.label)
+    }
+}
+
+impl Buffer {
+    /// The device address of the first byte (a host address on the CPU backend).
+    pub fn device_ptr(&self) -> u64 {
+        self.ptr
+    }
+
+    /// Bytes requested.
+    pub fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// Whether zero bytes were requested.
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
+    }
+
+    /// The pool it belongs to.
+    pub fn pool(&self) -> &Arc<MemoryPool> {
+        &self.pool
+    }
+
+    /// Note that work on `stream` uses this buffer (launches and copies do this).
+    pub fn note_use(&self, stream: &Arc<dyn Stream>) {
+        let mut s = self.streams.lock();
+        if !s.iter().any(|t| t.id() == stream.id()) {
+            s.push(Arc::clone(stream));
+        }
+    }
+
+    /// Check that `offset + bytes` lies inside the buffer.
+    pub fn check_range(&self, op: &str, offset: usize, bytes: usize) -> Result<()> {
+        match offset.checked_add(bytes) {
+            Some(end) if end <= self.bytes => Ok(()),
+            _ => Err(Error::Index {
+                op: op.to_string(),
+                reason: format!("{bytes} bytes at offset {offset} do not fit a buffer of {} bytes", self.bytes),
+            }),
+        }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        let fences = std::mem::take(self.streams.get_mut());
+        self.pool.release(self.ptr, self.size, fences);
+    }
+}

@@ -1,0 +1,1 @@
+// xp_prelude.h (being written)
