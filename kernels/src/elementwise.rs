@@ -1,0 +1,254 @@
+//! The elementwise kernel generator.
+//!
+//! One call of an elementwise op becomes one kernel: the inputs and outputs with their storage
+//! dtypes (what the arrays hold) and compute dtypes (the type loop's), the body, the layout and
+//! the index width. Operands are converted on load and on store with `xp::cast`, so mixed-dtype
+//! calls need no temporary arrays.
+//!
+//! Layouts: [`Layout::Contiguous`] when every array operand is C-contiguous with the output's
+//! shape (index `i` addresses element `i` of each), [`Layout::Strided`] otherwise, with the
+//! broadcast shape and per-operand strides in elements (zero for broadcast dimensions). The
+//! caller collapses contiguous dimensions first, so ranks stay small, and picks 32-bit indexing
+//! when every offset fits.
+
+use std::fmt::Write;
+
+use xp_backend_api::DType;
+
+/// How operands are addressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Element `i` of every operand is at offset `i`.
+    Contiguous,
+    /// Offsets come from the shape and each operand's strides.
+    Strided,
+}
+
+/// The integer type of indices and offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IndexWidth {
+    /// `xp::i32`: faster on GPUs; needs every offset below 2^31.
+    I32,
+    /// `xp::i64`.
+    I64,
+}
+
+impl IndexWidth {
+    fn c_name(self) -> &'static str {
+        match self {
+            IndexWidth::I32 => "xp::i32",
+            IndexWidth::I64 => "xp::i64",
+        }
+    }
+}
+
+/// One operand of an elementwise kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Operand {
+    /// The dtype in memory (or of the scalar argument).
+    pub storage: DType,
+    /// The dtype the body sees.
+    pub compute: DType,
+    /// Passed by value, the same for every element (a weak scalar or a 0-d operand).
+    pub scalar: bool,
+}
+
+impl Operand {
+    /// An array operand.
+    pub fn array(storage: DType, compute: DType) -> Self {
+        Operand { storage, compute, scalar: false }
+    }
+    /// A by-value operand.
+    pub fn scalar(storage: DType, compute: DType) -> Self {
+        Operand { storage, compute, scalar: true }
+    }
+}
+
+/// Everything that decides an elementwise kernel's code.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ElementwiseSpec {
+    /// A stem for the kernel name (the op's name).
+    pub op: String,
+    /// Inputs, in order (`in0`, `in1`…).
+    pub inputs: Vec<Operand>,
+    /// Outputs (`out0`…); never scalars.
+    pub outputs: Vec<Operand>,
+    /// Statements computing the outputs from the inputs.
+    pub body: String,
+    /// Code before the kernel.
+    pub preamble: String,
+    /// Addressing.
+    pub layout: Layout,
+    /// Index width.
+    pub index: IndexWidth,
+}
+
+/// A rendered kernel: its name and its code (without the prelude).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The `extern "C"` name.
+    pub name: String,
+    /// The code.
+    pub code: String,
+}
+
+impl ElementwiseSpec {
+    /// Write the kernel.
+    ///
+    /// Parameters, in order: each input (`const T* __restrict__ inK_p`, or `T inK_v` for a
+    /// scalar), each output (`T* __restrict__ outK_p`); for the strided layout, `xp::Shape
+    /// shape` then one `xp::Strides` per array operand (inputs then outputs); finally the
+    /// element count `n` of the index type.
+    pub fn render(&self) -> Rendered {
+        let idx = self.index.c_name();
+        let mut params = Vec::new();
+        for (k, o) in self.inputs.iter().enumerate() {
+            if o.scalar {
+                params.push(format!("{} in{k}_v", o.storage.c_name()));
+            } else {
+                params.push(format!("const {}* __restrict__ in{k}_p", o.storage.c_name()));
+            }
+        }
+        for (k, o) in self.outputs.iter().enumerate() {
+            params.push(format!("{}* __restrict__ out{k}_p", o.storage.c_name()));
+        }
+        let strided = self.layout == Layout::Strided;
+        let arrays: Vec<String> = self
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !o.scalar)
+            .map(|(k, _)| format!("in{k}"))
+            .chain((0..self.outputs.len()).map(|k| format!("out{k}")))
+            .collect();
+        if strided {
+            params.push("xp::Shape shape".into());
+            for a in &arrays {
+                params.push(format!("xp::Strides st_{a}"));
+            }
+        }
+        params.push(format!("{idx} n"));
+
+        let mut b = String::new();
+        if strided {
+            let _ = writeln!(b, "    {idx} rem_ = i;");
+            for a in &arrays {
+                let _ = writeln!(b, "    {idx} o_{a} = 0;");
+            }
+            let _ = writeln!(b, "    for (int d = (int)shape.ndim - 1; d >= 0; --d) {{");
+            let _ = writeln!(b, "      {idx} c_ = rem_ % ({idx})shape.dims[d];");
+            let _ = writeln!(b, "      rem_ /= ({idx})shape.dims[d];");
+            for a in &arrays {
+                let _ = writeln!(b, "      o_{a} += c_ * ({idx})st_{a}.s[d];");
+            }
+            let _ = writeln!(b, "    }}");
+        }
+        let at = |a: &str| if strided { format!("o_{a}") } else { "i".to_string() };
+        for (k, o) in self.inputs.iter().enumerate() {
+            let src = if o.scalar { format!("in{k}_v") } else { format!("in{k}_p[{}]", at(&format!("in{k}"))) };
+            let _ = writeln!(
+                b,
+                "    const {c} in{k} = xp::cast<{c}>({src});",
+                c = o.compute.c_name()
+            );
+        }
+        for (k, o) in self.outputs.iter().enumerate() {
+            let _ = writeln!(b, "    {} out{k};", o.compute.c_name());
+        }
+        let _ = writeln!(b, "    {}", self.body);
+        for (k, o) in self.outputs.iter().enumerate() {
+            let _ = writeln!(
+                b,
+                "    out{k}_p[{}] = xp::cast<{}>(out{k});",
+                at(&format!("out{k}")),
+                o.storage.c_name()
+            );
+        }
+
+        let mut code = String::new();
+        if !self.preamble.is_empty() {
+            code.push_str(&self.preamble);
+            code.push('\n');
+        }
+        // The name carries the op and a hash of everything else, so equal names mean equal code.
+        let mut tag = String::new();
+        let _ = write!(tag, "{}|{}|{:?}|{:?}|", self.body, self.preamble, self.layout, self.index);
+        for o in self.inputs.iter().chain(&self.outputs) {
+            let _ = write!(tag, "{}{}{}|", o.storage.short(), o.compute.short(), o.scalar);
+        }
+        let name = format!("xp_{}_{:016x}", sanitize(&self.op), xxhash_rust::xxh3::xxh3_64(tag.as_bytes()));
+        let _ = writeln!(code, "extern \"C\" __global__ void {name}({}) {{", params.join(", "));
+        let _ = writeln!(code, "  XP_FOR_EACH({idx}, i, n) {{");
+        code.push_str(&b);
+        let _ = writeln!(code, "  }}");
+        let _ = writeln!(code, "}}");
+        Rendered { name, code }
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+/// Every kernel the ops of [`crate::ops::ALL`] can emit for arrays whose storage dtypes equal
+/// the loop's dtypes, in every layout and index width: the set built ahead of time for the
+/// CPU backend and compiled by the cross-vendor check.
+pub fn builtin_kernels() -> Vec<Rendered> {
+    let mut out = Vec::new();
+    for op in crate::ops::ALL {
+        for lp in op.loops {
+            let (ins, outs) = lp.dtypes();
+            for layout in [Layout::Contiguous, Layout::Strided] {
+                for index in [IndexWidth::I32, IndexWidth::I64] {
+                    let spec = ElementwiseSpec {
+                        op: op.name.to_string(),
+                        inputs: ins.iter().map(|d| Operand::array(*d, *d)).collect(),
+                        outputs: outs.iter().map(|d| Operand::array(*d, *d)).collect(),
+                        body: lp.body.unwrap_or(op.body).to_string(),
+                        preamble: op.preamble.to_string(),
+                        layout,
+                        index,
+                    };
+                    out.push(spec.render());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_a_strided_mixed_kernel() {
+        let spec = ElementwiseSpec {
+            op: "add".into(),
+            inputs: vec![Operand::array(DType::F16, DType::F32), Operand::scalar(DType::F64, DType::F32)],
+            outputs: vec![Operand::array(DType::F32, DType::F32)],
+            body: "out0 = in0 + in1;".into(),
+            preamble: String::new(),
+            layout: Layout::Strided,
+            index: IndexWidth::I64,
+        };
+        let r = spec.render();
+        assert!(r.name.starts_with("xp_add_"));
+        assert!(r.code.contains("const xp::f16* __restrict__ in0_p, double in1_v, float* __restrict__ out0_p"));
+        assert!(r.code.contains("xp::Strides st_in0, xp::Strides st_out0, xp::i64 n"));
+        assert!(!r.code.contains("st_in1"));
+        assert_eq!(crate::kernel_names(&r.code), vec![r.name.clone()]);
+        // A different index width is a different kernel.
+        let r2 = ElementwiseSpec { index: IndexWidth::I32, ..spec }.render();
+        assert_ne!(r.name, r2.name);
+    }
+
+    #[test]
+    fn builtin_names_are_unique() {
+        let all = builtin_kernels();
+        let mut names: Vec<_> = all.iter().map(|r| r.name.clone()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+    }
+}
