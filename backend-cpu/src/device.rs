@@ -1,0 +1,94 @@
+//! The CPU device: one per process.
+
+use std::sync::{Arc, OnceLock};
+
+use xp_backend_api::{
+    CompileCache, CompileOptions, Device, DeviceProperties, KernelSource, MemoryPool, Result,
+};
+
+use crate::compile::{builtin_module, CpuCompiler, CpuModule};
+use crate::memory::{physical_memory, HostMemory};
+use crate::stream::CpuStream;
+
+/// The CPU as a device.
+pub struct CpuDevice {
+    props: Arc<DeviceProperties>,
+    pool: Arc<MemoryPool>,
+    default_stream: Arc<CpuStream>,
+    compiler: CpuCompiler,
+    cache: CompileCache<CpuModule>,
+}
+
+impl CpuDevice {
+    pub(crate) fn open() -> Result<Self> {
+        let total = physical_memory();
+        let workers = rayon::current_num_threads() as u32;
+        let props = Arc::new(DeviceProperties {
+            name: cpu_name(),
+            total_memory: total,
+            multiprocessor_count: workers,
+            arch: std::env::consts::ARCH.to_string(),
+            warp_size: 1,
+            max_threads_per_block: 1024,
+            max_block_dim: [1024, 1024, 64],
+            max_grid_dim: [u32::MAX, 65535, 65535],
+            max_shared_memory_per_block: 48 << 10,
+        });
+        let pool = MemoryPool::new(Arc::new(HostMemory::new(total)), "cpu", "XP_CPU_MEMORY_LIMIT")?;
+        let default_stream = CpuStream::new(Arc::clone(&props), Arc::clone(&pool))?;
+        Ok(CpuDevice { props, pool, default_stream, compiler: CpuCompiler::new(), cache: CompileCache::with_default_dir() })
+    }
+
+    /// The compile cache (its counters show memory and disk hits).
+    pub fn compile_cache(&self) -> &CompileCache<CpuModule> {
+        &self.cache
+    }
+}
+
+fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|v| v.trim().to_string())
+        })
+        .unwrap_or_else(|| format!("{} CPU", std::env::consts::ARCH))
+}
+
+impl Device for CpuDevice {
+    type Stream = CpuStream;
+    type Module = CpuModule;
+
+    fn backend_name(&self) -> &'static str {
+        "cpu"
+    }
+    fn ordinal(&self) -> usize {
+        0
+    }
+    fn properties(&self) -> &DeviceProperties {
+        &self.props
+    }
+    fn default_stream(&self) -> Arc<CpuStream> {
+        Arc::clone(&self.default_stream)
+    }
+    fn new_stream(&self) -> Result<Arc<CpuStream>> {
+        CpuStream::new(Arc::clone(&self.props), Arc::clone(&self.pool))
+    }
+    fn memory_pool(&self) -> &Arc<MemoryPool> {
+        &self.pool
+    }
+    fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<CpuModule>> {
+        if let Some(m) = builtin_module(source, options) {
+            return Ok(m);
+        }
+        self.cache.get_or_compile(&self.compiler, source, options)
+    }
+    fn synchronize(&self) -> Result<()> {
+        xp_backend_api::Stream::synchronize(&*self.default_stream)
+    }
+}
+
+static DEVICE: OnceLock<Result<Arc<CpuDevice>>> = OnceLock::new();
+
+pub(crate) fn device() -> Result<Arc<CpuDevice>> {
+    DEVICE.get_or_init(|| CpuDevice::open().map(Arc::new)).clone()
+}

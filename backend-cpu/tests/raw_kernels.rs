@@ -1,0 +1,248 @@
+//! The seeds' raw CUDA kernels, unchanged, on the CPU backend through the backend trait.
+
+use std::sync::Arc;
+
+use rand::Rng;
+use xp_backend_api::{scalar_bytes, Backend, Buffer, DynDevice, Error, KernelArg, KernelSource, LaunchConfig};
+use xp_backend_cpu::CpuBackend;
+
+fn dev() -> Arc<dyn DynDevice> {
+    CpuBackend::device(0).expect("the CPU device opens")
+}
+
+fn upload(d: &dyn DynDevice, v: &[f32]) -> Buffer {
+    let s = d.default_stream();
+    let b = d.alloc(v.len() * 4, &s).unwrap();
+    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_ne_bytes()).collect();
+    s.copy_from_host(&b, 0, &bytes).unwrap();
+    b
+}
+
+fn download(d: &dyn DynDevice, b: &Buffer, n: usize) -> Vec<f32> {
+    let mut bytes = vec![0u8; n * 4];
+    d.default_stream().copy_to_host(b, 0, &mut bytes).unwrap();
+    bytes.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().unwrap())).collect()
+}
+
+const MY_ADD: &str = r#"
+extern "C" __global__
+void my_add(const float* x1, const float* x2, float* y) {
+    int tid = blockDim.x * blockIdx.x + threadIdx.x;
+    y[tid] = x1[tid] + x2[tid];
+}
+"#;
+
+#[test]
+fn my_add_on_a_5x5_grid() {
+    let d = dev();
+    let x: Vec<f32> = (0..25).map(|i| i as f32).collect();
+    let (a, b, y) = (upload(&*d, &x), upload(&*d, &x), upload(&*d, &[0.0; 25]));
+    let m = d.compile(&KernelSource::new("my_add", MY_ADD), &Default::default()).unwrap();
+    let k = m.function("my_add").unwrap();
+    assert_eq!(k.num_params(), Some(3));
+    d.default_stream()
+        .launch(&*k, &LaunchConfig::new(5, 5), &[KernelArg::buffer(&a), KernelArg::buffer(&b), KernelArg::buffer(&y)])
+        .unwrap();
+    let got = download(&*d, &y, 25);
+    let want: Vec<f32> = x.iter().map(|v| v + v).collect();
+    assert_eq!(got, want);
+}
+
+const SAXPY: &str = r#"
+extern "C" __global__
+void saxpy(const float a, const float* __restrict__ x,
+           const float* __restrict__ y, float* __restrict__ out, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) out[i] = a * x[i] + y[i];
+}
+"#;
+
+#[test]
+fn saxpy_over_a_million_floats() {
+    let d = dev();
+    let n = 1_000_000usize;
+    let mut rng = rand::rng();
+    let x: Vec<f32> = (0..n).map(|_| rng.random()).collect();
+    let y: Vec<f32> = (0..n).map(|_| rng.random()).collect();
+    let (bx, by, out) = (upload(&*d, &x), upload(&*d, &y), upload(&*d, &vec![0.0; n]));
+    let m = d.compile(&KernelSource::new("saxpy", SAXPY), &Default::default()).unwrap();
+    let k = m.function("saxpy").unwrap();
+    let a = 2.0f32;
+    let nn = n as i32;
+    let threads = 256u32;
+    let blocks = (n as u32).div_ceil(threads);
+    d.default_stream()
+        .launch(
+            &*k,
+            &LaunchConfig::new(blocks, threads),
+            &[
+                KernelArg::Value(scalar_bytes(&a)),
+                KernelArg::buffer(&bx),
+                KernelArg::buffer(&by),
+                KernelArg::buffer(&out),
+                KernelArg::Value(scalar_bytes(&nn)),
+            ],
+        )
+        .unwrap();
+    let got = download(&*d, &out, n);
+    for i in 0..n {
+        assert_eq!(got[i], a * x[i] + y[i], "element {i}");
+    }
+}
+
+const TILED_MATMUL: &str = r#"
+#define TILE 16
+extern "C" __global__
+void matmul_tiled(const float* A, const float* B, float* C, int M, int K, int N) {
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y;
+    int col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (K + TILE - 1) / TILE; ++t) {
+        int ac = t * TILE + threadIdx.x;
+        int br = t * TILE + threadIdx.y;
+        As[threadIdx.y][threadIdx.x] = (row < M && ac < K) ? A[row * K + ac] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] = (br < K && col < N) ? B[br * N + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) C[row * N + col] = acc;
+}
+"#;
+
+#[test]
+fn tiled_matmul_with_shared_memory_and_barriers() {
+    let d = dev();
+    let (m_, k_, n_) = (256usize, 192usize, 320usize);
+    let mut rng = rand::rng();
+    let a: Vec<f32> = (0..m_ * k_).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let b: Vec<f32> = (0..k_ * n_).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let (ba, bb, bc) = (upload(&*d, &a), upload(&*d, &b), upload(&*d, &vec![0.0; m_ * n_]));
+    let module = d.compile(&KernelSource::new("matmul_tiled", TILED_MATMUL), &Default::default()).unwrap();
+    let k = module.function("matmul_tiled").unwrap();
+    let (mi, ki, ni) = (m_ as i32, k_ as i32, n_ as i32);
+    d.default_stream()
+        .launch(
+            &*k,
+            &LaunchConfig::new(((n_ as u32).div_ceil(16), (m_ as u32).div_ceil(16)), (16, 16)),
+            &[
+                KernelArg::buffer(&ba),
+                KernelArg::buffer(&bb),
+                KernelArg::buffer(&bc),
+                KernelArg::Value(scalar_bytes(&mi)),
+                KernelArg::Value(scalar_bytes(&ki)),
+                KernelArg::Value(scalar_bytes(&ni)),
+            ],
+        )
+        .unwrap();
+    let got = download(&*d, &bc, m_ * n_);
+    for i in 0..m_ {
+        for j in 0..n_ {
+            let want: f64 = (0..k_).map(|p| a[i * k_ + p] as f64 * b[p * n_ + j] as f64).sum();
+            let g = got[i * n_ + j] as f64;
+            assert!((g - want).abs() <= 1e-4 * (1.0 + want.abs()), "C[{i},{j}] = {g}, want {want}");
+        }
+    }
+}
+
+#[test]
+fn dynamic_shared_memory_block_reduction() {
+    // A block-wide tree reduction through `extern __shared__`, the classic CUDA pattern.
+    let src = r#"
+    extern "C" __global__ void block_sum(const float* x, float* out, int n) {
+        extern __shared__ float sdata[];
+        unsigned t = threadIdx.x;
+        unsigned i = blockIdx.x * blockDim.x + t;
+        sdata[t] = i < n ? x[i] : 0.0f;
+        __syncthreads();
+        for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+            if (t < s) sdata[t] += sdata[t + s];
+            __syncthreads();
+        }
+        if (t == 0) out[blockIdx.x] = sdata[0];
+    }"#;
+    let d = dev();
+    let n = 1000usize;
+    let x: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+    let (bx, bo) = (upload(&*d, &x), upload(&*d, &[0.0; 8]));
+    let k = d.compile(&KernelSource::new("block_sum", src), &Default::default()).unwrap().function("block_sum").unwrap();
+    let nn = n as i32;
+    d.default_stream()
+        .launch(
+            &*k,
+            &LaunchConfig::new(8, 128).with_shared_mem(128 * 4),
+            &[KernelArg::buffer(&bx), KernelArg::buffer(&bo), KernelArg::Value(scalar_bytes(&nn))],
+        )
+        .unwrap();
+    let got = download(&*d, &bo, 8);
+    for (b, g) in got.iter().enumerate() {
+        let want: f32 = x.iter().skip(b * 128).take(128).sum();
+        assert_eq!(*g, want, "block {b}");
+    }
+}
+
+#[test]
+fn wrong_argument_count_and_oversized_block_are_launch_errors() {
+    let d = dev();
+    let k = d.compile(&KernelSource::new("my_add", MY_ADD), &Default::default()).unwrap().function("my_add").unwrap();
+    let y = upload(&*d, &[0.0; 4]);
+    let e = d.default_stream().launch(&*k, &LaunchConfig::new(1, 4), &[KernelArg::buffer(&y)]).unwrap_err();
+    assert!(matches!(&e, Error::Launch { reason, .. } if reason.contains("takes 3 arguments, 1 given")), "{e}");
+    let args = [KernelArg::buffer(&y), KernelArg::buffer(&y), KernelArg::buffer(&y)];
+    let e = d.default_stream().launch(&*k, &LaunchConfig::new(1, 2048), &args).unwrap_err();
+    assert!(matches!(&e, Error::Launch { reason, .. } if reason.contains("2048 threads")), "{e}");
+}
+
+#[test]
+fn syntax_error_reports_the_log_and_does_not_poison_the_cache() {
+    let d = dev();
+    let bad = "extern \"C\" __global__ void broken_k(float* x) {\n  x[0] = 1.0f\n}\n";
+    let e = d.compile(&KernelSource::new("broken_k", bad), &Default::default()).err().expect("a syntax error fails");
+    match &e {
+        Error::Compile { kernel, log, .. } => {
+            assert_eq!(kernel, "broken_k");
+            assert!(log.contains("error"), "log: {log}");
+            assert!(log.contains(":2:") || log.contains(":3:"), "the log points at the user's line: {log}");
+        }
+        other => panic!("expected a compile error, got {other}"),
+    }
+    let fixed = bad.replace("1.0f\n", "1.0f;\n");
+    let m = d.compile(&KernelSource::new("broken_k", fixed), &Default::default()).unwrap();
+    let k = m.function("broken_k").unwrap();
+    let x = upload(&*d, &[0.0]);
+    d.default_stream().launch(&*k, &LaunchConfig::new(1, 1), &[KernelArg::buffer(&x)]).unwrap();
+    assert_eq!(download(&*d, &x, 1), vec![1.0]);
+}
+
+#[test]
+fn events_time_stream_work() {
+    let d = dev();
+    let s = d.new_stream().unwrap();
+    let a = s.record_event().unwrap();
+    let k = d.compile(&KernelSource::new("saxpy", SAXPY), &Default::default()).unwrap().function("saxpy").unwrap();
+    let n = 1 << 16;
+    let (x, y, o) = (upload(&*d, &vec![1.0; n]), upload(&*d, &vec![2.0; n]), upload(&*d, &vec![0.0; n]));
+    let (two, nn) = (2.0f32, n as i32);
+    s.launch(
+        &*k,
+        &LaunchConfig::for_num_elements(n as u64, 256),
+        &[
+            KernelArg::Value(scalar_bytes(&two)),
+            KernelArg::buffer(&x),
+            KernelArg::buffer(&y),
+            KernelArg::buffer(&o),
+            KernelArg::Value(scalar_bytes(&nn)),
+        ],
+    )
+    .unwrap();
+    let b = s.record_event().unwrap();
+    b.synchronize().unwrap();
+    assert!(b.query().unwrap());
+    let ms = a.elapsed_ms(&*b).unwrap();
+    assert!(ms >= 0.0, "elapsed {ms}");
+    let mut bytes = vec![0u8; 4];
+    s.copy_to_host(&o, 4 * (n - 1), &mut bytes).unwrap();
+    assert_eq!(f32::from_ne_bytes(bytes.try_into().unwrap()), 4.0);
+}
