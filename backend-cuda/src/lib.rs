@@ -1,1 +1,198 @@
-//! placeholder
+//! The CUDA backend of xp: NVIDIA GPUs through the driver API and NVRTC, both opened at run
+//! time (cudarc with dynamic loading), so this crate builds and links on machines without
+//! CUDA.
+//!
+//! # The contract, as this backend keeps it
+//! - [`CudaBackend::probe`] never panics. It first finds the driver library
+//!   (`libcuda.so.1`) the way cudarc's loader will, then runs `cuInit`, counts devices and
+//!   finds NVRTC. A missing driver, a failing `cuInit` (with the CUDA error name), no device,
+//!   or a missing NVRTC (with the hint `pip install nvidia-cuda-nvrtc`) is
+//!   [`Error::BackendUnavailable`]. Where the libraries are looked for is written in the
+//!   `library` module's docs; `XP_NVRTC_PATH` names NVRTC explicitly.
+//! - Each device uses its primary context, made current on the calling thread by every entry
+//!   point, so any thread may use any device.
+//! - Streams are non-blocking CUDA streams, the device's default stream included. Launches and
+//!   device-to-device copies are asynchronous; host-to-device copies go through pinned staging
+//!   buffers and return as soon as the source slice may be reused; device-to-host copies return
+//!   when the bytes are there.
+//! - Memory comes from the shared stream-ordered [`xp_backend_api::MemoryPool`] over
+//!   `cuMemAlloc`/`cuMemFree`, limited by `XP_GPU_MEMORY_LIMIT`; a failed `cuMemAlloc` is
+//!   [`Error::OutOfMemory`].
+//! - Kernels are compiled by NVRTC for the device's own arch straight to cubin, behind the
+//!   shared [`xp_backend_api::CompileCache`] (memory, then disk). [`compile_for_arch`] compiles
+//!   for any arch with NVRTC alone, without a driver or GPU.
+//! - Launches are checked against the device's limits ([`xp_backend_api::check_launch`]) and,
+//!   where the driver reports parameter sizes (CUDA 12.4+), against the kernel's parameters:
+//!   both are [`Error::Launch`] before anything is queued.
+//! - Errors met in destructors are kept by the pool and returned by the next synchronising call.
+//!   After a sticky error (an illegal address in a kernel, a failed launch, …) the context is
+//!   corrupted: every later call on that device returns [`Error::Driver`] saying so, at once,
+//!   and only a new process can use the device again.
+//! - Opened devices live until the process exits.
+#![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod compile;
+mod device;
+mod event;
+mod library;
+mod memory;
+mod result;
+mod stream;
+
+use std::sync::Arc;
+
+pub use compile::{compile_for_arch, nvrtc_path, nvrtc_version, CudaKernel, CudaModule};
+pub use device::CudaDevice;
+pub use event::CudaEvent;
+pub use stream::CudaStream;
+use xp_backend_api::{Backend, Error, Result};
+
+/// The CUDA backend (`cuda`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CudaBackend;
+
+impl Backend for CudaBackend {
+    type Device = CudaDevice;
+    const NAME: &'static str = "cuda";
+
+    fn probe() -> Result<()> {
+        let count = device::device_count().map_err(|e| match e {
+            e @ Error::BackendUnavailable { .. } => e,
+            other => Error::BackendUnavailable { backend: "cuda".into(), reason: other.to_string() },
+        })?;
+        if count == 0 {
+            return Err(Error::BackendUnavailable {
+                backend: "cuda".into(),
+                reason: "the NVIDIA driver is installed but reports no CUDA device".into(),
+            });
+        }
+        library::nvrtc()?;
+        Ok(())
+    }
+
+    fn device_count() -> Result<usize> {
+        device::device_count()
+    }
+
+    fn device(ordinal: usize) -> Result<Arc<CudaDevice>> {
+        device::device(ordinal)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xp_backend_api::{CompileOptions, KernelSource};
+
+    fn nvrtc_required() -> bool {
+        matches!(std::env::var("XP_REQUIRE_NVRTC").as_deref(), Ok("1") | Ok("true") | Ok("yes"))
+    }
+
+    /// NVRTC, or `None` after asserting that its absence is reported properly.
+    fn nvrtc_or_checked_absence(test: &str) -> Option<()> {
+        match nvrtc_version() {
+            Ok(_) => Some(()),
+            Err(e) => {
+                assert!(!nvrtc_required(), "XP_REQUIRE_NVRTC is set but NVRTC cannot be used: {e}");
+                match &e {
+                    Error::BackendUnavailable { backend, reason } => {
+                        assert_eq!(backend, "cuda");
+                        assert!(reason.contains("NVRTC") && reason.contains("pip install nvidia-cuda-nvrtc"), "{reason}");
+                    }
+                    other => panic!("a missing NVRTC must be BackendUnavailable, got {other:?}"),
+                }
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr(), "SKIPPED {test}: NVRTC not found ({e})");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn probe_names_what_is_missing_and_never_panics() {
+        let driver = library::driver();
+        let probed = std::panic::catch_unwind(CudaBackend::probe).expect("probe must not panic");
+        match (driver, probed) {
+            (Err(_), Ok(())) => panic!("probe succeeded without a driver library"),
+            (Err(_), Err(Error::BackendUnavailable { backend, reason })) => {
+                assert_eq!(backend, "cuda");
+                assert!(reason.contains("libcuda.so.1"), "the reason must name the driver library: {reason}");
+                assert!(reason.contains("NVIDIA driver"), "{reason}");
+                // The other entry points say the same, without panicking.
+                assert!(matches!(CudaBackend::device_count(), Err(Error::BackendUnavailable { .. })));
+                assert!(matches!(CudaBackend::device(0), Err(Error::BackendUnavailable { .. })));
+            }
+            (Ok(_), Ok(())) => assert!(CudaBackend::device_count().unwrap() >= 1),
+            (Ok(_), Err(Error::BackendUnavailable { backend, reason })) => {
+                assert_eq!(backend, "cuda");
+                assert!(
+                    reason.contains("CUDA_ERROR") || reason.contains("no CUDA device") || reason.contains("NVRTC"),
+                    "the reason must name the CUDA error or the missing piece: {reason}"
+                );
+            }
+            (_, Err(other)) => panic!("probe must fail with BackendUnavailable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn compile_for_arch_makes_a_cubin_without_a_gpu() {
+        let src = KernelSource::new("k", r#"extern "C" __global__ void k(float* x){ x[threadIdx.x] += 1.0f; }"#);
+        match compile_for_arch(&src, &CompileOptions::default(), "sm_90") {
+            Ok(cubin) => {
+                assert!(!cubin.is_empty());
+                assert_eq!(&cubin[..4], b"\x7fELF", "a cubin is an ELF image");
+            }
+            Err(e) => {
+                assert!(nvrtc_or_checked_absence("compile_for_arch_makes_a_cubin_without_a_gpu").is_none(), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn compile_error_carries_the_log_with_user_line_numbers_and_the_kernel_name() {
+        if nvrtc_or_checked_absence("compile_error_carries_the_log").is_none() {
+            return;
+        }
+        let code = "// line 1\nextern \"C\" __global__ void broken(float* x){\n    x[0] = ;\n}\n";
+        let src = KernelSource::new("broken", code);
+        let opts = CompileOptions::new(["-DXP_TEST=1"]);
+        match compile_for_arch(&src, &opts, "sm_90") {
+            Err(Error::Compile { kernel, log, options }) => {
+                assert_eq!(kernel, "broken");
+                assert!(log.contains("broken.cu(3)"), "the log must point at line 3 of the user's code: {log}");
+                assert!(log.contains("error"), "{log}");
+                assert!(options.contains("-arch=sm_90") && options.contains("-DXP_TEST=1"), "{options}");
+            }
+            other => panic!("expected Error::Compile, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn flags_reach_nvrtc_and_a_bad_option_is_a_compile_error() {
+        if nvrtc_or_checked_absence("flags_reach_nvrtc").is_none() {
+            return;
+        }
+        let code = "#if TILE != 16\n#error TILE must be 16\n#endif\nextern \"C\" __global__ void t(int* x){ x[0] = TILE; }";
+        let src = KernelSource::new("t", code);
+        assert!(compile_for_arch(&src, &CompileOptions::new(["-DTILE=16"]), "sm_80").is_ok());
+        match compile_for_arch(&src, &CompileOptions::new(["-DTILE=8"]), "sm_80") {
+            Err(Error::Compile { log, .. }) => assert!(log.contains("TILE must be 16"), "{log}"),
+            other => panic!("expected Error::Compile, got {other:?}"),
+        }
+        match compile_for_arch(&src, &CompileOptions::new(["-DTILE=16", "--no-such-option"]), "sm_80") {
+            Err(Error::Compile { kernel, .. }) => assert_eq!(kernel, "t"),
+            other => panic!("expected Error::Compile for an unknown option, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_non_nvidia_arch_is_a_value_error() {
+        let src = KernelSource::new("k", "extern \"C\" __global__ void k(){}");
+        match compile_for_arch(&src, &CompileOptions::default(), "gfx90a") {
+            Err(Error::Value { reason, .. }) => assert!(reason.contains("gfx90a"), "{reason}"),
+            Err(e @ Error::BackendUnavailable { .. }) => assert!(!nvrtc_required(), "{e}"),
+            other => panic!("expected Error::Value, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! CUDA streams: launches and copies in order.
+
+use std::any::Any;
+use std::ffi::{c_uint, c_void};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use cudarc::driver::sys::{self, CUresult};
+use xp_backend_api::{
+    check_launch, resolve_args, Buffer, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream,
+};
+
+use crate::compile::CudaKernel;
+use crate::device::{Context, STREAM_FLAGS};
+use crate::event::CudaEvent;
+use crate::memory::STAGING_CHUNK;
+
+static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A non-blocking CUDA stream (`CUstream`) of one device.
+pub struct CudaStream {
+    id: u64,
+    raw: sys::CUstream,
+    ctx: Arc<Context>,
+    pool: Arc<MemoryPool>,
+    this: Weak<CudaStream>,
+}
+
+// SAFETY: a CUstream is a driver handle usable from any thread once its context is current,
+// which every method arranges (`Context::enter`); the driver API is thread-safe.
+unsafe impl Send for CudaStream {}
+// SAFETY: as for `Send`; the stream has no Rust-side mutable state.
+unsafe impl Sync for CudaStream {}
+
+impl CudaStream {
+    pub(crate) fn new(ctx: Arc<Context>, pool: Arc<MemoryPool>) -> Result<Arc<CudaStream>> {
+        ctx.enter("cuStreamCreate")?;
+        let mut raw: sys::CUstream = std::ptr::null_mut();
+        // SAFETY: the context is current (`enter`); `raw` is a valid out-pointer.
+        ctx.check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut raw, STREAM_FLAGS) })?;
+        let id = NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(Arc::new_cyclic(|this| CudaStream { id, raw, ctx, pool, this: this.clone() }))
+    }
+
+    /// The raw handle, for calling other CUDA libraries (cuBLAS, cuFFT) on this stream.
+    pub fn cu_stream(&self) -> sys::CUstream {
+        self.raw
+    }
+
+    /// The ordinal of the device the stream belongs to.
+    pub fn device_ordinal(&self) -> usize {
+        self.ctx.ordinal
+    }
+
+    /// This stream as the trait object buffers remember.
+    fn as_dyn(&self) -> Arc<dyn Stream> {
+        // A method runs on a live `Arc<CudaStream>` (streams are only made by `new`), so the
+        // upgrade cannot fail.
+        self.this.upgrade().expect("a CudaStream is always owned by an Arc")
+    }
+
+    /// Refuse a buffer of another device (or backend).
+    fn check_buffer(&self, op: &str, buffer: &Buffer) -> Result<()> {
+        if Arc::ptr_eq(buffer.pool(), &self.pool) {
+            Ok(())
+        } else {
+            Err(Error::DeviceMismatch { op: op.to_string(), lhs: self.ctx.label.clone(), rhs: format!("{buffer:?}") })
+        }
+    }
+
+    fn stream_sync(&self) -> Result<()> {
+        // SAFETY: the context is current (callers `enter` first); `self.raw` is a live stream.
+        self.ctx.check("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(self.raw) })
+    }
+}
+
+impl Stream for CudaStream {
+    fn id(&self) -> u64 {
+        self.id
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.ctx.enter("cuStreamSynchronize")?;
+        self.stream_sync()?;
+        match self.pool.take_deferred_error() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn record_event(&self) -> Result<Arc<dyn Event>> {
+        let ev = CudaEvent::new(Arc::clone(&self.ctx), Arc::clone(&self.pool), true)?;
+        ev.record_on(self.raw)?;
+        Ok(Arc::new(ev))
+    }
+
+    fn wait_event(&self, event: &dyn Event) -> Result<()> {
+        let ev = event
+            .as_any()
+            .downcast_ref::<CudaEvent>()
+            .ok_or_else(|| Error::value("wait_event", "the event does not belong to the CUDA backend"))?;
+        self.ctx.enter("cuStreamWaitEvent")?;
+        // SAFETY: the context is current; the stream and the event are live (an event of
+        // another device's context is allowed: the driver orders across devices).
+        self.ctx.check("cuStreamWaitEvent", unsafe { sys::cuStreamWaitEvent(self.raw, ev.cu_event(), 0) })
+    }
+
+    fn launch(&self, kernel: &dyn Kernel, config: &LaunchConfig, args: &[KernelArg<'_>]) -> Result<()> {
+        let name = kernel.name();
+        let k = kernel.as_any().downcast_ref::<CudaKernel>().ok_or_else(|| Error::Launch {
+            kernel: name.to_string(),
+            reason: "the kernel was not compiled by the CUDA backend".into(),
+        })?;
+        if k.device_ordinal() != self.ctx.ordinal {
+            return Err(Error::DeviceMismatch {
+                op: format!("launch of `{name}`"),
+                lhs: self.ctx.label.clone(),
+                rhs: format!("cuda:{}", k.device_ordinal()),
+            });
+        }
+        check_launch(name, &self.ctx.props, config)?;
+        k.check_args(args)?;
+        for a in args {
+            if let KernelArg::Buffer { buffer, offset_bytes } = a {
+                self.check_buffer(&format!("launch of `{name}`"), buffer)?;
+                buffer.check_range(&format!("launch of `{name}`"), *offset_bytes, 0)?;
+            }
+        }
+        self.ctx.enter("cuLaunchKernel")?;
+        k.allow_shared_mem(config.shared_mem_bytes)?;
+        let raw = resolve_args(args);
+        // cuLaunchKernel reads each parameter through a pointer to its bytes; `raw` owns them
+        // and outlives the call.
+        let mut params: Vec<*mut c_void> = raw.iter().map(|a| a.bytes().as_ptr() as *mut c_void).collect();
+        let me = self.as_dyn();
+        for a in args {
+            if let KernelArg::Buffer { buffer, .. } = a {
+                buffer.note_use(&me);
+            }
+        }
+        let (g, b) = (config.grid, config.block);
+        // SAFETY: the context is current; `k.cu_function()` is a live function of a module of this
+        // context (the kernel keeps the module loaded); the geometry was checked against the
+        // device's limits; `params` holds one pointer per kernel parameter (checked against the
+        // kernel's parameter list where the driver reports it), each to bytes of the parameter's
+        // size that live until the call returns (the driver copies them).
+        let r = unsafe {
+            sys::cuLaunchKernel(
+                k.cu_function(),
+                g.x as c_uint,
+                g.y as c_uint,
+                g.z as c_uint,
+                b.x as c_uint,
+                b.y as c_uint,
+                b.z as c_uint,
+                config.shared_mem_bytes as c_uint,
+                self.raw,
+                if params.is_empty() { std::ptr::null_mut() } else { params.as_mut_ptr() },
+                std::ptr::null_mut(),
+            )
+        };
+        match r {
+            CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => Err(Error::Launch {
+                kernel: name.to_string(),
+                reason: format!(
+                    "too many resources requested (registers or shared memory) for blocks of {}x{}x{} threads; \
+                     use smaller blocks",
+                    b.x, b.y, b.z
+                ),
+            }),
+            _ => self.ctx.check("cuLaunchKernel", r),
+        }
+    }
+
+    fn copy_from_host(&self, dst: &Buffer, dst_offset: usize, src: &[u8]) -> Result<()> {
+        dst.check_range("copy_from_host", dst_offset, src.len())?;
+        self.check_buffer("copy_from_host", dst)?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.ctx.enter("cuMemcpyHtoDAsync")?;
+        dst.note_use(&self.as_dyn());
+        let base = dst.device_ptr() + dst_offset as u64;
+        for (i, piece) in src.chunks(STAGING_CHUNK).enumerate() {
+            let at = base + (i * STAGING_CHUNK) as u64;
+            match self.ctx.staging.acquire(&self.ctx)? {
+                Some(chunk) => {
+                    // SAFETY: the chunk is a pinned buffer of STAGING_CHUNK >= piece.len() bytes owned
+                    // by this thread until released, and its last copy has finished (`acquire`).
+                    unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), chunk.host, piece.len()) };
+                    // SAFETY: the context is current; `at..at + len` lies in `dst` (checked above); the
+                    // pinned source stays untouched until the event recorded next completes.
+                    let r = unsafe { sys::cuMemcpyHtoDAsync_v2(at, chunk.host.cast(), piece.len(), self.raw) };
+                    let r = if r == CUresult::CUDA_SUCCESS {
+                        // SAFETY: the context is current; the chunk's event and the stream are live.
+                        unsafe { sys::cuEventRecord(chunk.event, self.raw) }
+                    } else {
+                        r
+                    };
+                    self.ctx.staging.release(chunk);
+                    self.ctx.check("cuMemcpyHtoDAsync", r)?;
+                }
+                None => {
+                    // SAFETY: the context is current; the range lies in `dst`; `piece` stays borrowed
+                    // until the stream synchronisation below has finished the copy.
+                    let r = unsafe { sys::cuMemcpyHtoDAsync_v2(at, piece.as_ptr().cast(), piece.len(), self.raw) };
+                    self.ctx.check("cuMemcpyHtoDAsync", r)?;
+                    self.stream_sync()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn copy_to_host(&self, src: &Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()> {
+        src.check_range("copy_to_host", src_offset, dst.len())?;
+        self.check_buffer("copy_to_host", src)?;
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.ctx.enter("cuMemcpyDtoHAsync")?;
+        src.note_use(&self.as_dyn());
+        let at = src.device_ptr() + src_offset as u64;
+        // SAFETY: the context is current; the source range lies in `src` (checked above); `dst` is
+        // borrowed mutably until the synchronisation below has finished the copy.
+        let r = unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), at, dst.len(), self.raw) };
+        self.ctx.check("cuMemcpyDtoHAsync", r)?;
+        self.stream_sync()
+    }
+
+    fn copy_device(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        bytes: usize,
+    ) -> Result<()> {
+        src.check_range("copy_device", src_offset, bytes)?;
+        dst.check_range("copy_device", dst_offset, bytes)?;
+        self.check_buffer("copy_device", src)?;
+        self.check_buffer("copy_device", dst)?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.ctx.enter("cuMemcpyDtoDAsync")?;
+        let me = self.as_dyn();
+        src.note_use(&me);
+        dst.note_use(&me);
+        let (s, d) = (src.device_ptr() + src_offset as u64, dst.device_ptr() + dst_offset as u64);
+        // SAFETY: the context is current; both ranges lie in buffers of this device (checked above),
+        // which stay allocated until this stream's work on them ends (stream-ordered pool).
+        let r = unsafe { sys::cuMemcpyDtoDAsync_v2(d, s, bytes, self.raw) };
+        self.ctx.check("cuMemcpyDtoDAsync", r)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for CudaStream {
+    fn drop(&mut self) {
+        if self.ctx.is_corrupted() {
+            return;
+        }
+        let r = self.ctx.enter("cuStreamDestroy").and_then(|_| {
+            // SAFETY: the context is current and the stream is destroyed once, here. Work still
+            // queued on it completes first (the driver releases the stream afterwards).
+            self.ctx.check("cuStreamDestroy", unsafe { sys::cuStreamDestroy_v2(self.raw) })
+        });
+        if let Err(e) = r {
+            self.pool.record_deferred(e);
+        }
+    }
+}
