@@ -14,7 +14,6 @@
 
 use std::sync::{Arc, Once};
 
-
 pub use xp_array as array;
 pub use xp_backend_api as backend;
 pub use xp_backend_api::{DType, DynDevice, Error, KernelArg, KernelSource, LaunchConfig, Result};
@@ -27,11 +26,17 @@ static REGISTER: Once = Once::new();
 pub fn init() {
     REGISTER.call_once(|| {
         #[cfg(feature = "cuda")]
-        xp_array::register_backend(std::sync::Arc::new(xp_backend_api::BackendHandle::<xp_backend_cuda::CudaBackend>::default()));
+        xp_array::register_backend(std::sync::Arc::new(
+            xp_backend_api::BackendHandle::<xp_backend_cuda::CudaBackend>::default(),
+        ));
         #[cfg(feature = "hip")]
-        xp_array::register_backend(std::sync::Arc::new(xp_backend_api::BackendHandle::<xp_backend_hip::HipBackend>::default()));
+        xp_array::register_backend(std::sync::Arc::new(
+            xp_backend_api::BackendHandle::<xp_backend_hip::HipBackend>::default(),
+        ));
         #[cfg(feature = "cpu")]
-        xp_array::register_backend(std::sync::Arc::new(xp_backend_api::BackendHandle::<xp_backend_cpu::CpuBackend>::default()));
+        xp_array::register_backend(std::sync::Arc::new(
+            xp_backend_api::BackendHandle::<xp_backend_cpu::CpuBackend>::default(),
+        ));
     });
 }
 

@@ -48,10 +48,7 @@ pub fn device(label: &str) -> Result<Arc<dyn DynDevice>> {
     let (name, ord) = parse_device_label(label)?;
     let b = backend(&name).ok_or_else(|| Error::BackendUnavailable {
         backend: name.clone(),
-        reason: format!(
-            "xp was built without the `{name}` feature (built with: {})",
-            registered_backends().join(", ")
-        ),
+        reason: format!("xp was built without the `{name}` feature (built with: {})", registered_backends().join(", ")),
     })?;
     b.probe()?;
     b.device(ord)

@@ -51,14 +51,8 @@ pub trait Stream: Send + Sync {
     /// Copy bytes of `src` at `src_offset` to the host, in stream order; returns when they are there.
     fn copy_to_host(&self, src: &Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()>;
     /// Copy `bytes` between two buffers of this device, in stream order (asynchronous).
-    fn copy_device(
-        &self,
-        src: &Buffer,
-        src_offset: usize,
-        dst: &Buffer,
-        dst_offset: usize,
-        bytes: usize,
-    ) -> Result<()>;
+    fn copy_device(&self, src: &Buffer, src_offset: usize, dst: &Buffer, dst_offset: usize, bytes: usize)
+        -> Result<()>;
     /// Downcasting, for backends.
     fn as_any(&self) -> &dyn Any;
 }

@@ -133,9 +133,7 @@ impl RawArg {
 pub fn resolve_args(args: &[KernelArg<'_>]) -> Vec<RawArg> {
     args.iter()
         .map(|a| match a {
-            KernelArg::Buffer { buffer, offset_bytes } => {
-                RawArg::Pointer(buffer.device_ptr() + *offset_bytes as u64)
-            }
+            KernelArg::Buffer { buffer, offset_bytes } => RawArg::Pointer(buffer.device_ptr() + *offset_bytes as u64),
             KernelArg::Value(v) => RawArg::Value(v.to_vec()),
         })
         .collect()

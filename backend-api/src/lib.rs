@@ -32,7 +32,9 @@ pub mod memory;
 pub mod null;
 
 pub use compile::{CacheStats, CompileCache, CompileOptions, KernelCompiler, KernelSource};
-pub use device::{Backend, BackendHandle, Device, DeviceProperties, DynBackend, DynDevice, Event, Kernel, Module, Stream};
+pub use device::{
+    Backend, BackendHandle, Device, DeviceProperties, DynBackend, DynDevice, Event, Kernel, Module, Stream,
+};
 pub use dtype::{DType, DTypeKind};
 pub use error::{Error, Result};
 pub use launch::{resolve_args, scalar_bytes, Dim3, KernelArg, KernelScalar, LaunchConfig, RawArg};

@@ -203,13 +203,7 @@ impl MemoryPool {
             limit: self.limit(),
         })?;
         let ptr = if self.enabled { self.alloc_pooled(size, stream)? } else { self.alloc_unpooled(size)? };
-        Ok(Buffer {
-            ptr,
-            bytes,
-            size,
-            pool: Arc::clone(self),
-            streams: Mutex::new(vec![Arc::clone(stream)]),
-        })
+        Ok(Buffer { ptr, bytes, size, pool: Arc::clone(self), streams: Mutex::new(vec![Arc::clone(stream)]) })
     }
 
     fn oom(&self, requested: usize) -> Error {

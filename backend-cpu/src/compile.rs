@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use xp_backend_api::{CompileOptions, Error, Kernel, KernelCompiler, KernelSource, Module, Result};
 
-use crate::launch::{BlocksFn, Ctx, CpuKernel, NParamsFn, ThreadFn};
+use crate::launch::{BlocksFn, CpuKernel, Ctx, NParamsFn, ThreadFn};
 
 /// A built-in kernel linked into this crate.
 pub(crate) struct BuiltinKernel {
@@ -179,7 +179,9 @@ impl KernelCompiler for CpuCompiler {
         cmd.args(FLAGS).args(&options.flags).arg("-o").arg(&out_path).arg(&src_path);
         let output = cmd.output();
         let result = match output {
-            Err(e) => Err(Self::no_compiler(source, options, format!("running `{}` failed: {e}", tool.path().display()))),
+            Err(e) => {
+                Err(Self::no_compiler(source, options, format!("running `{}` failed: {e}", tool.path().display())))
+            }
             Ok(o) if !o.status.success() => Err(Error::Compile {
                 kernel: source.name.clone(),
                 log: format!("{}{}", String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&o.stdout)),

@@ -2,9 +2,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use xp_backend_api::{
-    CompileCache, CompileOptions, Device, DeviceProperties, KernelSource, MemoryPool, Result,
-};
+use xp_backend_api::{CompileCache, CompileOptions, Device, DeviceProperties, KernelSource, MemoryPool, Result};
 
 use crate::compile::{builtin_module, CpuCompiler, CpuModule};
 use crate::memory::{physical_memory, HostMemory};
@@ -36,7 +34,13 @@ impl CpuDevice {
         });
         let pool = MemoryPool::new(Arc::new(HostMemory::new(total)), "cpu", "XP_CPU_MEMORY_LIMIT")?;
         let default_stream = CpuStream::new(Arc::clone(&props), Arc::clone(&pool))?;
-        Ok(CpuDevice { props, pool, default_stream, compiler: CpuCompiler::new(), cache: CompileCache::with_default_dir() })
+        Ok(CpuDevice {
+            props,
+            pool,
+            default_stream,
+            compiler: CpuCompiler::new(),
+            cache: CompileCache::with_default_dir(),
+        })
     }
 
     /// The compile cache (its counters show memory and disk hits).
@@ -49,7 +53,10 @@ fn cpu_name() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
-            s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|v| v.trim().to_string())
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|v| v.trim().to_string())
         })
         .unwrap_or_else(|| format!("{} CPU", std::env::consts::ARCH))
 }

@@ -20,8 +20,11 @@ const ALIGN: usize = 64;
 
 impl RawMemory for HostMemory {
     fn alloc(&self, bytes: usize) -> Result<u64> {
-        let layout = Layout::from_size_align(bytes.max(1), ALIGN)
-            .map_err(|_| Error::OutOfMemory { requested: bytes, in_use: 0, limit: usize::MAX })?;
+        let layout = Layout::from_size_align(bytes.max(1), ALIGN).map_err(|_| Error::OutOfMemory {
+            requested: bytes,
+            in_use: 0,
+            limit: usize::MAX,
+        })?;
         // SAFETY: the layout has a non-zero size.
         let p = unsafe { std::alloc::alloc_zeroed(layout) };
         if p.is_null() {

@@ -7,7 +7,9 @@ use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Weak};
 
 use parking_lot::{Condvar, Mutex};
-use xp_backend_api::{check_launch, DeviceProperties, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result};
+use xp_backend_api::{
+    check_launch, DeviceProperties, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result,
+};
 
 use crate::event::{CpuEvent, EventState};
 use crate::launch::{execute, CpuKernel, OwnedArgs};

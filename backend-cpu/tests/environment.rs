@@ -55,8 +55,8 @@ fn is_child(case: &str) -> bool {
 
 /// A built-in op (a kernel compiled into the crate) on four floats: `x + x`.
 fn run_builtin_add(d: &dyn DynDevice) -> Vec<f32> {
-    use xp_kernels::elementwise::{ElementwiseSpec, IndexWidth, Layout, Operand};
     use xp_backend_api::DType;
+    use xp_kernels::elementwise::{ElementwiseSpec, IndexWidth, Layout, Operand};
     let spec = ElementwiseSpec {
         op: "add".into(),
         inputs: vec![Operand::array(DType::F32, DType::F32); 2],
@@ -135,8 +135,8 @@ fn a_second_process_finds_the_kernel_on_disk_and_runs_no_compiler() {
 fn child_compile_and_report() {
     assert!(is_child("child_compile_and_report"), "run by its parent test");
     let d = CpuBackend::device(0).unwrap();
-    let m = xp_backend_api::Device::compile(&*d, &KernelSource::new("triple", USER_KERNEL), &Default::default())
-        .unwrap();
+    let m =
+        xp_backend_api::Device::compile(&*d, &KernelSource::new("triple", USER_KERNEL), &Default::default()).unwrap();
     let k = xp_backend_api::Module::function(&*m, "triple").unwrap();
     let dd: Arc<dyn DynDevice> = d.clone();
     let x = upload(&*dd, &[1.0, 2.0]);

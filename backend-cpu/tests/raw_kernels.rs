@@ -167,7 +167,8 @@ fn dynamic_shared_memory_block_reduction() {
     let n = 1000usize;
     let x: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
     let (bx, bo) = (upload(&*d, &x), upload(&*d, &[0.0; 8]));
-    let k = d.compile(&KernelSource::new("block_sum", src), &Default::default()).unwrap().function("block_sum").unwrap();
+    let k =
+        d.compile(&KernelSource::new("block_sum", src), &Default::default()).unwrap().function("block_sum").unwrap();
     let nn = n as i32;
     d.default_stream()
         .launch(

@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUresult};
 use parking_lot::Mutex;
-use xp_backend_api::{CompileOptions, Error, Kernel, KernelArg, KernelCompiler, KernelSource, MemoryPool, Module, Result};
+use xp_backend_api::{
+    CompileOptions, Error, Kernel, KernelArg, KernelCompiler, KernelSource, MemoryPool, Module, Result,
+};
 
 use crate::device::Context;
 use crate::library::{self, Nvrtc};
@@ -55,9 +57,10 @@ fn valid_arch(arch: &str) -> bool {
 
 /// The options NVRTC runs with for `arch` and the user's `options`.
 fn nvrtc_options(options: &CompileOptions, arch: &str) -> Vec<String> {
-    let names_arch = options.flags.iter().any(|f| {
-        f.starts_with("-arch") || f.starts_with("--gpu-architecture") || f.starts_with("--gpu-name")
-    });
+    let names_arch = options
+        .flags
+        .iter()
+        .any(|f| f.starts_with("-arch") || f.starts_with("--gpu-architecture") || f.starts_with("--gpu-name"));
     let names_std = options.flags.iter().any(|f| f.starts_with("-std") || f.starts_with("--std"));
     let mut out = Vec::new();
     if !names_arch {

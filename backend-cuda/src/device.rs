@@ -11,10 +11,10 @@ use xp_backend_api::{CompileCache, CompileOptions, Device, DeviceProperties, Err
 
 use crate::compile::{CudaCompiler, CudaModule};
 use crate::event::CudaEvent;
+use crate::library;
 use crate::memory::{CudaMemory, Staging};
 use crate::result::{check, driver_error, error_name, is_sticky};
 use crate::stream::CudaStream;
-use crate::library;
 
 /// A sticky error seen on a context: after it, every call fails the same way.
 #[derive(Debug, Clone)]
@@ -169,8 +169,7 @@ fn properties(dev: CUdevice) -> Result<DeviceProperties> {
             attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
         ],
         // The opt-in limit: launches above 48 KiB raise the kernel's own limit first.
-        max_shared_memory_per_block: attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?
-            as usize,
+        max_shared_memory_per_block: attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as usize,
     })
 }
 
@@ -179,7 +178,10 @@ impl CudaDevice {
     pub(crate) fn open(ordinal: usize) -> Result<Arc<CudaDevice>> {
         let count = device_count()?;
         if ordinal >= count {
-            return Err(Error::value("cuda device", format!("cuda:{ordinal} does not exist: {count} CUDA device(s) found")));
+            return Err(Error::value(
+                "cuda device",
+                format!("cuda:{ordinal} does not exist: {count} CUDA device(s) found"),
+            ));
         }
         let mut dev: CUdevice = 0;
         // SAFETY: the driver is initialised (`device_count` ran `init`); `ordinal` < count.

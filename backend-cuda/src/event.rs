@@ -74,9 +74,10 @@ impl Event for CudaEvent {
     }
 
     fn elapsed_ms(&self, end: &dyn Event) -> Result<f32> {
-        let end = end.as_any().downcast_ref::<CudaEvent>().ok_or_else(|| {
-            Error::value("elapsed_ms", "the end event does not belong to the CUDA backend")
-        })?;
+        let end = end
+            .as_any()
+            .downcast_ref::<CudaEvent>()
+            .ok_or_else(|| Error::value("elapsed_ms", "the end event does not belong to the CUDA backend"))?;
         if !self.timing || !end.timing {
             return Err(Error::value("elapsed_ms", "an event created without timing cannot be timed"));
         }

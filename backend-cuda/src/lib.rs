@@ -98,7 +98,10 @@ mod tests {
                 match &e {
                     Error::BackendUnavailable { backend, reason } => {
                         assert_eq!(backend, "cuda");
-                        assert!(reason.contains("NVRTC") && reason.contains("pip install nvidia-cuda-nvrtc"), "{reason}");
+                        assert!(
+                            reason.contains("NVRTC") && reason.contains("pip install nvidia-cuda-nvrtc"),
+                            "{reason}"
+                        );
                     }
                     other => panic!("a missing NVRTC must be BackendUnavailable, got {other:?}"),
                 }
@@ -173,7 +176,8 @@ mod tests {
         if nvrtc_or_checked_absence("flags_reach_nvrtc").is_none() {
             return;
         }
-        let code = "#if TILE != 16\n#error TILE must be 16\n#endif\nextern \"C\" __global__ void t(int* x){ x[0] = TILE; }";
+        let code =
+            "#if TILE != 16\n#error TILE must be 16\n#endif\nextern \"C\" __global__ void t(int* x){ x[0] = TILE; }";
         let src = KernelSource::new("t", code);
         assert!(compile_for_arch(&src, &CompileOptions::new(["-DTILE=16"]), "sm_80").is_ok());
         match compile_for_arch(&src, &CompileOptions::new(["-DTILE=8"]), "sm_80") {

@@ -363,10 +363,7 @@ fn find_nvrtc() -> std::result::Result<Nvrtc, String> {
     let hint = "install it with `pip install nvidia-cuda-nvrtc` (or the CUDA toolkit), or set \
                 XP_NVRTC_PATH to the library or its folder";
     let mut reason = if explicit {
-        format!(
-            "NVRTC (libnvrtc) not found at XP_NVRTC_PATH={}",
-            std::env::var("XP_NVRTC_PATH").unwrap_or_default()
-        )
+        format!("NVRTC (libnvrtc) not found at XP_NVRTC_PATH={}", std::env::var("XP_NVRTC_PATH").unwrap_or_default())
     } else {
         format!(
             "NVRTC (libnvrtc.so.13, the CUDA runtime compiler) not found in $CUDA_HOME, $CUDA_PATH, \

@@ -41,11 +41,8 @@ impl RawMemory for CudaMemory {
             let (mut free, mut total) = (0usize, 0usize);
             // SAFETY: the context is current; both are valid out-pointers.
             let info = unsafe { sys::cuMemGetInfo_v2(&mut free, &mut total) };
-            let (in_use, limit) = if info == CUresult::CUDA_SUCCESS {
-                (total - free, total)
-            } else {
-                (0, self.ctx.props.total_memory)
-            };
+            let (in_use, limit) =
+                if info == CUresult::CUDA_SUCCESS { (total - free, total) } else { (0, self.ctx.props.total_memory) };
             return Err(Error::OutOfMemory { requested: bytes, in_use, limit });
         }
         self.ctx.check("cuMemAlloc", r)?;
@@ -155,7 +152,9 @@ fn new_chunk(ctx: &Context) -> Result<StagingChunk> {
     let r = unsafe { sys::cuMemHostAlloc(&mut host, STAGING_CHUNK, 0) };
     match r {
         CUresult::CUDA_SUCCESS => {}
-        CUresult::CUDA_ERROR_OUT_OF_MEMORY | CUresult::CUDA_ERROR_NOT_SUPPORTED | CUresult::CUDA_ERROR_NOT_PERMITTED => {
+        CUresult::CUDA_ERROR_OUT_OF_MEMORY
+        | CUresult::CUDA_ERROR_NOT_SUPPORTED
+        | CUresult::CUDA_ERROR_NOT_PERMITTED => {
             return Err(Error::OutOfMemory { requested: STAGING_CHUNK, in_use: 0, limit: 0 });
         }
         _ => ctx.check("cuMemHostAlloc", r)?,

@@ -61,7 +61,8 @@ fn add_round_trip(dev: &CudaDevice, stream: &Arc<dyn Stream>, n: usize, seed: f3
     stream.copy_from_host(&da, 0, &f32_bytes(&a)).unwrap();
     stream.copy_from_host(&db, 0, &f32_bytes(&b)).unwrap();
     let n32 = n as u32;
-    let args = [KernelArg::buffer(&da), KernelArg::buffer(&db), KernelArg::buffer(&dc), KernelArg::Value(scalar_bytes(&n32))];
+    let args =
+        [KernelArg::buffer(&da), KernelArg::buffer(&db), KernelArg::buffer(&dc), KernelArg::Value(scalar_bytes(&n32))];
     stream.launch(&*k, &LaunchConfig::for_num_elements(n as u64, 256), &args).unwrap();
     let mut out = vec![0u8; n * 4];
     stream.copy_to_host(&dc, 0, &mut out).unwrap();
@@ -137,7 +138,12 @@ fn add_kernel_runs_and_is_cached() {
             let r = s.launch(&*k, &LaunchConfig::new(1, 32), &[KernelArg::buffer(&buf)]);
             assert!(matches!(r, Err(Error::Launch { .. })), "{r:?}");
             let small = 7u16;
-            let args = [KernelArg::buffer(&buf), KernelArg::buffer(&buf), KernelArg::buffer(&buf), KernelArg::Value(scalar_bytes(&small))];
+            let args = [
+                KernelArg::buffer(&buf),
+                KernelArg::buffer(&buf),
+                KernelArg::buffer(&buf),
+                KernelArg::Value(scalar_bytes(&small)),
+            ];
             let r = s.launch(&*k, &LaunchConfig::new(1, 32), &args);
             assert!(matches!(r, Err(Error::Launch { .. })), "a 2-byte value for a 4-byte parameter: {r:?}");
         }
@@ -198,7 +204,8 @@ fn launch_over_the_limits_is_refused_before_launching() {
     let s: Arc<dyn Stream> = Device::default_stream(&*dev);
     let buf = Device::memory_pool(&*dev).alloc(1024, &s).unwrap();
     let n = 1u32;
-    let args = [KernelArg::buffer(&buf), KernelArg::buffer(&buf), KernelArg::buffer(&buf), KernelArg::Value(scalar_bytes(&n))];
+    let args =
+        [KernelArg::buffer(&buf), KernelArg::buffer(&buf), KernelArg::buffer(&buf), KernelArg::Value(scalar_bytes(&n))];
     let props = Device::properties(&*dev).clone();
     for cfg in [
         LaunchConfig::new(1, props.max_threads_per_block + 1),
@@ -225,7 +232,12 @@ fn buffers_of_another_device_are_refused() {
     let m = Device::compile(&*dev, &KernelSource::new("add", ADD), &CompileOptions::default()).unwrap();
     let k = m.function("add").unwrap();
     let n = 1u32;
-    let args = [KernelArg::buffer(&foreign), KernelArg::buffer(&foreign), KernelArg::buffer(&foreign), KernelArg::Value(scalar_bytes(&n))];
+    let args = [
+        KernelArg::buffer(&foreign),
+        KernelArg::buffer(&foreign),
+        KernelArg::buffer(&foreign),
+        KernelArg::Value(scalar_bytes(&n)),
+    ];
     assert!(matches!(s.launch(&*k, &LaunchConfig::new(1, 32), &args), Err(Error::DeviceMismatch { .. })));
 }
 
@@ -253,7 +265,7 @@ fn events_time_work_and_order_streams() {
     end.synchronize().unwrap();
     assert!(end.query().unwrap());
     let ms = start.elapsed_ms(&*end).unwrap();
-    assert!(ms >= 0.0 && ms < 60_000.0, "{ms}");
+    assert!((0.0..60_000.0).contains(&ms), "{ms}");
     let light = dev.new_event(false).unwrap();
     assert!(matches!(light.elapsed_ms(&*end), Err(Error::Value { .. })));
 }

@@ -146,23 +146,14 @@ impl ElementwiseSpec {
         let at = |a: &str| if strided { format!("o_{a}") } else { "i".to_string() };
         for (k, o) in self.inputs.iter().enumerate() {
             let src = if o.scalar { format!("in{k}_v") } else { format!("in{k}_p[{}]", at(&format!("in{k}"))) };
-            let _ = writeln!(
-                b,
-                "    const {c} in{k} = xp::cast<{c}>({src});",
-                c = o.compute.c_name()
-            );
+            let _ = writeln!(b, "    const {c} in{k} = xp::cast<{c}>({src});", c = o.compute.c_name());
         }
         for (k, o) in self.outputs.iter().enumerate() {
             let _ = writeln!(b, "    {} out{k};", o.compute.c_name());
         }
         let _ = writeln!(b, "    {}", self.body);
         for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(
-                b,
-                "    out{k}_p[{}] = xp::cast<{}>(out{k});",
-                at(&format!("out{k}")),
-                o.storage.c_name()
-            );
+            let _ = writeln!(b, "    out{k}_p[{}] = xp::cast<{}>(out{k});", at(&format!("out{k}")), o.storage.c_name());
         }
 
         let mut code = String::new();

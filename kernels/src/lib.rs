@@ -54,8 +54,14 @@ pub fn kernel_names(code: &str) -> Vec<String> {
         let boundary_ok = rest[..pos].chars().last().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
         if let Some(paren) = after.find('(') {
             let head = after[..paren].trim_end();
-            let name: String =
-                head.chars().rev().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<Vec<_>>().into_iter().rev().collect();
+            let name: String = head
+                .chars()
+                .rev()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
             if boundary_ok && !name.is_empty() && !names.contains(&name) {
                 names.push(name);
             }
@@ -117,26 +123,6 @@ pub fn strip_comments(code: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| code.to_string())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_kernel_names() {
-        let src = r#"
-            // __global__ void commented(int x)
-            extern "C" __global__ void my_add(const float* x) {}
-            extern "C" __global__
-            void saxpy (float a) {}
-            __device__ float helper(float x) { return x; }
-        "#;
-        assert_eq!(kernel_names(src), vec!["my_add", "saxpy"]);
-        assert!(!uses_barrier(src));
-        assert!(uses_barrier("__global__ void k() { __syncthreads(); }"));
-        assert!(!uses_barrier("__global__ void k() { /* __syncthreads(); */ }"));
-    }
-}
-
 /// The CPU entry points of kernels `names`, appended to a translation unit that defines them:
 /// for each kernel `K`, `xp_cpu_blocks_K` (runs a range of blocks, threads in turn),
 /// `xp_cpu_thread_K` (runs one thread whose indices the launcher set; for fibers) and
@@ -191,4 +177,24 @@ pub fn cpu_dynamic_shared(code: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_kernel_names() {
+        let src = r#"
+            // __global__ void commented(int x)
+            extern "C" __global__ void my_add(const float* x) {}
+            extern "C" __global__
+            void saxpy (float a) {}
+            __device__ float helper(float x) { return x; }
+        "#;
+        assert_eq!(kernel_names(src), vec!["my_add", "saxpy"]);
+        assert!(!uses_barrier(src));
+        assert!(uses_barrier("__global__ void k() { __syncthreads(); }"));
+        assert!(!uses_barrier("__global__ void k() { /* __syncthreads(); */ }"));
+    }
 }
