@@ -177,6 +177,51 @@ impl ElementwiseSpec {
     }
 }
 
+/// Merge adjacent dimensions that are contiguous in every operand, and drop dimensions of
+/// extent 1, so a kernel sees the smallest rank that addresses the same elements.
+/// `strides[k]` are operand `k`'s strides in elements (0 for broadcast dimensions). The result
+/// has rank at least 1.
+pub fn collapse(shape: &[usize], strides: &[Vec<isize>]) -> (Vec<usize>, Vec<Vec<isize>>) {
+    let mut out_shape: Vec<usize> = Vec::new();
+    let mut out_strides: Vec<Vec<isize>> = vec![Vec::new(); strides.len()];
+    for d in 0..shape.len() {
+        if shape[d] == 1 {
+            continue;
+        }
+        let merge = !out_shape.is_empty()
+            && strides
+                .iter()
+                .zip(&out_strides)
+                .all(|(st, os)| *os.last().expect("same rank") == st[d] * shape[d] as isize);
+        if merge {
+            *out_shape.last_mut().expect("non-empty") *= shape[d];
+            for (st, os) in strides.iter().zip(out_strides.iter_mut()) {
+                *os.last_mut().expect("non-empty") = st[d];
+            }
+        } else {
+            out_shape.push(shape[d]);
+            for (st, os) in strides.iter().zip(out_strides.iter_mut()) {
+                os.push(st[d]);
+            }
+        }
+    }
+    if out_shape.is_empty() || shape.contains(&0) {
+        let n = shape.iter().product();
+        return (vec![n], vec![vec![1]; strides.len()]);
+    }
+    (out_shape, out_strides)
+}
+
+/// The index width for `n` elements whose offsets (in elements, relative to each operand's
+/// start) reach at most `max_offset` in magnitude: 32-bit when both fit.
+pub fn index_width_for(n: usize, max_offset: usize) -> IndexWidth {
+    if n < i32::MAX as usize && max_offset < i32::MAX as usize {
+        IndexWidth::I32
+    } else {
+        IndexWidth::I64
+    }
+}
+
 fn sanitize(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
@@ -232,6 +277,23 @@ mod tests {
         // A different index width is a different kernel.
         let r2 = ElementwiseSpec { index: IndexWidth::I32, ..spec }.render();
         assert_ne!(r.name, r2.name);
+    }
+
+    #[test]
+    fn collapse_merges_contiguous_dimensions() {
+        // A C-contiguous (2,3,4) array and a broadcast row (strides 0,0,1 in a (2,3,4) view).
+        let (sh, st) = collapse(&[2, 3, 4], &[vec![12, 4, 1], vec![0, 0, 1]]);
+        assert_eq!(sh, vec![6, 4]);
+        assert_eq!(st, vec![vec![4, 1], vec![0, 1]]);
+        // Fully contiguous operands become 1-D.
+        let (sh, st) = collapse(&[2, 1, 3], &[vec![3, 3, 1], vec![3, 3, 1]]);
+        assert_eq!((sh, st), (vec![6], vec![vec![1], vec![1]]));
+        // A transposed operand keeps the rank.
+        let (sh, _) = collapse(&[3, 4], &[vec![4, 1], vec![1, 3]]);
+        assert_eq!(sh, vec![3, 4]);
+        assert_eq!(collapse(&[], &[vec![]]).0, vec![1]);
+        assert_eq!(index_width_for(10, 10), IndexWidth::I32);
+        assert_eq!(index_width_for(1 << 31, 0), IndexWidth::I64);
     }
 
     #[test]

@@ -1,0 +1,157 @@
+//! The memory pool and the compile cache, on the null backend (no hardware).
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use xp_backend_api::null::{NullDevice, NullStream};
+use xp_backend_api::{Device, Error, KernelSource, Stream};
+
+fn device(capacity: usize) -> NullDevice {
+    NullDevice::new(capacity, None).unwrap()
+}
+
+#[test]
+fn best_fit_split_and_merge() {
+    let d = device(1 << 30);
+    let pool = d.memory_pool();
+    let s: Arc<dyn Stream> = d.default_stream();
+    let a = pool.alloc(1000, &s).unwrap(); // rounds to 1024
+    let b = pool.alloc(4096, &s).unwrap();
+    let c = pool.alloc(100, &s).unwrap();
+    assert_eq!(d.memory.raw_allocs(), 1, "small requests share one segment");
+    assert_eq!(b.device_ptr() - a.device_ptr(), 1024);
+    let st = pool.stats();
+    assert_eq!((st.in_use, st.blocks, st.segments), (1024 + 4096 + 512, 3, 1));
+    let (pa, pb) = (a.device_ptr(), b.device_ptr());
+    drop(a);
+    drop(b); // merges with a's block
+    let big = pool.alloc(5000, &s).unwrap();
+    assert_eq!(big.device_ptr(), pa, "the merged block of a and b is reused");
+    let small = pool.alloc(512, &s).unwrap();
+    assert_ne!(small.device_ptr(), pb);
+    drop((big, small, c));
+    let st = pool.stats();
+    assert_eq!((st.in_use, st.blocks), (0, 0));
+    assert_eq!(st.cached, 2 << 20);
+    assert_eq!(pool.free_all_cached().unwrap(), 2 << 20);
+    assert_eq!(pool.stats().segments, 0);
+    assert_eq!(d.memory.live(), 0);
+}
+
+#[test]
+fn over_the_limit_frees_cached_then_reports_out_of_memory_and_recovers() {
+    let d = device(64 << 20);
+    let pool = d.memory_pool();
+    let s: Arc<dyn Stream> = d.default_stream();
+    pool.set_limit(16 << 20);
+    // Fill the cache with a freed 8 MiB block, then ask for 12 MiB: the pool must release the
+    // cached segment to fit it.
+    drop(pool.alloc(8 << 20, &s).unwrap());
+    assert_eq!(pool.stats().cached, 8 << 20);
+    let big = pool.alloc(12 << 20, &s).unwrap();
+    assert_eq!(pool.stats().cached, 0);
+    let e = pool.alloc(8 << 20, &s).unwrap_err();
+    match e {
+        Error::OutOfMemory { requested, in_use, limit } => {
+            assert_eq!(requested, 8 << 20);
+            assert_eq!(in_use, 12 << 20);
+            assert_eq!(limit, 16 << 20);
+        }
+        other => panic!("expected OutOfMemory, got {other}"),
+    }
+    // The failure lost nothing: a normal allocation still works.
+    let ok = pool.alloc(1 << 20, &s).unwrap();
+    drop((big, ok));
+    assert_eq!(pool.stats().in_use, 0);
+}
+
+#[test]
+fn backend_failure_is_retried_after_freeing_cached_blocks() {
+    // The device itself (not the pool's limit) runs out: 6 MiB of 8 hold a cached segment.
+    let d = device(8 << 20);
+    let pool = d.memory_pool();
+    let s: Arc<dyn Stream> = d.default_stream();
+    drop(pool.alloc(6 << 20, &s).unwrap());
+    let b = pool.alloc(4 << 20, &s).unwrap();
+    assert_eq!(pool.stats().in_use, 4 << 20);
+    drop(b);
+}
+
+#[test]
+fn reuse_on_another_stream_waits_for_the_old_one() {
+    let d = device(1 << 30);
+    let pool = d.memory_pool();
+    let s1 = NullStream::new();
+    let s2 = NullStream::new();
+    let d1: Arc<dyn Stream> = s1.clone();
+    let d2: Arc<dyn Stream> = s2.clone();
+    let a = pool.alloc(4096, &d1).unwrap();
+    let pa = a.device_ptr();
+    drop(a);
+    // Same stream: in order, no wait.
+    let b = pool.alloc(4096, &d1).unwrap();
+    assert_eq!(b.device_ptr(), pa);
+    assert_eq!(s1.waits.load(Ordering::SeqCst), 0);
+    b.note_use(&d2);
+    drop(b);
+    // Fenced by both streams; reuse on s2 must wait for s1's work.
+    let c = pool.alloc(4096, &d2).unwrap();
+    assert_eq!(c.device_ptr(), pa);
+    assert_eq!(s2.waits.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn limits_parse_as_bytes_or_percent() {
+    use xp_backend_api::memory::parse_limit;
+    assert_eq!(parse_limit("1000", 0), Some(1000));
+    assert_eq!(parse_limit("2GiB", 0), Some(2 << 30));
+    assert_eq!(parse_limit("512MB", 0), Some(512_000_000));
+    assert_eq!(parse_limit("50%", 1000), Some(500));
+    assert_eq!(parse_limit("lots", 1000), None);
+    assert_eq!(parse_limit("150%", 1000), None);
+}
+
+#[test]
+fn cache_memory_then_disk_then_compiler_and_errors_are_not_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = KernelSource::new("k", "extern \"C\" __global__ void k() {}");
+    {
+        let d = NullDevice::new(1 << 20, Some(dir.path().to_path_buf())).unwrap();
+        d.compile(&src, &Default::default()).unwrap();
+        d.compile(&src, &Default::default()).unwrap();
+        let st = d.cache.stats();
+        assert_eq!((st.compiles, st.memory_hits, st.disk_hits), (1, 1, 0));
+        // A compile error carries the log and is not cached: the fixed source compiles.
+        let bad = KernelSource::new("bad", "#error broken\n__global__ void bad() {}");
+        match d.compile(&bad, &Default::default()) {
+            Err(Error::Compile { kernel, log, .. }) => {
+                assert_eq!(kernel, "bad");
+                assert!(log.contains("bad(1)"));
+            }
+            _ => panic!("expected a compile error"),
+        }
+        let fixed = KernelSource::new("bad", "__global__ void bad() {}");
+        assert!(d.compile(&fixed, &Default::default()).is_ok());
+    }
+    // A new device (as a new process would) finds the entry on disk.
+    let d = NullDevice::new(1 << 20, Some(dir.path().to_path_buf())).unwrap();
+    d.compile(&src, &Default::default()).unwrap();
+    let st = d.cache.stats();
+    assert_eq!((st.compiles, st.disk_hits), (0, 1));
+    assert_eq!(d.compiler.compiles.load(Ordering::SeqCst), 0);
+    // Entries live in sharded folders; a corrupt one is compiled again.
+    for shard in std::fs::read_dir(dir.path()).unwrap() {
+        let shard = shard.unwrap().path();
+        assert_eq!(shard.file_name().unwrap().len(), 2);
+        for e in std::fs::read_dir(&shard).unwrap() {
+            let p = e.unwrap().path();
+            let mut b = std::fs::read(&p).unwrap();
+            b[0] ^= 0xff;
+            std::fs::write(&p, b).unwrap();
+        }
+    }
+    let d = NullDevice::new(1 << 20, Some(dir.path().to_path_buf())).unwrap();
+    d.compile(&src, &Default::default()).unwrap();
+    let st = d.cache.stats();
+    assert!(st.corrupt >= 1 && st.compiles >= 1, "{st:?}");
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Build the GPU test binaries and the tour (release, stripped) into gpu-bin/, to be copied to
+# a machine with an NVIDIA GPU and run there with scripts/gpu-run.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=gpu-bin
+rm -rf "$out" && mkdir -p "$out"
+features="cpu,cuda"
+msgs=$(cargo test --release --no-run --message-format=json -p xp-backend-cuda -p xp --no-default-features --features "$features" 2>/dev/null)
+echo "$msgs" | python3 -c '
+import json, sys, shutil, os
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") == "compiler-artifact" and m.get("profile", {}).get("test") and m.get("executable"):
+        name = m["target"]["name"]
+        kind = m["target"]["kind"][0]
+        dst = os.path.join(sys.argv[1], f"{m[\"package_id\"].split(\"#\")[0].split(\"/\")[-1]}-{kind}-{name}")
+        shutil.copy(m["executable"], dst)
+        print(dst)
+' "$out"
+cargo build --release --no-default-features --features "$features" --example tour
+mkdir -p "$out/examples" && cp target/release/examples/tour "$out/examples/tour"
+strip "$out"/* "$out"/examples/* 2>/dev/null || true
+du -sh "$out"
