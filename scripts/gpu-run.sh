@@ -2,7 +2,7 @@
 # Run what scripts/gpu-build.sh built, on a machine with an NVIDIA GPU. Nothing may skip.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export XP_REQUIRE_GPU=cuda XP_CACHE_DIR="${XP_CACHE_DIR:-/tmp/xp-kernel-cache}"
+export XP_REQUIRE_GPU=cuda XP_TOUR_BIN="$PWD/gpu-bin/examples/tour" XP_CACHE_DIR="${XP_CACHE_DIR:-/tmp/xp-kernel-cache}"
 fail=0
 for t in gpu-bin/*; do
   [ -f "$t" ] || continue

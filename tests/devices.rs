@@ -5,6 +5,9 @@ use std::process::Command;
 use xp::Error;
 
 fn tour_binary() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("XP_TOUR_BIN") {
+        return p.into();
+    }
     // target/<profile>/deps/<this test> -> target/<profile>/examples/tour
     let exe = std::env::current_exe().unwrap();
     exe.parent().unwrap().parent().unwrap().join("examples").join("tour")
