@@ -58,8 +58,11 @@ extern "C" __global__ void matmul_tiled(const float* A, const float* B, float* C
 /// (name, code) of every kernel to check, batched into translation units of `batch` kernels
 /// (one compiler run per batch; a failing batch is retried kernel by kernel).
 fn units(batch: usize) -> Vec<Vec<(String, String)>> {
-    let all: Vec<(String, String)> =
-        xp::kernels::elementwise::builtin_kernels().into_iter().map(|r| (r.name, r.code)).collect();
+    let all: Vec<(String, String)> = xp::kernels::elementwise::builtin_kernels()
+        .into_iter()
+        .chain(xp::kernels::elementwise::gpu_kernels())
+        .map(|r| (r.name, r.code))
+        .collect();
     let mut out: Vec<Vec<_>> = all.chunks(batch).map(|c| c.to_vec()).collect();
     for (n, c) in SEEDS {
         out.push(vec![(n.to_string(), c.to_string())]);
@@ -72,7 +75,7 @@ fn check(compiler: &str, compile: impl Fn(&KernelSource) -> xp::Result<Vec<u8>>)
     let mut ok = 0usize;
     let mut failed = Vec::new();
     let mut total = 0usize;
-    for unit in units(32) {
+    for unit in units(64) {
         total += unit.len();
         let code: String = unit.iter().map(|(_, c)| c.as_str()).collect::<Vec<_>>().join("\n");
         match compile(&KernelSource::new(&unit[0].0, code)) {

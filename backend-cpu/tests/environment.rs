@@ -63,19 +63,34 @@ fn run_builtin_add(d: &dyn DynDevice) -> Vec<f32> {
         outputs: vec![Operand::array(DType::F32, DType::F32)],
         body: "out0 = in0 + in1;".into(),
         preamble: String::new(),
-        layout: Layout::Contiguous,
-        index: IndexWidth::I32,
+        layout: Layout::Rows,
+        index: IndexWidth::I64,
     };
     let r = spec.render();
     let k = d.compile(&KernelSource::new(&r.name, &r.code), &Default::default()).unwrap().function(&r.name).unwrap();
     let x = upload(d, &[1.0, 2.0, 3.0, 4.0]);
     let y = upload(d, &[0.0; 4]);
-    let n = 4i32;
+    let n = 4i64;
+    let mut shape = vec![1i64, 4];
+    shape.resize(9, 0);
+    let shape: Vec<u8> = shape.iter().flat_map(|v| v.to_ne_bytes()).collect();
+    let mut unit = vec![1i64];
+    unit.resize(8, 0);
+    let unit: Vec<u8> = unit.iter().flat_map(|v| v.to_ne_bytes()).collect();
     d.default_stream()
         .launch(
             &*k,
             &LaunchConfig::new(2, 1),
-            &[KernelArg::buffer(&x), KernelArg::buffer(&x), KernelArg::buffer(&y), KernelArg::Value(&n.to_ne_bytes())],
+            &[
+                KernelArg::buffer(&x),
+                KernelArg::buffer(&x),
+                KernelArg::buffer(&y),
+                KernelArg::Value(&shape),
+                KernelArg::Value(&unit),
+                KernelArg::Value(&unit),
+                KernelArg::Value(&unit),
+                KernelArg::Value(&n.to_ne_bytes()),
+            ],
         )
         .unwrap();
     download(d, &y, 4)

@@ -22,6 +22,10 @@ pub enum Layout {
     Contiguous,
     /// Offsets come from the shape and each operand's strides.
     Strided,
+    /// Each thread takes one contiguous range of flat indices and walks it row by row (the last
+    /// dimension), with straight loops for rows whose strides are all 0 or 1 — the form a
+    /// host compiler vectorises. The layout of the CPU backend; GPUs use the other two.
+    Rows,
 }
 
 /// The integer type of indices and offsets.
@@ -112,6 +116,9 @@ impl ElementwiseSpec {
         for (k, o) in self.outputs.iter().enumerate() {
             params.push(format!("{}* __restrict__ out{k}_p", o.storage.c_name()));
         }
+        if self.layout == Layout::Rows {
+            return self.render_rows(params);
+        }
         let strided = self.layout == Layout::Strided;
         let arrays: Vec<String> = self
             .inputs
@@ -156,24 +163,152 @@ impl ElementwiseSpec {
             let _ = writeln!(b, "    out{k}_p[{}] = xp::cast<{}>(out{k});", at(&format!("out{k}")), o.storage.c_name());
         }
 
-        let mut code = String::new();
-        if !self.preamble.is_empty() {
-            code.push_str(&self.preamble);
-            code.push('\n');
-        }
-        // The name carries the op and a hash of everything else, so equal names mean equal code.
-        let mut tag = String::new();
-        let _ = write!(tag, "{}|{}|{:?}|{:?}|", self.body, self.preamble, self.layout, self.index);
-        for o in self.inputs.iter().chain(&self.outputs) {
-            let _ = write!(tag, "{}{}{}|", o.storage.short(), o.compute.short(), o.scalar);
-        }
-        let name = format!("xp_{}_{:016x}", sanitize(&self.op), xxhash_rust::xxh3::xxh3_64(tag.as_bytes()));
+        let (mut code, name) = self.head();
         let _ = writeln!(code, "extern \"C\" __global__ void {name}({}) {{", params.join(", "));
         let _ = writeln!(code, "  XP_FOR_EACH({idx}, i, n) {{");
         code.push_str(&b);
         let _ = writeln!(code, "  }}");
         let _ = writeln!(code, "}}");
         Rendered { name, code }
+    }
+}
+
+impl ElementwiseSpec {
+    /// The preamble and the kernel's name. The name carries the op and a hash of everything
+    /// else, so equal names mean equal code.
+    fn head(&self) -> (String, String) {
+        let mut code = String::new();
+        if !self.preamble.is_empty() {
+            code.push_str(&self.preamble);
+            code.push('\n');
+        }
+        let mut tag = String::new();
+        let _ = write!(tag, "{}|{}|{:?}|{:?}|", self.body, self.preamble, self.layout, self.index);
+        for o in self.inputs.iter().chain(&self.outputs) {
+            let _ = write!(tag, "{}{}{}|", o.storage.short(), o.compute.short(), o.scalar);
+        }
+        let name = format!("xp_{}_{:016x}", sanitize(&self.op), xxhash_rust::xxh3::xxh3_64(tag.as_bytes()));
+        (code, name)
+    }
+
+    /// The [`Layout::Rows`] kernel: parameters as the strided layout. Thread `t` of `g` takes
+    /// flat indices `[t·⌈n/g⌉, (t+1)·⌈n/g⌉)`, finds their N-d position once, then walks the
+    /// rows of the last dimension, advancing every operand's offset like an odometer.
+    fn render_rows(&self, mut params: Vec<String>) -> Rendered {
+        let idx = self.index.c_name();
+        let arrays: Vec<(String, DType)> = self
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !o.scalar)
+            .map(|(k, o)| (format!("in{k}"), o.storage))
+            .chain(self.outputs.iter().enumerate().map(|(k, o)| (format!("out{k}"), o.storage)))
+            .collect();
+        params.push("xp::Shape shape".into());
+        for (a, _) in &arrays {
+            params.push(format!("xp::Strides st_{a}"));
+        }
+        params.push(format!("{idx} n"));
+        let (mut code, name) = self.head();
+        let w = &mut code;
+        let _ = writeln!(w, "extern \"C\" __global__ void {name}({}) {{", params.join(", "));
+        let _ = writeln!(w, "  const {idx} g_ = ({idx})gridDim.x * ({idx})blockDim.x;");
+        let _ = writeln!(w, "  const {idx} t_ = ({idx})blockIdx.x * ({idx})blockDim.x + ({idx})threadIdx.x;");
+        let _ = writeln!(w, "  const {idx} chunk_ = n / g_ + (n % g_ != 0);");
+        let _ = writeln!(w, "  const {idx} lo_ = t_ * chunk_ < n ? t_ * chunk_ : n;");
+        let _ = writeln!(w, "  const {idx} hi_ = lo_ + chunk_ < n ? lo_ + chunk_ : n;");
+        let _ = writeln!(w, "  if (lo_ >= hi_) return;");
+        let _ = writeln!(w, "  const int nd_ = (int)shape.ndim;");
+        let _ = writeln!(w, "  {idx} ix_[XP_MAX_DIMS];");
+        for (a, _) in &arrays {
+            let _ = writeln!(w, "  {idx} o_{a} = 0;");
+        }
+        let _ = writeln!(w, "  {{");
+        let _ = writeln!(w, "    {idx} r_ = lo_;");
+        let _ = writeln!(w, "    for (int d = nd_ - 1; d >= 0; --d) {{");
+        let _ = writeln!(w, "      ix_[d] = r_ % ({idx})shape.dims[d];");
+        let _ = writeln!(w, "      r_ /= ({idx})shape.dims[d];");
+        for (a, _) in &arrays {
+            let _ = writeln!(w, "      o_{a} += ix_[d] * ({idx})st_{a}.s[d];");
+        }
+        let _ = writeln!(w, "    }}");
+        let _ = writeln!(w, "  }}");
+        let _ = writeln!(w, "  const {idx} len_last_ = ({idx})shape.dims[nd_ - 1];");
+        for (a, _) in &arrays {
+            let _ = writeln!(w, "  const {idx} s_{a} = ({idx})st_{a}.s[nd_ - 1];");
+        }
+        let _ = writeln!(w, "  for ({idx} done_ = lo_; done_ < hi_;) {{");
+        let _ = writeln!(w, "    const {idx} room_ = len_last_ - ix_[nd_ - 1];");
+        let _ = writeln!(w, "    const {idx} len_ = room_ < hi_ - done_ ? room_ : hi_ - done_;");
+        for (a, d) in &arrays {
+            let c = if a.starts_with("in") { "const " } else { "" };
+            let _ = writeln!(w, "    {c}{t}* __restrict__ p_{a} = {a}_p + o_{a};", t = d.c_name());
+        }
+        // Straight loops for every pattern of input strides in {0, 1} with unit-stride outputs,
+        // then the general loop.
+        let ins: Vec<&String> = arrays.iter().filter(|(a, _)| a.starts_with("in")).map(|(a, _)| a).collect();
+        let outs: Vec<&String> = arrays.iter().filter(|(a, _)| a.starts_with("out")).map(|(a, _)| a).collect();
+        let patterns = 1usize << ins.len();
+        for p in (0..patterns).rev() {
+            let mut conds = Vec::new();
+            let mut stride_of = std::collections::HashMap::new();
+            for (bit, a) in ins.iter().enumerate() {
+                let unit = (p >> (ins.len() - 1 - bit)) & 1 == 1;
+                conds.push(format!("s_{a} == {}", if unit { 1 } else { 0 }));
+                stride_of.insert(a.to_string(), if unit { "j_".to_string() } else { "0".to_string() });
+            }
+            for a in &outs {
+                conds.push(format!("s_{a} == 1"));
+                stride_of.insert(a.to_string(), "j_".to_string());
+            }
+            let _ = writeln!(w, "    {}if ({}) {{", if p + 1 == patterns { "" } else { "else " }, conds.join(" && "));
+            self.row_loop(w, &stride_of, idx);
+            let _ = writeln!(w, "    }}");
+        }
+        let mut general = std::collections::HashMap::new();
+        for (a, _) in &arrays {
+            general.insert(a.clone(), format!("j_ * s_{a}"));
+        }
+        let _ = writeln!(w, "    else {{");
+        self.row_loop(w, &general, idx);
+        let _ = writeln!(w, "    }}");
+        let _ = writeln!(w, "    done_ += len_;");
+        let _ = writeln!(w, "    ix_[nd_ - 1] += len_;");
+        for (a, _) in &arrays {
+            let _ = writeln!(w, "    o_{a} += len_ * s_{a};");
+        }
+        let _ = writeln!(w, "    for (int d = nd_ - 1; d > 0 && ix_[d] == ({idx})shape.dims[d]; --d) {{");
+        let _ = writeln!(w, "      ix_[d] = 0;");
+        let _ = writeln!(w, "      ix_[d - 1] += 1;");
+        for (a, _) in &arrays {
+            let _ = writeln!(w, "      o_{a} += ({idx})st_{a}.s[d - 1] - ({idx})shape.dims[d] * ({idx})st_{a}.s[d];");
+        }
+        let _ = writeln!(w, "    }}");
+        let _ = writeln!(w, "  }}");
+        let _ = writeln!(w, "}}");
+        Rendered { name, code }
+    }
+
+    /// One loop over a row, operand `a` addressed at `p_a[at[a]]`.
+    fn row_loop(&self, w: &mut String, at: &std::collections::HashMap<String, String>, idx: &str) {
+        let _ = writeln!(w, "      for ({idx} j_ = 0; j_ < len_; ++j_) {{");
+        for (k, o) in self.inputs.iter().enumerate() {
+            let src = if o.scalar { format!("in{k}_v") } else { format!("p_in{k}[{}]", at[&format!("in{k}")]) };
+            let _ = writeln!(w, "        const {c} in{k} = xp::cast<{c}>({src});", c = o.compute.c_name());
+        }
+        for (k, o) in self.outputs.iter().enumerate() {
+            let _ = writeln!(w, "        {} out{k};", o.compute.c_name());
+        }
+        let _ = writeln!(w, "        {}", self.body);
+        for (k, o) in self.outputs.iter().enumerate() {
+            let _ = writeln!(
+                w,
+                "        p_out{k}[{}] = xp::cast<{}>(out{k});",
+                at[&format!("out{k}")],
+                o.storage.c_name()
+            );
+        }
+        let _ = writeln!(w, "      }}");
     }
 }
 
@@ -226,10 +361,37 @@ fn sanitize(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
 
-/// Every kernel the ops of [`crate::ops::ALL`] can emit for arrays whose storage dtypes equal
-/// the loop's dtypes, in every layout and index width: the set built ahead of time for the
-/// CPU backend and compiled by the cross-vendor check.
+/// The kernel the array layer renders for op `op`'s loop `lp` when every operand's storage
+/// dtype is the loop's.
+pub fn loop_spec(op: &crate::ops::ElementwiseOp, lp: &crate::ops::TypeLoop, layout: Layout, index: IndexWidth) -> ElementwiseSpec {
+    let (ins, outs) = lp.dtypes();
+    ElementwiseSpec {
+        op: op.name.to_string(),
+        inputs: ins.iter().map(|d| Operand::array(*d, *d)).collect(),
+        outputs: outs.iter().map(|d| Operand::array(*d, *d)).collect(),
+        body: lp.body.unwrap_or(op.body).to_string(),
+        preamble: op.preamble.to_string(),
+        layout,
+        index,
+    }
+}
+
+/// Every kernel the ops of [`crate::ops::ALL`] emit on the CPU backend (the [`Layout::Rows`]
+/// layout, 64-bit indices, operands of the loop's dtypes; the array layer casts other dtypes
+/// first): the set the CPU backend compiles ahead of time.
 pub fn builtin_kernels() -> Vec<Rendered> {
+    let mut out = Vec::new();
+    for op in crate::ops::ALL {
+        for lp in op.loops {
+            out.push(loop_spec(op, lp, Layout::Rows, IndexWidth::I64).render());
+        }
+    }
+    out
+}
+
+/// Every kernel the ops of [`crate::ops::ALL`] emit on GPUs, in both layouts and index widths:
+/// the set the cross-vendor check compiles.
+pub fn gpu_kernels() -> Vec<Rendered> {
     let mut out = Vec::new();
     for op in crate::ops::ALL {
         for lp in op.loops {
@@ -298,7 +460,8 @@ mod tests {
 
     #[test]
     fn builtin_names_are_unique() {
-        let all = builtin_kernels();
+        let mut all = builtin_kernels();
+        all.extend(gpu_kernels());
         let mut names: Vec<_> = all.iter().map(|r| r.name.clone()).collect();
         names.sort();
         names.dedup();
