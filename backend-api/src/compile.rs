@@ -99,6 +99,13 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     }
 }
 
+/// A compiler identity for the cache key: `compiler` (name, version, target) followed by the
+/// hash of the prelude the backend prepends to every source, so a new prelude never meets
+/// images compiled with the old one.
+pub fn compiler_identity(compiler: &str, prelude: &str) -> String {
+    format!("{compiler} prelude {:016x}", xxhash_rust::xxh3::xxh3_64(prelude.as_bytes()))
+}
+
 /// The cache key of a source compiled with `options` by `identity`.
 pub fn cache_key(source: &KernelSource, options: &CompileOptions, identity: &str) -> u128 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();

@@ -20,6 +20,11 @@
 //!    never cached.
 //! 5. `Drop` never panics: an error met in a destructor is kept by the pool
 //!    ([`MemoryPool::record_deferred`]) and returned by the device's next synchronising call.
+//!
+//! The GPU backends share more than the contract: the [`gpu`] module holds what CUDA and HIP
+//! would otherwise each write — launch argument checks and packing, sticky-error state, pinned
+//! staging of host-to-device copies, event helpers and the device registry — so each backend
+//! keeps only its vendor calls.
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -27,6 +32,7 @@ pub mod compile;
 pub mod device;
 pub mod dtype;
 pub mod error;
+pub mod gpu;
 pub mod launch;
 pub mod memory;
 pub mod null;

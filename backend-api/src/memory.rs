@@ -168,6 +168,27 @@ impl MemoryPool {
         self.deferred.lock().take()
     }
 
+    /// [`take_deferred_error`](Self::take_deferred_error) as a result: what a synchronising
+    /// call returns once its own work succeeded.
+    pub fn deferred_result(&self) -> Result<()> {
+        match self.take_deferred_error() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Keep the error of `r`, if any, for the next synchronising call (for destructors).
+    pub fn defer(&self, r: Result<()>) {
+        if let Err(e) = r {
+            self.record_deferred(e);
+        }
+    }
+
+    /// The device's name in messages (`cuda:0`, `hip:1`, `cpu`).
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
     /// Whether blocks are cached and reused (false with `XP_MEMORY_POOL=off`).
     pub fn is_enabled(&self) -> bool {
         self.enabled
@@ -457,6 +478,21 @@ impl Buffer {
         let mut s = self.streams.lock();
         if !s.iter().any(|t| t.id() == stream.id()) {
             s.push(Arc::clone(stream));
+        }
+    }
+
+    /// Whether the buffer came from `pool`.
+    pub fn is_from(&self, pool: &MemoryPool) -> bool {
+        std::ptr::eq(Arc::as_ptr(&self.pool), pool)
+    }
+
+    /// [`Error::DeviceMismatch`] for `op` unless the buffer came from `pool`, the pool of the
+    /// device named `device_label`.
+    pub fn check_pool(&self, op: &str, pool: &MemoryPool, device_label: &str) -> Result<()> {
+        if self.is_from(pool) {
+            Ok(())
+        } else {
+            Err(Error::DeviceMismatch { op: op.to_string(), lhs: device_label.to_string(), rhs: format!("{self:?}") })
         }
     }
 

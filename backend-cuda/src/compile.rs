@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUresult};
 use parking_lot::Mutex;
-use xp_backend_api::{
-    CompileOptions, Error, Kernel, KernelArg, KernelCompiler, KernelSource, MemoryPool, Module, Result,
-};
+use xp_backend_api::compile::compiler_identity;
+use xp_backend_api::gpu::log_text;
+use xp_backend_api::{CompileOptions, Error, Kernel, KernelCompiler, KernelSource, MemoryPool, Module, Result};
 
 use crate::device::Context;
 use crate::library::{self, Nvrtc};
@@ -99,8 +99,7 @@ impl Program<'_> {
         if unsafe { (self.nvrtc.get_program_log)(self.raw, buf.as_mut_ptr().cast()) } != 0 {
             return String::new();
         }
-        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-        String::from_utf8_lossy(&buf[..end]).trim_end().to_string()
+        log_text(&buf)
     }
 }
 
@@ -192,8 +191,7 @@ impl KernelCompiler for CudaCompiler {
             Ok(n) => format!("{}.{}", n.version.0, n.version.1),
             Err(_) => "missing".to_string(),
         };
-        let prelude = xxhash_rust::xxh3::xxh3_64(xp_kernels::PRELUDE.as_bytes());
-        format!("nvrtc {version} cubin {} prelude {prelude:016x}", self.ctx.props.arch)
+        compiler_identity(&format!("nvrtc {version} cubin {}", self.ctx.props.arch), xp_kernels::PRELUDE)
     }
 
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Vec<u8>> {
@@ -241,9 +239,7 @@ impl Drop for ModuleHandle {
             // kernel handle of it (which hold this handle) is gone.
             self.ctx.check("cuModuleUnload", unsafe { sys::cuModuleUnload(self.raw) })
         });
-        if let Err(e) = r {
-            self.pool.record_deferred(e);
-        }
+        self.pool.defer(r);
     }
 }
 
@@ -345,25 +341,6 @@ impl CudaKernel {
     /// The byte size of each parameter, where the driver reports them (CUDA 12.4 and newer).
     pub fn param_sizes(&self) -> Option<&[usize]> {
         self.params.as_deref()
-    }
-
-    /// Check the argument count and sizes against the kernel's parameters, where known.
-    pub(crate) fn check_args(&self, args: &[KernelArg<'_>]) -> Result<()> {
-        let Some(params) = &self.params else { return Ok(()) };
-        let err = |reason: String| Err(Error::Launch { kernel: self.name.clone(), reason });
-        if params.len() != args.len() {
-            return err(format!("the kernel takes {} parameters; {} arguments were given", params.len(), args.len()));
-        }
-        for (i, (size, arg)) in params.iter().zip(args).enumerate() {
-            let given = match arg {
-                KernelArg::Buffer { .. } => std::mem::size_of::<u64>(),
-                KernelArg::Value(v) => v.len(),
-            };
-            if given != *size {
-                return err(format!("parameter {i} is {size} bytes; the argument given is {given} bytes"));
-            }
-        }
-        Ok(())
     }
 
     /// Raise the kernel's dynamic shared memory limit to `bytes` when it is above the default.

@@ -1,28 +1,19 @@
 //! CUDA devices: the primary context, properties, the default stream, the memory pool and
 //! the compile cache of each GPU.
 
-use std::collections::HashMap;
 use std::ffi::{c_int, c_uint, CStr};
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{self, CUdevice, CUdevice_attribute, CUresult};
-use parking_lot::Mutex;
+use xp_backend_api::gpu::{DeviceRegistry, HostStaging, StickyError};
 use xp_backend_api::{CompileCache, CompileOptions, Device, DeviceProperties, Error, KernelSource, MemoryPool, Result};
 
 use crate::compile::{CudaCompiler, CudaModule};
 use crate::event::CudaEvent;
 use crate::library;
-use crate::memory::{CudaMemory, Staging};
+use crate::memory::CudaMemory;
 use crate::result::{check, driver_error, error_name, is_sticky};
 use crate::stream::CudaStream;
-
-/// A sticky error seen on a context: after it, every call fails the same way.
-#[derive(Debug, Clone)]
-struct Poison {
-    api: String,
-    code: i64,
-    name: String,
-}
 
 /// The primary context of one device, shared by its streams, events, modules and memory.
 pub(crate) struct Context {
@@ -30,15 +21,16 @@ pub(crate) struct Context {
     pub(crate) label: String,
     pub(crate) raw: sys::CUcontext,
     pub(crate) props: DeviceProperties,
-    poison: Mutex<Option<Poison>>,
-    pub(crate) staging: Staging,
+    sticky: StickyError,
+    /// Pinned buffers for host-to-device copies (see the `memory` module).
+    pub(crate) staging: HostStaging<sys::CUevent>,
 }
 
 // SAFETY: a CUcontext is a handle that the driver API accepts from any thread (the driver is
 // thread-safe); xp makes it current on the calling thread before every use (`enter`), and
 // never destroys it (the primary context is retained for the life of the process).
 unsafe impl Send for Context {}
-// SAFETY: as for `Send`; the only mutable state (`poison`, `staging`) sits behind locks.
+// SAFETY: as for `Send`; the only mutable state (`sticky`, `staging`) is thread-safe.
 unsafe impl Sync for Context {}
 
 impl Context {
@@ -55,21 +47,20 @@ impl Context {
 
     /// The error every call returns once the context is corrupted, or `None`.
     pub(crate) fn corrupted(&self, api: &str) -> Option<Error> {
-        self.poison.lock().as_ref().map(|p| Error::Driver {
-            api: api.to_string(),
-            code: p.code,
-            name: p.name.clone(),
-            detail: format!(
-                "the CUDA context of {} was corrupted by an earlier {} (reported by {}); every later \
-                 call on this device fails: restart the process",
-                self.label, p.name, p.api
-            ),
-        })
+        self.sticky
+            .refuse(api, |p| {
+                format!(
+                    "the CUDA context of {} was corrupted by an earlier {} (reported by {}); every later \
+                     call on this device fails: restart the process",
+                    self.label, p.name, p.api
+                )
+            })
+            .err()
     }
 
     /// Whether a sticky error has corrupted the context.
     pub(crate) fn is_corrupted(&self) -> bool {
-        self.poison.lock().is_some()
+        self.sticky.is_set()
     }
 
     /// `Ok` on success; otherwise the driver error, and a sticky one marks the context as
@@ -79,8 +70,7 @@ impl Context {
             return Ok(());
         }
         if is_sticky(code) {
-            let name = error_name(code);
-            self.poison.lock().get_or_insert(Poison { api: api.to_string(), code: code as i64, name });
+            self.sticky.record(api, code as i64, &error_name(code));
             return Err(driver_error(
                 api,
                 code,
@@ -91,7 +81,8 @@ impl Context {
     }
 }
 
-/// One CUDA device (GPU), opened through [`crate::CudaBackend::device`].
+/// One CUDA device (GPU), opened through [`Backend::device`](xp_backend_api::Backend::device) of
+/// [`crate::CudaBackend`].
 pub struct CudaDevice {
     ctx: Arc<Context>,
     pool: Arc<MemoryPool>,
@@ -197,8 +188,8 @@ impl CudaDevice {
             label: label.clone(),
             raw,
             props,
-            poison: Mutex::new(None),
-            staging: Staging::default(),
+            sticky: StickyError::new(),
+            staging: HostStaging::new(),
         });
         ctx.enter("cuCtxSetCurrent")?;
         let memory = Arc::new(CudaMemory::new(Arc::clone(&ctx)));
@@ -282,23 +273,14 @@ impl Device for CudaDevice {
         self.ctx.enter("cuCtxSynchronize")?;
         // SAFETY: the device's context is current on this thread (`enter`).
         self.ctx.check("cuCtxSynchronize", unsafe { sys::cuCtxSynchronize() })?;
-        match self.pool.take_deferred_error() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.pool.deferred_result()
     }
 }
 
 /// Devices opened so far, by ordinal: opening twice returns the same device.
 pub(crate) fn device(ordinal: usize) -> Result<Arc<CudaDevice>> {
-    static DEVICES: OnceLock<Mutex<HashMap<usize, Arc<CudaDevice>>>> = OnceLock::new();
-    let mut devices = DEVICES.get_or_init(Default::default).lock();
-    if let Some(d) = devices.get(&ordinal) {
-        return Ok(Arc::clone(d));
-    }
-    let d = CudaDevice::open(ordinal)?;
-    devices.insert(ordinal, Arc::clone(&d));
-    Ok(d)
+    static DEVICES: DeviceRegistry<CudaDevice> = DeviceRegistry::new();
+    DEVICES.get_or_open(ordinal, || CudaDevice::open(ordinal))
 }
 
 /// Flags for `cuStreamCreate`: non-blocking, so the legacy default stream never serialises

@@ -4,7 +4,8 @@ use std::any::Any;
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUresult};
-use xp_backend_api::{Error, Event, MemoryPool, Result};
+use xp_backend_api::gpu::{downcast_event, incomplete_event_error, untimed_event_error};
+use xp_backend_api::{Event, MemoryPool, Result};
 
 use crate::device::Context;
 use crate::library;
@@ -74,12 +75,9 @@ impl Event for CudaEvent {
     }
 
     fn elapsed_ms(&self, end: &dyn Event) -> Result<f32> {
-        let end = end
-            .as_any()
-            .downcast_ref::<CudaEvent>()
-            .ok_or_else(|| Error::value("elapsed_ms", "the end event does not belong to the CUDA backend"))?;
+        let end: &CudaEvent = downcast_event("elapsed_ms", "end event", end, "CUDA")?;
         if !self.timing || !end.timing {
-            return Err(Error::value("elapsed_ms", "an event created without timing cannot be timed"));
+            return Err(untimed_event_error());
         }
         self.ctx.enter("cuEventElapsedTime")?;
         let mut ms = 0f32;
@@ -97,7 +95,7 @@ impl Event for CudaEvent {
             unsafe { f(&mut ms, self.raw, end.raw) }
         };
         if r == CUresult::CUDA_ERROR_NOT_READY {
-            return Err(Error::value("elapsed_ms", "an event has not completed yet; synchronize it first"));
+            return Err(incomplete_event_error());
         }
         self.ctx.check("cuEventElapsedTime", r)?;
         Ok(ms)
@@ -118,8 +116,6 @@ impl Drop for CudaEvent {
             // an event whose work is pending is allowed: the driver frees it when it completes.
             self.ctx.check("cuEventDestroy", unsafe { sys::cuEventDestroy_v2(self.raw) })
         });
-        if let Err(e) = r {
-            self.pool.record_deferred(e);
-        }
+        self.pool.defer(r);
     }
 }

@@ -29,6 +29,10 @@
 //!   corrupted: every later call on that device returns [`Error::Driver`] saying so, at once,
 //!   and only a new process can use the device again.
 //! - Opened devices live until the process exits.
+//!
+//! The launch checks and argument packing, pinned staging, sticky-error state and device
+//! registry are shared with the HIP backend (`xp_backend_api::gpu`); this crate gives them the
+//! CUDA calls.
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 

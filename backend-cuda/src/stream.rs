@@ -1,19 +1,17 @@
 //! CUDA streams: launches and copies in order.
 
 use std::any::Any;
-use std::ffi::{c_uint, c_void};
+use std::ffi::c_uint;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use cudarc::driver::sys::{self, CUresult};
-use xp_backend_api::{
-    check_launch, resolve_args, Buffer, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream,
-};
+use xp_backend_api::gpu::{check_launch_args, downcast_event, note_buffer_uses, PackedArgs};
+use xp_backend_api::{check_launch, Buffer, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream};
 
 use crate::compile::CudaKernel;
 use crate::device::{Context, STREAM_FLAGS};
 use crate::event::CudaEvent;
-use crate::memory::STAGING_CHUNK;
 
 static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -61,11 +59,7 @@ impl CudaStream {
 
     /// Refuse a buffer of another device (or backend).
     fn check_buffer(&self, op: &str, buffer: &Buffer) -> Result<()> {
-        if Arc::ptr_eq(buffer.pool(), &self.pool) {
-            Ok(())
-        } else {
-            Err(Error::DeviceMismatch { op: op.to_string(), lhs: self.ctx.label.clone(), rhs: format!("{buffer:?}") })
-        }
+        buffer.check_pool(op, &self.pool, &self.ctx.label)
     }
 
     fn stream_sync(&self) -> Result<()> {
@@ -82,10 +76,7 @@ impl Stream for CudaStream {
     fn synchronize(&self) -> Result<()> {
         self.ctx.enter("cuStreamSynchronize")?;
         self.stream_sync()?;
-        match self.pool.take_deferred_error() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.pool.deferred_result()
     }
 
     fn record_event(&self) -> Result<Arc<dyn Event>> {
@@ -95,10 +86,7 @@ impl Stream for CudaStream {
     }
 
     fn wait_event(&self, event: &dyn Event) -> Result<()> {
-        let ev = event
-            .as_any()
-            .downcast_ref::<CudaEvent>()
-            .ok_or_else(|| Error::value("wait_event", "the event does not belong to the CUDA backend"))?;
+        let ev: &CudaEvent = downcast_event("wait_event", "event", event, "CUDA")?;
         self.ctx.enter("cuStreamWaitEvent")?;
         // SAFETY: the context is current; the stream and the event are live (an event of
         // another device's context is allowed: the driver orders across devices).
@@ -119,25 +107,13 @@ impl Stream for CudaStream {
             });
         }
         check_launch(name, &self.ctx.props, config)?;
-        k.check_args(args)?;
-        for a in args {
-            if let KernelArg::Buffer { buffer, offset_bytes } = a {
-                self.check_buffer(&format!("launch of `{name}`"), buffer)?;
-                buffer.check_range(&format!("launch of `{name}`"), *offset_bytes, 0)?;
-            }
-        }
+        check_launch_args(name, k.param_sizes(), &self.pool, &self.ctx.label, args)?;
         self.ctx.enter("cuLaunchKernel")?;
         k.allow_shared_mem(config.shared_mem_bytes)?;
-        let raw = resolve_args(args);
-        // cuLaunchKernel reads each parameter through a pointer to its bytes; `raw` owns them
-        // and outlives the call.
-        let mut params: Vec<*mut c_void> = raw.iter().map(|a| a.bytes().as_ptr() as *mut c_void).collect();
-        let me = self.as_dyn();
-        for a in args {
-            if let KernelArg::Buffer { buffer, .. } = a {
-                buffer.note_use(&me);
-            }
-        }
+        // cuLaunchKernel reads each parameter through a pointer to its bytes; `params` owns
+        // them and outlives the call.
+        let mut params = PackedArgs::new(args);
+        note_buffer_uses(args, &self.as_dyn());
         let (g, b) = (config.grid, config.block);
         // SAFETY: the context is current; `k.cu_function()` is a live function of a module of this
         // context (the kernel keeps the module loaded); the geometry was checked against the
@@ -155,7 +131,7 @@ impl Stream for CudaStream {
                 b.z as c_uint,
                 config.shared_mem_bytes as c_uint,
                 self.raw,
-                if params.is_empty() { std::ptr::null_mut() } else { params.as_mut_ptr() },
+                params.kernel_params(),
                 std::ptr::null_mut(),
             )
         };
@@ -181,35 +157,31 @@ impl Stream for CudaStream {
         self.ctx.enter("cuMemcpyHtoDAsync")?;
         dst.note_use(&self.as_dyn());
         let base = dst.device_ptr() + dst_offset as u64;
-        for (i, piece) in src.chunks(STAGING_CHUNK).enumerate() {
-            let at = base + (i * STAGING_CHUNK) as u64;
-            match self.ctx.staging.acquire(&self.ctx)? {
-                Some(chunk) => {
-                    // SAFETY: the chunk is a pinned buffer of STAGING_CHUNK >= piece.len() bytes owned
-                    // by this thread until released, and its last copy has finished (`acquire`).
-                    unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), chunk.host, piece.len()) };
-                    // SAFETY: the context is current; `at..at + len` lies in `dst` (checked above); the
-                    // pinned source stays untouched until the event recorded next completes.
-                    let r = unsafe { sys::cuMemcpyHtoDAsync_v2(at, chunk.host.cast(), piece.len(), self.raw) };
-                    let r = if r == CUresult::CUDA_SUCCESS {
-                        // SAFETY: the context is current; the chunk's event and the stream are live.
-                        unsafe { sys::cuEventRecord(chunk.event, self.raw) }
-                    } else {
-                        r
-                    };
-                    self.ctx.staging.release(chunk);
-                    self.ctx.check("cuMemcpyHtoDAsync", r)?;
-                }
-                None => {
-                    // SAFETY: the context is current; the range lies in `dst`; `piece` stays borrowed
-                    // until the stream synchronisation below has finished the copy.
-                    let r = unsafe { sys::cuMemcpyHtoDAsync_v2(at, piece.as_ptr().cast(), piece.len(), self.raw) };
-                    self.ctx.check("cuMemcpyHtoDAsync", r)?;
-                    self.stream_sync()?;
-                }
-            }
-        }
-        Ok(())
+        let ctx = &*self.ctx;
+        ctx.staging.copy_from_host(
+            ctx,
+            base,
+            src,
+            |at, chunk, len| {
+                // SAFETY: the context is current; `at..at + len` lies in `dst` (checked above); the
+                // pinned source stays untouched until the event recorded next completes.
+                let r = unsafe { sys::cuMemcpyHtoDAsync_v2(at, chunk.host().cast(), len, self.raw) };
+                let r = if r == CUresult::CUDA_SUCCESS {
+                    // SAFETY: the context is current; the chunk's event and the stream are live.
+                    unsafe { sys::cuEventRecord(chunk.event(), self.raw) }
+                } else {
+                    r
+                };
+                ctx.check("cuMemcpyHtoDAsync", r)
+            },
+            |at, piece| {
+                // SAFETY: the context is current; the range lies in `dst`; `piece` stays borrowed
+                // until the stream synchronisation below has finished the copy.
+                let r = unsafe { sys::cuMemcpyHtoDAsync_v2(at, piece.as_ptr().cast(), piece.len(), self.raw) };
+                ctx.check("cuMemcpyHtoDAsync", r)?;
+                self.stream_sync()
+            },
+        )
     }
 
     fn copy_to_host(&self, src: &Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()> {
@@ -269,8 +241,6 @@ impl Drop for CudaStream {
             // queued on it completes first (the driver releases the stream afterwards).
             self.ctx.check("cuStreamDestroy", unsafe { sys::cuStreamDestroy_v2(self.raw) })
         });
-        if let Err(e) = r {
-            self.pool.record_deferred(e);
-        }
+        self.pool.defer(r);
     }
 }

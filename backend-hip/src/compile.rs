@@ -17,6 +17,7 @@ use std::path::Path;
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
+use xp_backend_api::compile::compiler_identity as identity_with_prelude;
 use xp_backend_api::{CompileOptions, Error, Kernel, KernelCompiler, KernelSource, MemoryPool, Module, Result};
 
 use crate::result;
@@ -103,8 +104,7 @@ pub fn compile_for_arch(source: &KernelSource, options: &CompileOptions, arch: &
 pub fn compiler_identity(arch: &str) -> Result<String> {
     let (major, minor) = result::rtc_version()?;
     let runtime = result::runtime_version().unwrap_or(0);
-    let prelude = xxhash_rust::xxh3::xxh3_64(xp_kernels::PRELUDE.as_bytes());
-    Ok(format!("hiprtc {major}.{minor} hip-runtime {runtime} {arch} prelude {prelude:016x}"))
+    Ok(identity_with_prelude(&format!("hiprtc {major}.{minor} hip-runtime {runtime} {arch}"), xp_kernels::PRELUDE))
 }
 
 /// The [`KernelCompiler`] of one HIP device: hiprtc for its architecture, loading with

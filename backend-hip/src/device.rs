@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use xp_backend_api::gpu::HostStaging;
 use xp_backend_api::{
     CacheStats, CompileCache, CompileOptions, Device, DeviceProperties, Error, KernelSource, MemoryPool, Result,
 };
@@ -18,6 +19,7 @@ pub struct HipDevice {
     props: Arc<DeviceProperties>,
     gcn_arch_name: String,
     pool: Arc<MemoryPool>,
+    staging: Arc<HostStaging<sys::hipEvent_t>>,
     default_stream: Arc<HipStream>,
     compiler: HipCompiler,
     cache: CompileCache<HipModule>,
@@ -78,13 +80,15 @@ impl HipDevice {
         let raw = Arc::new(HipMemory::new(ordinal, props.total_memory));
         let pool = MemoryPool::new(raw, format!("hip:{ordinal}"), "XP_GPU_MEMORY_LIMIT")?;
         let props = Arc::new(props);
-        let default_stream = HipStream::new(ordinal, Arc::clone(&props), Arc::downgrade(&pool))?;
+        let staging = Arc::new(HostStaging::new());
+        let default_stream = HipStream::new(ordinal, Arc::clone(&props), Arc::downgrade(&pool), Arc::clone(&staging))?;
         let compiler = HipCompiler::new(ordinal, &props.arch, Arc::downgrade(&pool));
         Ok(HipDevice {
             ordinal,
             props,
             gcn_arch_name,
             pool,
+            staging,
             default_stream,
             compiler,
             cache: CompileCache::with_default_dir(),
@@ -113,10 +117,7 @@ impl HipDevice {
     }
 
     fn take_deferred(&self) -> Result<()> {
-        match self.pool.take_deferred_error() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.pool.deferred_result()
     }
 }
 
@@ -141,7 +142,7 @@ impl Device for HipDevice {
     }
 
     fn new_stream(&self) -> Result<Arc<HipStream>> {
-        HipStream::new(self.ordinal, Arc::clone(&self.props), Arc::downgrade(&self.pool))
+        HipStream::new(self.ordinal, Arc::clone(&self.props), Arc::downgrade(&self.pool), Arc::clone(&self.staging))
     }
 
     fn memory_pool(&self) -> &Arc<MemoryPool> {

@@ -3,6 +3,7 @@
 use std::any::Any;
 use std::sync::Weak;
 
+use xp_backend_api::gpu::{downcast_event, incomplete_event_error};
 use xp_backend_api::{Error, Event, MemoryPool, Result};
 
 use crate::safe::EventHandle;
@@ -48,11 +49,11 @@ impl Event for HipEvent {
     }
 
     fn elapsed_ms(&self, end: &dyn Event) -> Result<f32> {
-        let end = end
-            .as_any()
-            .downcast_ref::<HipEvent>()
-            .ok_or_else(|| Error::value("elapsed_ms", "the end event does not belong to the HIP backend"))?;
-        self.handle.elapsed_ms(&end.handle)
+        let end: &HipEvent = downcast_event("elapsed_ms", "end event", end, "HIP")?;
+        self.handle.elapsed_ms(&end.handle).map_err(|e| match e {
+            Error::Driver { code, .. } if code == crate::sys::hipErrorNotReady as i64 => incomplete_event_error(),
+            other => other,
+        })
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -6,28 +6,27 @@
 //! # Sticky errors
 //! Some errors leave the GPU context unusable until the process ends: a kernel that touched an
 //! illegal address, failed an `assert`, timed out, or hit an uncorrectable ECC error. The first
-//! one is remembered process-wide; from then on every runtime call returns an error naming it,
-//! whose detail says that the process must be restarted, without calling into HIP again. hiprtc
+//! one is remembered process-wide (in the [`StickyError`] shared with the CUDA backend, which
+//! keeps one per context); from then on every runtime call returns an error naming it, whose
+//! detail says that the process must be restarted, without calling into HIP again. hiprtc
 //! calls are not affected (they do not touch the device).
 //!
 //! Functions taking raw handles are `unsafe`: the caller vouches that the handle is live.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::sync::OnceLock;
 
+use xp_backend_api::gpu::StickyError;
 use xp_backend_api::{Error, Result};
 
-use crate::sys::{
-    self, hipError_t, hipEvent_t, hipFunction_t, hipModule_t, hipStream_t, HipFunctions, HiprtcFunctions,
-};
+use crate::sys::{self, hipError_t, hipEvent_t, hipFunction_t, hipModule_t, hipStream_t, HipRuntime, Hiprtc};
 
 /// The loaded HIP runtime.
-pub fn hip() -> Result<&'static HipFunctions> {
+pub fn hip() -> Result<&'static HipRuntime> {
     Ok(&sys::library()?.hip)
 }
 
 /// The loaded hiprtc; [`Error::BackendUnavailable`] when it is missing.
-pub fn rtc() -> Result<&'static HiprtcFunctions> {
+pub fn rtc() -> Result<&'static Hiprtc> {
     sys::library()?
         .rtc
         .as_ref()
@@ -62,19 +61,13 @@ pub fn is_sticky(code: hipError_t) -> bool {
     )
 }
 
-struct StickyError {
-    api: &'static str,
-    code: hipError_t,
-    name: String,
-}
-
-static STICKY: OnceLock<StickyError> = OnceLock::new();
+static STICKY: StickyError = StickyError::new();
 
 const RESTART: &str = "the GPU context is unusable and the process must be restarted";
 
 /// The first sticky error met, as (API, code, name).
-pub fn sticky_error() -> Option<(&'static str, i64, String)> {
-    STICKY.get().map(|s| (s.api, s.code as i64, s.name.clone()))
+pub fn sticky_error() -> Option<(String, i64, String)> {
+    STICKY.get().map(|s| (s.api.clone(), s.code, s.name.clone()))
 }
 
 /// Map a return code to a result.
@@ -84,7 +77,7 @@ pub fn check(api: &'static str, code: hipError_t) -> Result<()> {
     }
     let name = error_name(code);
     let detail = if is_sticky(code) {
-        let _ = STICKY.set(StickyError { api, code, name: name.clone() });
+        STICKY.record(api, code as i64, &name);
         format!("{name} is a sticky error: {RESTART}")
     } else {
         String::new()
@@ -93,16 +86,9 @@ pub fn check(api: &'static str, code: hipError_t) -> Result<()> {
 }
 
 /// Run one runtime call: fail at once after a sticky error, else call `f` and check its code.
-fn call(api: &'static str, f: impl FnOnce(&HipFunctions) -> hipError_t) -> Result<()> {
+fn call(api: &'static str, f: impl FnOnce(&HipRuntime) -> hipError_t) -> Result<()> {
     let hip = hip()?;
-    if let Some(s) = STICKY.get() {
-        return Err(Error::Driver {
-            api: api.into(),
-            code: s.code as i64,
-            name: s.name.clone(),
-            detail: format!("not called: {} failed earlier with {}; {RESTART}", s.api, s.name),
-        });
-    }
+    STICKY.refuse(api, |s| format!("not called: {} failed earlier with {}; {RESTART}", s.api, s.name))?;
     check(api, f(hip))
 }
 
@@ -233,6 +219,23 @@ pub unsafe fn free(ptr: u64) -> Result<()> {
     call("hipFree", |h| unsafe { (h.hipFree)(ptr as *mut c_void) })
 }
 
+/// `hipHostMalloc(hipHostMallocDefault)`: `bytes` of page-locked host memory.
+pub fn host_malloc(bytes: usize) -> Result<*mut u8> {
+    let mut p: *mut c_void = std::ptr::null_mut();
+    // SAFETY: `p` is a valid, writable pointer slot; the flag is a documented value.
+    call("hipHostMalloc", |h| unsafe { (h.hipHostMalloc)(&mut p, bytes, sys::hipHostMallocDefault) })?;
+    Ok(p.cast())
+}
+
+/// `hipHostFree`.
+///
+/// # Safety
+/// `ptr` came from [`host_malloc`], is freed once, and no queued work uses it.
+pub unsafe fn host_free(ptr: *mut u8) -> Result<()> {
+    // SAFETY: the caller guarantees `ptr` is a live allocation of hipHostMalloc that nothing uses.
+    call("hipHostFree", |h| unsafe { (h.hipHostFree)(ptr.cast()) })
+}
+
 /// `hipMemGetInfo` on the current device: (free, total) bytes.
 pub fn mem_get_info() -> Result<(usize, usize)> {
     let (mut free, mut total) = (0usize, 0usize);
@@ -281,6 +284,15 @@ pub fn event_create() -> Result<hipEvent_t> {
     let mut e: hipEvent_t = std::ptr::null_mut();
     // SAFETY: `e` is a valid, writable handle slot.
     call("hipEventCreate", |h| unsafe { (h.hipEventCreate)(&mut e) })?;
+    Ok(e)
+}
+
+/// `hipEventCreateWithFlags(hipEventDisableTiming)` on the current device: a lighter event
+/// for ordering only.
+pub fn event_create_without_timing() -> Result<hipEvent_t> {
+    let mut e: hipEvent_t = std::ptr::null_mut();
+    // SAFETY: `e` is a valid, writable handle slot; the flag is a documented value.
+    call("hipEventCreateWithFlags", |h| unsafe { (h.hipEventCreateWithFlags)(&mut e, sys::hipEventDisableTiming) })?;
     Ok(e)
 }
 

@@ -4,25 +4,31 @@
 //! device included, so xp's streams never serialise with the legacy null stream that other
 //! libraries in the process may use.
 //!
-//! Copies from the host wait for the stream before returning, so the caller may reuse the
-//! source slice at once (the HIP runtime does not promise to have staged pageable memory when
-//! `hipMemcpyHtoDAsync` returns). Copies to the host wait too, as the contract says.
+//! Copies from the host go through the device's pinned staging buffers (see the `memory`
+//! module) and return as soon as the source slice may be reused; without page-locked memory
+//! they wait for the stream instead (the HIP runtime does not promise to have staged pageable
+//! memory when `hipMemcpyHtoDAsync` returns). Copies to the host wait, as the contract says.
 //! Device-to-device copies and launches are asynchronous.
+//!
+//! A launch is checked before anything is queued with the checks every GPU backend shares
+//! (`xp_backend_api::check_launch` for the geometry, `xp_backend_api::gpu::check_launch_args`
+//! for the buffers), and its arguments are packed by `xp_backend_api::gpu::PackedArgs`.
 
 use std::any::Any;
-use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
+use xp_backend_api::gpu::{check_launch_args, downcast_event, note_buffer_uses, HostStaging, PackedArgs};
 use xp_backend_api::{
-    check_launch, resolve_args, Buffer, DeviceProperties, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool,
-    Result, Stream,
+    check_launch, Buffer, DeviceProperties, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream,
 };
 
 use crate::compile::HipKernel;
 use crate::event::HipEvent;
+use crate::memory::HipPinnedMemory;
 use crate::result;
 use crate::safe::StreamHandle;
+use crate::sys::hipEvent_t;
 
 static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -32,6 +38,7 @@ pub struct HipStream {
     handle: StreamHandle,
     props: Arc<DeviceProperties>,
     pool: Weak<MemoryPool>,
+    staging: Arc<HostStaging<hipEvent_t>>,
     this: Weak<HipStream>,
 }
 
@@ -43,10 +50,15 @@ impl std::fmt::Debug for HipStream {
 
 impl HipStream {
     /// A new non-blocking stream on device `ordinal`.
-    pub(crate) fn new(ordinal: usize, props: Arc<DeviceProperties>, pool: Weak<MemoryPool>) -> Result<Arc<Self>> {
+    pub(crate) fn new(
+        ordinal: usize,
+        props: Arc<DeviceProperties>,
+        pool: Weak<MemoryPool>,
+        staging: Arc<HostStaging<hipEvent_t>>,
+    ) -> Result<Arc<Self>> {
         let handle = StreamHandle::new(ordinal, pool.clone())?;
         let id = NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Arc::new_cyclic(|this| HipStream { id, handle, props, pool, this: this.clone() }))
+        Ok(Arc::new_cyclic(|this| HipStream { id, handle, props, pool, staging, this: this.clone() }))
     }
 
     /// The device ordinal.
@@ -85,12 +97,14 @@ impl HipStream {
         }
     }
 
+    /// The device's pool. Devices are never closed, so it is there while a stream of the
+    /// device is; a buffer of another device is refused in any case.
+    fn pool(&self, op: &str) -> Result<Arc<MemoryPool>> {
+        self.pool.upgrade().ok_or_else(|| Error::value(op, format!("the device {} has been closed", self.label())))
+    }
+
     fn check_buffer(&self, op: &str, buffer: &Buffer) -> Result<()> {
-        if std::ptr::eq(Arc::as_ptr(buffer.pool()), self.pool.as_ptr()) {
-            Ok(())
-        } else {
-            Err(Error::DeviceMismatch { op: op.to_string(), lhs: format!("{buffer:?}"), rhs: self.label() })
-        }
+        buffer.check_pool(op, &*self.pool(op)?, &self.label())
     }
 }
 
@@ -109,39 +123,34 @@ impl Stream for HipStream {
     }
 
     fn wait_event(&self, event: &dyn Event) -> Result<()> {
-        let ev = event
-            .as_any()
-            .downcast_ref::<HipEvent>()
-            .ok_or_else(|| Error::value("wait_event", "the event does not belong to the HIP backend"))?;
+        let ev: &HipEvent = downcast_event("wait_event", "event", event, "HIP")?;
         self.handle.wait(ev.handle())
     }
 
     fn launch(&self, kernel: &dyn Kernel, config: &LaunchConfig, args: &[KernelArg<'_>]) -> Result<()> {
-        check_launch(kernel.name(), &self.props, config)?;
+        let name = kernel.name();
         let k = kernel.as_any().downcast_ref::<HipKernel>().ok_or_else(|| Error::Launch {
-            kernel: kernel.name().to_string(),
+            kernel: name.to_string(),
             reason: "the kernel was not compiled by the HIP backend".into(),
         })?;
         if k.ordinal() != self.ordinal() {
             return Err(Error::DeviceMismatch {
-                op: format!("launch of `{}`", k.name()),
-                lhs: format!("hip:{}", k.ordinal()),
-                rhs: self.label(),
+                op: format!("launch of `{name}`"),
+                lhs: self.label(),
+                rhs: format!("hip:{}", k.ordinal()),
             });
         }
-        for a in args {
-            if let KernelArg::Buffer { buffer, .. } = a {
-                self.check_buffer("launch", buffer)?;
-            }
-        }
-        let raw = resolve_args(args);
+        check_launch(name, &self.props, config)?;
+        let pool = self.pool("launch")?;
+        // hiprtc code objects do not tell their parameters' sizes, so only the buffers are checked.
+        check_launch_args(name, None, &pool, &self.label(), args)?;
         // hipModuleLaunchKernel reads each parameter through these pointers during the call.
-        let mut params: Vec<*mut c_void> = raw.iter().map(|a| a.bytes().as_ptr() as *mut c_void).collect();
+        let mut params = PackedArgs::new(args);
         let c = config;
         // SAFETY: the kernel and the stream are live and of the same device (checked above);
-        // `params` holds one pointer per argument into `raw`, which outlives the call; every
-        // buffer argument lies on this device and is noted below as used by this stream, so the
-        // pool does not reuse it before the kernel ends.
+        // `params` holds one pointer per argument into storage it owns, which outlives the call;
+        // every buffer argument lies on this device and is noted below as used by this stream, so
+        // the pool does not reuse it before the kernel ends.
         unsafe {
             result::module_launch_kernel(
                 k.raw(),
@@ -149,7 +158,7 @@ impl Stream for HipStream {
                 [c.block.x, c.block.y, c.block.z],
                 c.shared_mem_bytes,
                 self.handle.raw(),
-                &mut params,
+                params.pointers_mut(),
             )
         }
         .map_err(|e| match e {
@@ -161,12 +170,7 @@ impl Stream for HipStream {
             },
             other => other,
         })?;
-        let me = self.as_dyn();
-        for a in args {
-            if let KernelArg::Buffer { buffer, .. } = a {
-                buffer.note_use(&me);
-            }
-        }
+        note_buffer_uses(args, &self.as_dyn());
         Ok(())
     }
 
@@ -177,12 +181,26 @@ impl Stream for HipStream {
             return Ok(());
         }
         dst.note_use(&self.as_dyn());
-        // SAFETY: the destination range lies inside `dst` (checked), which stays allocated while
-        // this stream uses it (noted above); `src` is borrowed until we synchronise below.
-        unsafe {
-            result::memcpy_htod_async(dst.device_ptr() + dst_offset as u64, src.as_ptr(), src.len(), self.handle.raw())
-        }?;
-        self.handle.synchronize()
+        let stream = self.handle.raw();
+        self.staging.copy_from_host(
+            &HipPinnedMemory::new(self.ordinal()),
+            dst.device_ptr() + dst_offset as u64,
+            src,
+            |at, chunk, len| {
+                // SAFETY: `at..at + len` lies inside `dst` (checked), which stays allocated while
+                // this stream uses it (noted above); the pinned chunk is not touched again until the
+                // event recorded next has completed (`HostStaging::acquire`).
+                unsafe { result::memcpy_htod_async(at, chunk.host(), len, stream) }?;
+                // SAFETY: the chunk's event and the stream are live and of this device.
+                unsafe { result::event_record(chunk.event(), stream) }
+            },
+            |at, piece| {
+                // SAFETY: the range lies inside `dst`; `piece` is borrowed until the stream
+                // synchronisation below has finished the copy.
+                unsafe { result::memcpy_htod_async(at, piece.as_ptr(), piece.len(), stream) }?;
+                self.handle.synchronize()
+            },
+        )
     }
 
     fn copy_to_host(&self, src: &Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()> {

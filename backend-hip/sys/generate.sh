@@ -1,27 +1,42 @@
 #!/usr/bin/env bash
-# Regenerate the raw HIP runtime and hiprtc declarations from the installed ROCm headers.
+# Regenerate the HIP runtime and hiprtc bindings of xp-backend-hip from the HIP headers.
 #
-# The declarations xp builds with live in ../src/sys/mod.rs and are written by hand to match
-# the headers (so that a normal build needs neither libclang nor ROCm). This script runs
-# bindgen on the headers with an allowlist of exactly the names that file declares and writes
-# the result next to this script, for review against ../src/sys/mod.rs when ROCm changes:
+# The bindings are generated once and committed (backend-hip/src/sys/hip.rs and
+# backend-hip/src/sys/hiprtc.rs), so that a normal build needs neither libclang nor ROCm. Run
+# this script when the set of functions xp calls changes, or to check the committed files
+# against another release of the headers:
 #
-#     backend-hip/sys/generate.sh            # writes backend-hip/sys/bindings.rs
-#     backend-hip/sys/generate.sh out.rs     # writes out.rs
+#     backend-hip/sys/generate.sh            # rewrite the two files in backend-hip/src/sys/
+#     backend-hip/sys/generate.sh --check    # regenerate into a temporary folder and diff
 #
-# It also prints the offset of `gcnArchName` in hipDeviceProp_t for the installed headers
-# (GCN_ARCH_NAME_OFFSET_* in ../src/sys/mod.rs), when a C++ compiler is present.
+# The committed files were generated from Debian 12's HIP 5.2 headers (package
+# libamdhip64-dev 5.2.3) with bindgen-cli 0.73.2 and libclang 14. Each library is generated in
+# bindgen's dynamic-loading style: a struct of function pointers filled from a
+# `libloading::Library`, every symbol required (`--dynamic-link-require-all`), so a library
+# that lacks one is refused when it is opened instead of failing later. hiprtc is its own
+# struct because it may live in its own library (ROCm 6 and later) or inside libamdhip64
+# (ROCm 5).
 #
-# Needs: bindgen (`cargo install bindgen-cli`) and libclang. Honours ROCM_PATH; falls back to
-# /opt/rocm, then to the distribution's /usr/include/hip.
+# Not generated on purpose: hipGetDeviceProperties. ROCm 6 changed the layout of
+# hipDeviceProp_t and exports the new version as hipGetDevicePropertiesR0600; the loader in
+# src/sys/mod.rs looks up whichever symbol exists and knows the layout each one fills (the
+# ROCm 5 struct is generated here, so its layout is checked at compile time).
+#
+# Needs: bindgen (`cargo install bindgen-cli --locked`), libclang, and the HIP headers
+# (Debian: `apt-get install libamdhip64-dev libclang-dev`). Honours ROCM_PATH; falls back to
+# /opt/rocm, then to /usr/include.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-out="${1:-$here/bindings.rs}"
+dest="$(cd "$here/../src/sys" && pwd)"
+check=0
+if [[ "${1:-}" == "--check" ]]; then
+    check=1
+fi
 
 include=""
-for dir in "${ROCM_PATH:-}/include" /opt/rocm/include /usr/include; do
-    if [[ -f "$dir/hip/hip_runtime_api.h" ]]; then
+for dir in "${ROCM_PATH:-/nonexistent}/include" /opt/rocm/include /usr/include; do
+    if [[ -f "$dir/hip/hip_runtime_api.h" && -f "$dir/hip/hiprtc.h" ]]; then
         include="$dir"
         break
     fi
@@ -31,25 +46,32 @@ if [[ -z "$include" ]]; then
     exit 1
 fi
 if ! command -v bindgen >/dev/null 2>&1; then
-    echo "generate.sh: bindgen not found (cargo install bindgen-cli; it also needs libclang)" >&2
+    echo "generate.sh: bindgen not found (cargo install bindgen-cli --locked; it also needs libclang)" >&2
     exit 1
 fi
 
-functions=(
-    hipInit hipDriverGetVersion hipRuntimeGetVersion hipGetDeviceCount hipDeviceGetAttribute
-    hipDeviceGetName hipDeviceTotalMem hipGetDeviceProperties hipGetDevicePropertiesR0600
-    hipSetDevice hipDeviceSynchronize hipMalloc hipFree hipMemGetInfo
-    hipStreamCreateWithFlags hipStreamSynchronize hipStreamDestroy hipStreamWaitEvent
-    hipEventCreate hipEventRecord hipEventSynchronize hipEventQuery hipEventElapsedTime hipEventDestroy
+# The HIP runtime functions xp calls.
+hip_functions=(
+    hipInit hipDriverGetVersion hipRuntimeGetVersion hipGetErrorName
+    hipGetDeviceCount hipDeviceGetAttribute hipDeviceGetName hipDeviceTotalMem
+    hipSetDevice hipDeviceSynchronize
+    hipMalloc hipFree hipMemGetInfo hipHostMalloc hipHostFree
     hipMemcpyHtoDAsync hipMemcpyDtoHAsync hipMemcpyDtoDAsync
-    hipModuleLoadData hipModuleGetFunction hipModuleLaunchKernel hipModuleUnload hipGetErrorName
-    hiprtcVersion hiprtcCreateProgram hiprtcCompileProgram hiprtcGetProgramLogSize hiprtcGetProgramLog
-    hiprtcGetCodeSize hiprtcGetCode hiprtcDestroyProgram hiprtcGetErrorString
+    hipStreamCreateWithFlags hipStreamSynchronize hipStreamDestroy hipStreamWaitEvent
+    hipEventCreate hipEventCreateWithFlags hipEventRecord hipEventSynchronize hipEventQuery
+    hipEventElapsedTime hipEventDestroy
+    hipModuleLoadData hipModuleGetFunction hipModuleLaunchKernel hipModuleUnload
 )
-types=(
-    hipError_t hipDeviceAttribute_t hipDevice_t hipDeviceptr_t hipStream_t hipEvent_t hipModule_t
-    hipFunction_t hiprtcResult hiprtcProgram
+# Types used in those signatures come along; these are the ones xp names itself.
+hip_types=(hipError_t hipDeviceAttribute_t hipDeviceProp_t)
+hip_vars=(hipStreamNonBlocking hipEventDisableTiming hipHostMallocDefault)
+
+hiprtc_functions=(
+    hiprtcVersion hiprtcGetErrorString hiprtcCreateProgram hiprtcCompileProgram
+    hiprtcGetProgramLogSize hiprtcGetProgramLog hiprtcGetCodeSize hiprtcGetCode hiprtcDestroyProgram
 )
+hiprtc_types=(hiprtcResult)
+
 join() {
     local IFS='|'
     echo "^($*)\$"
@@ -57,35 +79,60 @@ join() {
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/wrapper.h" <<'H'
-#include <hip/hip_runtime_api.h>
-#include <hip/hiprtc.h>
-H
-
-bindgen "$tmp/wrapper.h" \
-    --allowlist-function "$(join "${functions[@]}")" \
-    --allowlist-type "$(join "${types[@]}")" \
-    --allowlist-var '^hipStreamNonBlocking$' \
-    --default-enum-style consts \
-    --opaque-type 'hipDeviceProp_t.*' \
-    --no-layout-tests \
-    --no-doc-comments \
-    --raw-line '// Generated by backend-hip/sys/generate.sh; compare with backend-hip/src/sys/mod.rs.' \
-    --raw-line "// Headers: $include/hip" \
-    --output "$out" \
-    -- -x c++ -D__HIP_PLATFORM_AMD__ -I"$include"
-echo "wrote $out"
-
-cxx="${CXX:-c++}"
-if command -v "$cxx" >/dev/null 2>&1; then
-    cat >"$tmp/offset.cpp" <<'C'
-#include <hip/hip_runtime_api.h>
-#include <cstddef>
-#include <cstdio>
-int main() {
-    std::printf("hipDeviceProp_t: %zu bytes, gcnArchName at offset %zu\n", sizeof(hipDeviceProp_t),
-                offsetof(hipDeviceProp_t, gcnArchName));
-}
-C
-    "$cxx" -D__HIP_PLATFORM_AMD__ -I"$include" "$tmp/offset.cpp" -o "$tmp/offset" && "$tmp/offset"
+out="$dest"
+if [[ $check == 1 ]]; then
+    out="$tmp/out"
+    mkdir -p "$out"
 fi
+
+version="$(bindgen --version | head -n 1)"
+common=(
+    --dynamic-link-require-all
+    --default-enum-style consts
+    --no-prepend-enum-name
+    --no-doc-comments
+    --use-core
+    --merge-extern-blocks
+    --wrap-unsafe-ops
+    --rust-target 1.82
+)
+clang_args=(-x c++ -std=c++17 -D__HIP_PLATFORM_AMD__ -I"$include")
+
+printf '#include <hip/hip_runtime_api.h>\n' >"$tmp/hip.h"
+bindgen "$tmp/hip.h" "${common[@]}" \
+    --dynamic-loading HipRuntime \
+    --allowlist-function "$(join "${hip_functions[@]}")" \
+    --allowlist-type "$(join "${hip_types[@]}")" \
+    --allowlist-var "$(join "${hip_vars[@]}")" \
+    --raw-line "// Generated by backend-hip/sys/generate.sh with $version from $include/hip/hip_runtime_api.h." \
+    --raw-line '// Do not edit: change the script and run it again.' \
+    --output "$out/hip.rs" \
+    -- "${clang_args[@]}"
+
+printf '#include <hip/hiprtc.h>\n' >"$tmp/hiprtc.h"
+bindgen "$tmp/hiprtc.h" "${common[@]}" \
+    --dynamic-loading Hiprtc \
+    --allowlist-function "$(join "${hiprtc_functions[@]}")" \
+    --allowlist-type "$(join "${hiprtc_types[@]}")" \
+    --raw-line "// Generated by backend-hip/sys/generate.sh with $version from $include/hip/hiprtc.h." \
+    --raw-line '// Do not edit: change the script and run it again.' \
+    --output "$out/hiprtc.rs" \
+    -- "${clang_args[@]}"
+
+if command -v rustfmt >/dev/null 2>&1; then
+    rustfmt --edition 2021 --config-path "$here/../../rustfmt.toml" "$out/hip.rs" "$out/hiprtc.rs"
+fi
+
+if [[ $check == 1 ]]; then
+    status=0
+    for f in hip.rs hiprtc.rs; do
+        if ! diff -u "$dest/$f" "$out/$f"; then
+            status=1
+        fi
+    done
+    if [[ $status == 0 ]]; then
+        echo "the committed bindings match the headers in $include"
+    fi
+    exit $status
+fi
+echo "wrote $out/hip.rs and $out/hiprtc.rs"

@@ -154,3 +154,36 @@ fn kernel_runs_on_the_gpu_or_there_is_none() {
     assert_eq!(err.kind(), "Launch");
     Device::synchronize(&*dev).expect("device sync");
 }
+
+#[test]
+fn a_library_without_the_hip_symbols_is_refused_naming_the_first_missing_one() {
+    // libc opens everywhere but exports no HIP function: the generated loader requires them all.
+    let err = sys::load_from(&[PathBuf::from("libc.so.6")], &[]).expect_err("libc is not a HIP runtime");
+    let Error::BackendUnavailable { backend, reason } = &err else {
+        panic!("expected BackendUnavailable, got {err:?}")
+    };
+    assert_eq!(backend, "hip");
+    assert!(reason.contains("libc.so.6") && reason.contains("not a usable HIP runtime"), "{reason}");
+    assert!(reason.contains("hipInit"), "the first missing symbol is named: {reason}");
+}
+
+#[test]
+fn rocm5_runtime_gives_hiprtc_and_the_properties_layout() {
+    let lib = match sys::library() {
+        Ok(lib) => lib,
+        Err(e) => {
+            let Error::BackendUnavailable { reason, .. } = &e else { panic!("{e:?}") };
+            assert!(reason.contains("libamdhip64.so.5"), "{reason}");
+            return eprintln!("no HIP runtime here (asserted): {reason}");
+        }
+    };
+    let (_, offset) = lib.device_properties.expect("the runtime exports a properties query");
+    assert!(offset == sys::GCN_ARCH_NAME_OFFSET_R0000 || offset == sys::GCN_ARCH_NAME_OFFSET_R0600);
+    // hiprtc is found, in its own library (ROCm 6+) or inside libamdhip64 (ROCm 5).
+    if let Err(reason) = &lib.rtc {
+        panic!("hiprtc not loaded: {reason}");
+    }
+    let rtc_path = lib.rtc_path.as_ref().expect("where hiprtc was found");
+    let file = rtc_path.file_name().and_then(|f| f.to_str()).unwrap_or_default();
+    assert!(file.starts_with("libhiprtc.so") || rtc_path == &lib.hip_path, "{}", rtc_path.display());
+}

@@ -21,6 +21,6 @@ pub use stream::StreamHandle;
 /// Record `r`'s error, if any, on the pool behind `sink`.
 pub(crate) fn defer(sink: &Weak<MemoryPool>, r: Result<()>) {
     if let (Err(e), Some(pool)) = (r, sink.upgrade()) {
-        pool.record_deferred(e);
+        pool.defer(Err(e));
     }
 }

@@ -1,14 +1,15 @@
 use std::ffi::{c_char, CString};
 
+use xp_backend_api::gpu::log_text;
 use xp_backend_api::{Error, Result};
 
 use crate::result::{self, c_strings, rtc_check};
-use crate::sys::{self, hiprtcProgram, HiprtcFunctions};
+use crate::sys::{self, hiprtcProgram, Hiprtc};
 
 /// An owned hiprtc program, destroyed on drop.
 pub struct Program {
     raw: hiprtcProgram,
-    rtc: &'static HiprtcFunctions,
+    rtc: &'static Hiprtc,
 }
 
 impl std::fmt::Debug for Program {
@@ -29,7 +30,14 @@ impl Program {
         // SAFETY: `raw` is a valid, writable handle slot; `src` and `cname` are NUL-terminated and
         // outlive the call (hiprtc copies them); no headers are passed, so both arrays are null.
         let code = unsafe {
-            (rtc.hiprtcCreateProgram)(&mut raw, src.as_ptr(), cname.as_ptr(), 0, std::ptr::null(), std::ptr::null())
+            (rtc.hiprtcCreateProgram)(
+                &mut raw,
+                src.as_ptr(),
+                cname.as_ptr(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
         };
         rtc_check("hiprtcCreateProgram", code)?;
         Ok(Program { raw, rtc })
@@ -39,9 +47,10 @@ impl Program {
     pub fn compile(&mut self, options: &[String]) -> Result<sys::hiprtcResult> {
         let (_owned, ptrs) = c_strings("hiprtcCompileProgram", options)?;
         let n = i32::try_from(ptrs.len()).map_err(|_| Error::value("hiprtcCompileProgram", "too many options"))?;
-        let p: *const *const c_char = if ptrs.is_empty() { std::ptr::null() } else { ptrs.as_ptr() };
+        // The header declares the array mutable; hiprtc only reads it.
+        let p: *mut *const c_char = if ptrs.is_empty() { std::ptr::null_mut() } else { ptrs.as_ptr().cast_mut() };
         // SAFETY: `self.raw` is live; `p` points to `n` NUL-terminated strings kept alive by
-        // `_owned` until the call returns.
+        // `_owned` until the call returns, which hiprtc reads and does not write.
         Ok(unsafe { (self.rtc.hiprtcCompileProgram)(self.raw, n, p) })
     }
 
@@ -56,8 +65,7 @@ impl Program {
         let mut buf = vec![0u8; size];
         // SAFETY: `buf` has the `size` bytes hiprtc said the log needs.
         rtc_check("hiprtcGetProgramLog", unsafe { (self.rtc.hiprtcGetProgramLog)(self.raw, buf.as_mut_ptr().cast()) })?;
-        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-        Ok(String::from_utf8_lossy(&buf[..end]).trim_end().to_string())
+        Ok(log_text(&buf))
     }
 
     /// The compiled code object.
