@@ -12,7 +12,7 @@ fn main() {
     println!("cargo:rustc-env=XP_CPU_HOST={host}");
     println!("cargo:rerun-if-changed=build.rs");
 
-    let kernels = xp_kernels::elementwise::builtin_kernels();
+    let kernels = xp_kernels::cpu_builtin_kernels();
     let mut build = cc::Build::new();
     build.cpp(true).std("c++17").opt_level(3).flag("-fno-exceptions").warnings(false);
     let mut table = String::new();

@@ -4,6 +4,10 @@
 //! grid, `saxpy` over a million floats, and a 16×16 tiled matrix multiply with `__shared__`
 //! memory and `__syncthreads()`. Each result is checked against a plain Rust computation and
 //! timed with the device's events.
+//!
+//! Then the seeds' array programs on the same device: `x**2 + 2*y` over ten million floats,
+//! mean / standard deviation / normalisation along an axis, per-row L2 norms, and a softmax
+//! over a 2-D batch, each checked against the host.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -153,7 +157,101 @@ fn run() -> xp::Result<()> {
     check("tiled matmul 256x192 @ 192x320", worst < 1e-4, ms)?;
     let stats = d.memory_pool().stats();
     println!("  memory pool: {} bytes in use, {} cached, peak {}", stats.in_use, stats.cached, stats.peak);
+    array_programs(&d)?;
     Ok(())
+}
+
+/// Time `f` on the device's current stream with events (milliseconds).
+fn time_ops<R>(d: &Arc<dyn DynDevice>, f: impl FnOnce() -> xp::Result<R>) -> xp::Result<(R, f32)> {
+    let s = xp::array::current_stream(d);
+    let start = s.record_event()?;
+    let r = f()?;
+    let end = s.record_event()?;
+    end.synchronize()?;
+    Ok((r, start.elapsed_ms(&*end)?))
+}
+
+/// Deterministic pseudo-random floats in [-1, 1).
+fn noise(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn close(got: &[f32], want: &[f64], rel: f64) -> bool {
+    got.len() == want.len() && got.iter().zip(want).all(|(g, w)| (*g as f64 - w).abs() <= rel * (1.0 + w.abs()))
+}
+
+fn array_programs(d: &Arc<dyn DynDevice>) -> xp::Result<()> {
+    println!("array programs");
+    xp::with_device(d, || {
+        // Elementwise: x**2 + 2*y over ten million floats.
+        let n = 10_000_000;
+        let (xh, yh) = (noise(n, 1), noise(n, 2));
+        let x = Array::from_slice(&xh, &[n])?;
+        let y = Array::from_slice(&yh, &[n])?;
+        let _ = x.pow(2)?.add(&y.mul_scalar(2)?)?; // warm-up: first use of each kernel
+        let (z, ms) = time_ops(d, || x.pow(2)?.add(&y.mul_scalar(2)?))?;
+        let want: Vec<f64> = xh.iter().zip(&yh).map(|(a, b)| (*a as f64).powi(2) + 2.0 * *b as f64).collect();
+        check("x**2 + 2*y, 10M f32", close(&z.to_vec::<f32>()?, &want, 1e-6), ms)?;
+
+        // Mean, standard deviation and normalisation along axis 0.
+        let (rows, cols) = (2000, 512);
+        let ah = noise(rows * cols, 3);
+        let a = Array::from_slice(&ah, &[rows, cols])?;
+        let _ = a.mean(Some(&[0]), true)?;
+        let ((mean, std, norm), ms) = time_ops(d, || {
+            let mean = a.mean(Some(&[0]), true)?;
+            let std = a.std(Some(&[0]), 0, true)?;
+            let norm = a.sub(&mean)?.div(&std)?;
+            Ok((mean, std, norm))
+        })?;
+        let mut hm = vec![0f64; cols];
+        let mut hs = vec![0f64; cols];
+        for j in 0..cols {
+            let col: Vec<f64> = (0..rows).map(|i| ah[i * cols + j] as f64).collect();
+            hm[j] = col.iter().sum::<f64>() / rows as f64;
+            hs[j] = (col.iter().map(|v| (v - hm[j]).powi(2)).sum::<f64>() / rows as f64).sqrt();
+        }
+        let hn: Vec<f64> = (0..rows * cols).map(|k| (ah[k] as f64 - hm[k % cols]) / hs[k % cols]).collect();
+        let ok = close(&mean.to_vec::<f32>()?, &hm, 1e-5)
+            && close(&std.to_vec::<f32>()?, &hs, 1e-5)
+            && close(&norm.to_vec::<f32>()?, &hn, 1e-4);
+        check("mean/std/normalise axis 0 2000x512", ok, ms)?;
+
+        // L2 norm of each row.
+        let (l2, ms) = time_ops(d, || a.square()?.sum(Some(&[1]), false)?.sqrt())?;
+        let hl: Vec<f64> = (0..rows)
+            .map(|i| ah[i * cols..(i + 1) * cols].iter().map(|v| (*v as f64).powi(2)).sum::<f64>().sqrt())
+            .collect();
+        check("L2 norm per row 2000x512", close(&l2.to_vec::<f32>()?, &hl, 1e-5), ms)?;
+
+        // Softmax over a batch of 256 rows of 1000 logits.
+        let (b, k) = (256, 1000);
+        let lh: Vec<f32> = noise(b * k, 4).iter().map(|v| v * 8.0).collect();
+        let logits = Array::from_slice(&lh, &[b, k])?;
+        let softmax = |l: &Array| -> xp::Result<Array> {
+            let e = l.sub(&l.max(Some(&[1]), true)?)?.exp()?;
+            e.div(&e.sum(Some(&[1]), true)?)
+        };
+        let _ = softmax(&logits)?;
+        let (p, ms) = time_ops(d, || softmax(&logits))?;
+        let mut hp = vec![0f64; b * k];
+        for i in 0..b {
+            let row = &lh[i * k..(i + 1) * k];
+            let m = row.iter().cloned().fold(f32::MIN, f32::max) as f64;
+            let s: f64 = row.iter().map(|v| (*v as f64 - m).exp()).sum();
+            for j in 0..k {
+                hp[i * k + j] = (row[j] as f64 - m).exp() / s;
+            }
+        }
+        check("softmax 256x1000", close(&p.to_vec::<f32>()?, &hp, 1e-5), ms)?;
+        Ok(())
+    })
 }
 
 fn main() -> ExitCode {

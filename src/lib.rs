@@ -15,11 +15,23 @@
 use std::sync::{Arc, Once};
 
 pub use xp_array as array;
+pub use xp_array::{
+    arange, concatenate, empty, empty_like, eye, full, full_like, get_array_module, identity, linspace, load_npy,
+    load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,
+    ArrayModule, Operand, Scalar, SliceArg,
+};
 pub use xp_backend_api as backend;
 pub use xp_backend_api::{DType, DynDevice, Error, KernelArg, KernelSource, LaunchConfig, Result};
 pub use xp_kernels as kernels;
 
 static REGISTER: Once = Once::new();
+
+// Backends register when the program starts, so that `xp::zeros(…)` and friends find them
+// without an explicit `init()`.
+#[ctor::ctor]
+fn register_at_start() {
+    init();
+}
 
 /// Register the backends enabled by this build's features (done by every entry point here;
 /// call it yourself only when using `xp_array` directly).
@@ -60,5 +72,8 @@ pub fn device(label: &str) -> Result<Arc<dyn DynDevice>> {
 
 /// The usual imports.
 pub mod prelude {
-    pub use crate::{default_device, device, devices, DType, DynDevice, Error, KernelArg, KernelSource, LaunchConfig};
+    pub use crate::{
+        default_device, device, devices, get_array_module, Array, DType, DynDevice, Error, KernelArg, KernelSource,
+        LaunchConfig, Scalar, SliceArg,
+    };
 }

@@ -86,6 +86,40 @@ pub fn default_device() -> Result<Arc<dyn DynDevice>> {
     })
 }
 
+thread_local! {
+    static CURRENT: std::cell::RefCell<Vec<Arc<dyn DynDevice>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Run `f` with `device` as this thread's current device: arrays created without a device
+/// go there.
+pub fn with_device<R>(device: &Arc<dyn DynDevice>, f: impl FnOnce() -> R) -> R {
+    CURRENT.with(|c| c.borrow_mut().push(Arc::clone(device)));
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            CURRENT.with(|c| c.borrow_mut().pop());
+        }
+    }
+    let _pop = Pop;
+    f()
+}
+
+/// This thread's current device: the innermost [`with_device`], else [`default_device`]
+/// (looked up once per process).
+pub fn current_device() -> Result<Arc<dyn DynDevice>> {
+    if let Some(d) = CURRENT.with(|c| c.borrow().last().cloned()) {
+        return Ok(d);
+    }
+    static DEFAULT: parking_lot::Mutex<Option<Arc<dyn DynDevice>>> = parking_lot::Mutex::new(None);
+    let mut g = DEFAULT.lock();
+    if let Some(d) = g.as_ref() {
+        return Ok(Arc::clone(d));
+    }
+    let d = default_device()?;
+    *g = Some(Arc::clone(&d));
+    Ok(d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,9 +4,44 @@
 //! features enable ([`register_backend`]), and device selection works over that registry.
 //! Device selection follows CuPy: `XP_DEVICE=cpu|cuda:N|hip:N` names the default device;
 //! without it the first GPU found is the default, else the CPU.
+//!
+//! # For NumPy users
+//! - [`Array`] has a run-time dtype and rank. Views ([`Array::slice`], [`Array::t`],
+//!   [`Array::reshape`], [`Array::broadcast_to`]…) share the buffer; strides are counted in
+//!   elements, not bytes.
+//! - Every op returns `Result`; the operators (`&a + &b`, `&a * 2.0`) call the same ops and
+//!   panic with the op's error message.
+//! - Promotion is NumPy 2's (NEP 50): Rust scalars are weak, so `&a * 2.0` keeps `float32`,
+//!   and `uint8` plus 300 is an `Overflow` error.
+//! - Casting float → integer truncates; NaN gives 0 and values beyond the integer range
+//!   saturate — NumPy leaves these undefined, xp gives the same answer on every backend.
+//! - Ops are queued on the current stream and return at once; reading to the host waits.
 #![warn(missing_docs)]
 
+mod array;
+pub mod creation;
 pub mod device;
+pub mod element;
+mod exec;
+pub mod index;
+pub mod layout;
+pub mod module;
+pub mod npy;
+pub mod promote;
+pub mod reduce;
+pub mod ufunc;
 
-pub use device::{default_device, device, devices, parse_device_label, register_backend, registered_backends};
+pub use array::Array;
+pub use creation::*;
+pub use device::{
+    current_device, default_device, device, devices, parse_device_label, register_backend, registered_backends,
+    with_device,
+};
+pub use element::Element;
+pub use exec::{current_stream, with_stream};
+pub use index::{concatenate, stack};
+pub use layout::{Layout, SliceArg};
+pub use module::{get_array_module, ArrayModule};
+pub use promote::{can_cast_safe, promote_types, result_type, Scalar};
+pub use ufunc::{call, clip, where_, Operand};
 pub use xp_backend_api::{DType, Error, Result};

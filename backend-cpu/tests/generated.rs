@@ -117,7 +117,9 @@ fn mixed_dtypes_convert_on_load_and_store() {
 }
 
 #[test]
-fn builtins_cover_every_op_loop() {
-    let n = xp_kernels::ops::ALL.iter().map(|op| op.loops.len()).sum::<usize>();
+fn builtins_cover_every_op_loop_and_cast() {
+    let n = xp_kernels::ops::ALL.iter().map(|op| op.loops.len()).sum::<usize>()
+        + 15 * 14
+        + xp_kernels::index::builtin_kernels().len();
     assert_eq!(xp_backend_cpu::builtin_count(), n);
 }

@@ -301,12 +301,8 @@ impl ElementwiseSpec {
         }
         let _ = writeln!(w, "        {}", self.body);
         for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(
-                w,
-                "        p_out{k}[{}] = xp::cast<{}>(out{k});",
-                at[&format!("out{k}")],
-                o.storage.c_name()
-            );
+            let _ =
+                writeln!(w, "        p_out{k}[{}] = xp::cast<{}>(out{k});", at[&format!("out{k}")], o.storage.c_name());
         }
         let _ = writeln!(w, "      }}");
     }
@@ -363,7 +359,12 @@ fn sanitize(s: &str) -> String {
 
 /// The kernel the array layer renders for op `op`'s loop `lp` when every operand's storage
 /// dtype is the loop's.
-pub fn loop_spec(op: &crate::ops::ElementwiseOp, lp: &crate::ops::TypeLoop, layout: Layout, index: IndexWidth) -> ElementwiseSpec {
+pub fn loop_spec(
+    op: &crate::ops::ElementwiseOp,
+    lp: &crate::ops::TypeLoop,
+    layout: Layout,
+    index: IndexWidth,
+) -> ElementwiseSpec {
     let (ins, outs) = lp.dtypes();
     ElementwiseSpec {
         op: op.name.to_string(),
@@ -371,6 +372,19 @@ pub fn loop_spec(op: &crate::ops::ElementwiseOp, lp: &crate::ops::TypeLoop, layo
         outputs: outs.iter().map(|d| Operand::array(*d, *d)).collect(),
         body: lp.body.unwrap_or(op.body).to_string(),
         preamble: op.preamble.to_string(),
+        layout,
+        index,
+    }
+}
+
+/// The conversion kernel of `astype` from `from` to `to` (rules of `xp::cast`).
+pub fn cast_spec(from: DType, to: DType, layout: Layout, index: IndexWidth) -> ElementwiseSpec {
+    ElementwiseSpec {
+        op: format!("astype_{}_{}", from.short(), to.short()),
+        inputs: vec![Operand::array(from, to)],
+        outputs: vec![Operand::array(to, to)],
+        body: "out0 = in0;".into(),
+        preamble: String::new(),
         layout,
         index,
     }
@@ -384,6 +398,13 @@ pub fn builtin_kernels() -> Vec<Rendered> {
     for op in crate::ops::ALL {
         for lp in op.loops {
             out.push(loop_spec(op, lp, Layout::Rows, IndexWidth::I64).render());
+        }
+    }
+    for from in DType::ALL {
+        for to in DType::ALL {
+            if from != to {
+                out.push(cast_spec(from, to, Layout::Rows, IndexWidth::I64).render());
+            }
         }
     }
     out
@@ -408,6 +429,17 @@ pub fn gpu_kernels() -> Vec<Rendered> {
                         index,
                     };
                     out.push(spec.render());
+                }
+            }
+        }
+    }
+    for from in DType::ALL {
+        for to in DType::ALL {
+            if from != to {
+                for layout in [Layout::Contiguous, Layout::Strided] {
+                    for index in [IndexWidth::I32, IndexWidth::I64] {
+                        out.push(cast_spec(from, to, layout, index).render());
+                    }
                 }
             }
         }

@@ -1,0 +1,451 @@
+//! The [`Array`] type: a shared device buffer, a [`Layout`] and a dtype.
+
+use std::fmt;
+use std::sync::Arc;
+
+use xp_backend_api::{Buffer, DType, DynDevice, Error, KernelArg, Result};
+use xp_kernels::elementwise::cast_spec;
+
+use crate::element::{as_bytes, from_bytes, scalar_bytes, scalar_from_bytes, Element};
+use crate::exec::{current_stream, launch_elementwise, EwIn, KernelKey};
+use crate::layout::{checked_size, Layout, SliceArg};
+use crate::promote::Scalar;
+
+pub(crate) struct Storage {
+    pub(crate) buffer: Buffer,
+    pub(crate) device: Arc<dyn DynDevice>,
+}
+
+/// An N-d array on a device, NumPy style: run-time dtype and rank, views that share the
+/// buffer. Cloning an `Array` makes another view of the same buffer (cheap); [`Array::copy`]
+/// copies the elements.
+///
+/// Ops are queued on the device's current stream and return at once; reading to the host
+/// ([`Array::to_vec`], [`Array::item`]) waits for them.
+#[derive(Clone)]
+pub struct Array {
+    pub(crate) storage: Arc<Storage>,
+    pub(crate) layout: Layout,
+    pub(crate) dtype: DType,
+}
+
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Array(shape={:?}, dtype={}, device={})", self.shape(), self.dtype, self.storage.device.label())
+    }
+}
+
+impl Array {
+    // ---- properties ------------------------------------------------------------------------
+
+    /// Extents.
+    pub fn shape(&self) -> &[usize] {
+        self.layout.shape()
+    }
+    /// Strides in elements (NumPy's are in bytes: multiply by [`Array::itemsize`]).
+    pub fn strides(&self) -> &[isize] {
+        self.layout.strides()
+    }
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.layout.ndim()
+    }
+    /// Number of elements.
+    pub fn size(&self) -> usize {
+        self.layout.size()
+    }
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// Bytes per element.
+    pub fn itemsize(&self) -> usize {
+        self.dtype.size()
+    }
+    /// Bytes of the elements (not of the buffer).
+    pub fn nbytes(&self) -> usize {
+        self.size() * self.itemsize()
+    }
+    /// The layout in the buffer.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    /// The device the array lives on.
+    pub fn device(&self) -> &dyn DynDevice {
+        &*self.storage.device
+    }
+    /// The device, shared.
+    pub fn device_arc(&self) -> Arc<dyn DynDevice> {
+        Arc::clone(&self.storage.device)
+    }
+    /// Whether the elements are in C order without gaps.
+    pub fn is_contiguous(&self) -> bool {
+        self.layout.is_c_contiguous()
+    }
+    /// Whether two arrays share a buffer.
+    pub fn shares_buffer(&self, other: &Array) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage)
+    }
+
+    pub(crate) fn kernel_arg(&self) -> KernelArg<'_> {
+        KernelArg::Buffer { buffer: &self.storage.buffer, offset_bytes: self.layout.offset() * self.itemsize() }
+    }
+
+    pub(crate) fn with_layout(&self, layout: Layout) -> Array {
+        Array { storage: Arc::clone(&self.storage), layout, dtype: self.dtype }
+    }
+
+    // ---- creation --------------------------------------------------------------------------
+
+    /// An uninitialised array (its elements are whatever the memory held) on `device`.
+    pub fn empty_on(device: &Arc<dyn DynDevice>, shape: &[usize], dtype: DType) -> Result<Array> {
+        let layout = Layout::contiguous("empty", shape)?;
+        let bytes = layout.size().checked_mul(dtype.size()).ok_or_else(|| Error::Overflow {
+            op: "empty".into(),
+            reason: format!("{shape:?} elements of {dtype} do not fit in memory addresses"),
+        })?;
+        let stream = current_stream(device);
+        let buffer = device.alloc(bytes.max(1), &stream)?;
+        Ok(Array { storage: Arc::new(Storage { buffer, device: Arc::clone(device) }), layout, dtype })
+    }
+
+    /// An array of `shape` and `dtype` from its bytes in C order (little-endian).
+    pub fn from_bytes_on(device: &Arc<dyn DynDevice>, shape: &[usize], dtype: DType, bytes: &[u8]) -> Result<Array> {
+        let n = checked_size("from_bytes", shape)?;
+        if n * dtype.size() != bytes.len() {
+            return Err(Error::value(
+                "from_bytes",
+                format!(
+                    "{} bytes do not make {shape:?} elements of {dtype} ({} bytes each)",
+                    bytes.len(),
+                    dtype.size()
+                ),
+            ));
+        }
+        let a = Array::empty_on(device, shape, dtype)?;
+        if !bytes.is_empty() {
+            let stream = current_stream(device);
+            if dtype == DType::Bool && bytes.iter().any(|&b| b > 1) {
+                let norm: Vec<u8> = bytes.iter().map(|&b| (b != 0) as u8).collect();
+                stream.copy_from_host(&a.storage.buffer, 0, &norm)?;
+            } else {
+                stream.copy_from_host(&a.storage.buffer, 0, bytes)?;
+            }
+        }
+        Ok(a)
+    }
+
+    /// An array of `shape` holding `data` (C order), on the current device.
+    pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<Array> {
+        Array::from_slice_on(&crate::current_device()?, data, shape)
+    }
+
+    /// An array of `shape` holding `data` (C order), on `device`.
+    pub fn from_slice_on<T: Element>(device: &Arc<dyn DynDevice>, data: &[T], shape: &[usize]) -> Result<Array> {
+        let n = checked_size("from_slice", shape)?;
+        if n != data.len() {
+            return Err(Error::ShapeMismatch {
+                op: "from_slice".into(),
+                lhs: vec![data.len()],
+                rhs: shape.to_vec(),
+                reason: "differ in element count".into(),
+            });
+        }
+        Array::from_bytes_on(device, shape, T::DTYPE, as_bytes(data))
+    }
+
+    /// A 1-d array of `data`, on the current device.
+    pub fn from_vec<T: Element>(data: Vec<T>) -> Result<Array> {
+        let n = data.len();
+        Array::from_slice(&data, &[n])
+    }
+
+    /// A 0-d array holding `value` converted to `dtype`, on `device`.
+    pub fn scalar_on(device: &Arc<dyn DynDevice>, value: impl Into<Scalar>, dtype: DType) -> Result<Array> {
+        Array::from_bytes_on(device, &[], dtype, &scalar_bytes(value.into(), dtype)?)
+    }
+
+    /// An array of `shape` filled with `value` converted to `dtype`, on `device`.
+    pub fn full_on(
+        device: &Arc<dyn DynDevice>,
+        shape: &[usize],
+        value: impl Into<Scalar>,
+        dtype: DType,
+    ) -> Result<Array> {
+        let out = Array::empty_on(device, shape, dtype)?;
+        if out.size() == 0 {
+            return Ok(out);
+        }
+        let v = scalar_bytes(value.into(), dtype)?;
+        let src = if crate::exec::is_cpu(device) {
+            Some(Array::from_bytes_on(device, &[], dtype, &v)?.broadcast_to(shape)?)
+        } else {
+            None
+        };
+        let lp = copy_loop(dtype);
+        let input = match &src {
+            Some(a) => EwIn::Array(a),
+            None => EwIn::Value(v),
+        };
+        let scalars = src.is_none() as u8;
+        launch_elementwise(
+            "full",
+            |layout, index| KernelKey::Ufunc {
+                op: "copy",
+                sig: lp.sig,
+                storage: vec![dtype, dtype],
+                scalars,
+                layout,
+                index,
+            },
+            |layout, index| {
+                let mut s = xp_kernels::elementwise::loop_spec(&xp_kernels::ops::COPY, lp, layout, index);
+                s.inputs[0].scalar = scalars == 1;
+                s
+            },
+            &[input],
+            &[&out],
+        )?;
+        Ok(out)
+    }
+
+    // ---- to the host -----------------------------------------------------------------------
+
+    /// The elements in C order as bytes (waits for queued work).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let a = self.ascontiguous()?;
+        let mut out = vec![0u8; a.nbytes()];
+        if !out.is_empty() {
+            let stream = current_stream(&a.storage.device);
+            stream.copy_to_host(&a.storage.buffer, a.layout.offset() * a.itemsize(), &mut out)?;
+            stream.synchronize()?;
+        }
+        Ok(out)
+    }
+
+    /// The elements in C order, converted to `T`'s dtype first when it differs (NumPy's
+    /// `astype` rules).
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        let a = if self.dtype == T::DTYPE { self.clone() } else { self.astype(T::DTYPE)? };
+        Ok(from_bytes(&a.to_bytes()?))
+    }
+
+    /// The single element of a one-element array, converted to `T`.
+    pub fn item<T: Element>(&self) -> Result<T> {
+        if self.size() != 1 {
+            return Err(Error::value(
+                "item",
+                format!("can only convert an array of size 1 to a Rust scalar (shape {:?})", self.shape()),
+            ));
+        }
+        Ok(self.to_vec::<T>()?[0])
+    }
+
+    /// The single element as a [`Scalar`].
+    pub fn item_scalar(&self) -> Result<Scalar> {
+        if self.size() != 1 {
+            return Err(Error::value("item", format!("the array has {} elements, not one", self.size())));
+        }
+        scalar_from_bytes(&self.to_bytes()?, self.dtype)
+    }
+
+    /// The same elements on `device` (a copy through the host when the devices differ).
+    pub fn to_device(&self, device: &Arc<dyn DynDevice>) -> Result<Array> {
+        if Arc::ptr_eq(device, &self.storage.device) {
+            return Ok(self.clone());
+        }
+        Array::from_bytes_on(device, self.shape(), self.dtype, &self.to_bytes()?)
+    }
+
+    // ---- views -----------------------------------------------------------------------------
+
+    /// Basic indexing: integers, ranges with steps (negative too), new axes, an ellipsis.
+    pub fn slice(&self, args: &[SliceArg]) -> Result<Array> {
+        Ok(self.with_layout(self.layout.slice("slice", args)?))
+    }
+
+    /// Dimensions reordered (`axes` as NumPy's `transpose(axes)`).
+    pub fn permute(&self, axes: &[isize]) -> Result<Array> {
+        Ok(self.with_layout(self.layout.permute("transpose", axes)?))
+    }
+
+    /// Dimensions reversed (`a.T`).
+    pub fn t(&self) -> Array {
+        self.with_layout(self.layout.transposed())
+    }
+
+    /// `transpose` with optional axes (reversed when `None`).
+    pub fn transpose(&self, axes: Option<&[isize]>) -> Result<Array> {
+        match axes {
+            Some(ax) => self.permute(ax),
+            None => Ok(self.t()),
+        }
+    }
+
+    /// A read-only-in-spirit view repeating elements to `shape` (zero strides).
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
+        Ok(self.with_layout(self.layout.broadcast_to("broadcast_to", shape)?))
+    }
+
+    /// The same elements with `shape` (one extent may be `-1`): a view when the layout allows,
+    /// else a copy.
+    pub fn reshape(&self, shape: &[isize]) -> Result<Array> {
+        let shape = resolve_shape("reshape", shape, self.size(), self.shape())?;
+        match self.layout.reshaped(&shape) {
+            Some(l) => Ok(self.with_layout(l)),
+            None => {
+                let c = self.copy()?;
+                Ok(c.with_layout(c.layout.reshaped(&shape).expect("a contiguous copy reshapes")))
+            }
+        }
+    }
+
+    /// Remove extent-1 dimensions (`axes`: which; all when `None`).
+    pub fn squeeze(&self, axes: Option<&[isize]>) -> Result<Array> {
+        Ok(self.with_layout(self.layout.squeeze("squeeze", axes)?))
+    }
+
+    /// Insert an extent-1 dimension at `axis`.
+    pub fn expand_dims(&self, axis: isize) -> Result<Array> {
+        Ok(self.with_layout(self.layout.expand_dims("expand_dims", axis)?))
+    }
+
+    /// The elements as 1-d (a view when contiguous).
+    pub fn ravel(&self) -> Result<Array> {
+        self.reshape(&[-1])
+    }
+
+    // ---- copies and casts ------------------------------------------------------------------
+
+    /// A C-contiguous copy.
+    pub fn copy(&self) -> Result<Array> {
+        let out = Array::empty_on(&self.storage.device, self.shape(), self.dtype)?;
+        self.copy_into(&out)?;
+        Ok(out)
+    }
+
+    /// `self` when C-contiguous, else a contiguous copy.
+    pub fn ascontiguous(&self) -> Result<Array> {
+        if self.is_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.copy()
+        }
+    }
+
+    /// Copy (with conversion) the elements into `out`, broadcasting `self` to `out`'s shape.
+    pub fn copy_into(&self, out: &Array) -> Result<()> {
+        let src = if self.shape() == out.shape() { self.clone() } else { self.broadcast_to(out.shape())? };
+        if self.dtype == out.dtype && self.transpose_copy_into(&src, out)? {
+            return Ok(());
+        }
+        if self.dtype == out.dtype {
+            let lp = copy_loop(self.dtype);
+            let d = self.dtype;
+            launch_elementwise(
+                "copy",
+                |layout, index| KernelKey::Ufunc {
+                    op: "copy",
+                    sig: lp.sig,
+                    storage: vec![d, d],
+                    scalars: 0,
+                    layout,
+                    index,
+                },
+                |layout, index| xp_kernels::elementwise::loop_spec(&xp_kernels::ops::COPY, lp, layout, index),
+                &[EwIn::Array(&src)],
+                &[out],
+            )
+        } else {
+            let (from, to) = (self.dtype, out.dtype);
+            launch_elementwise(
+                "astype",
+                |layout, index| KernelKey::Cast { from, to, layout, index },
+                |layout, index| cast_spec(from, to, layout, index),
+                &[EwIn::Array(&src)],
+                &[out],
+            )
+        }
+    }
+
+    /// Copy `src` (of `out`'s shape and dtype) into a C-contiguous `out` with the tiled
+    /// transpose kernel when `src` is, after merging dimensions, a 2-d view whose rows are
+    /// strided and columns contiguous. Returns whether it did.
+    fn transpose_copy_into(&self, src: &Array, out: &Array) -> Result<bool> {
+        if !out.is_contiguous() || src.size() < 4096 || !Arc::ptr_eq(&src.storage.device, &out.storage.device) {
+            return Ok(false);
+        }
+        let (shape, st) =
+            xp_kernels::elementwise::collapse(src.shape(), &[src.strides().to_vec(), out.strides().to_vec()]);
+        if shape.len() != 2 || st[0][0] != 1 || st[0][1] == 0 || st[1] != [shape[1] as isize, 1] {
+            return Ok(false);
+        }
+        let dev = out.device_arc();
+        let gpu = !crate::exec::is_cpu(&dev);
+        if gpu && shape[0].div_ceil(32) > 65535 {
+            return Ok(false);
+        }
+        let f = crate::exec::named_kernel(&dev, || xp_kernels::index::transpose_copy(self.itemsize(), gpu))?;
+        let (rows, cols, s0, s1) = (shape[0] as i64, shape[1] as i64, st[0][0] as i64, st[0][1] as i64);
+        let config = if gpu {
+            xp_backend_api::LaunchConfig::new(
+                (shape[1].div_ceil(32) as u32, shape[0].div_ceil(32) as u32, 1),
+                (32, 8, 1),
+            )
+        } else {
+            crate::exec::flat_config(&dev, shape[0].div_ceil(64) * shape[1].div_ceil(64) * 4096)
+        };
+        current_stream(&dev).launch(
+            &*f,
+            &config,
+            &[
+                src.kernel_arg(),
+                out.kernel_arg(),
+                KernelArg::Value(&rows.to_ne_bytes()),
+                KernelArg::Value(&cols.to_ne_bytes()),
+                KernelArg::Value(&s0.to_ne_bytes()),
+                KernelArg::Value(&s1.to_ne_bytes()),
+            ],
+        )?;
+        Ok(true)
+    }
+
+    /// A copy converted to `dtype` (NumPy's `astype`; float → integer truncates, NaN gives 0,
+    /// values beyond the integer range saturate — one answer on every backend).
+    pub fn astype(&self, dtype: DType) -> Result<Array> {
+        let out = Array::empty_on(&self.storage.device, self.shape(), dtype)?;
+        self.copy_into(&out)?;
+        Ok(out)
+    }
+}
+
+fn copy_loop(d: DType) -> &'static xp_kernels::ops::TypeLoop {
+    let c = xp_kernels::ops::char_of_dtype(d);
+    xp_kernels::ops::COPY.loops.iter().find(|l| l.sig.starts_with(c)).expect("copy has a loop for every dtype")
+}
+
+/// A shape with at most one `-1`, resolved for `size` elements.
+pub(crate) fn resolve_shape(op: &str, shape: &[isize], size: usize, from: &[usize]) -> Result<Vec<usize>> {
+    let unknown = shape.iter().filter(|&&d| d == -1).count();
+    if unknown > 1 || shape.iter().any(|&d| d < -1) {
+        return Err(Error::value(
+            op,
+            format!("can only specify one unknown dimension and no negative ones: {shape:?}"),
+        ));
+    }
+    let known: Vec<usize> = shape.iter().filter(|&&d| d >= 0).map(|&d| d as usize).collect();
+    let k = checked_size(op, &known)?;
+    let mismatch =
+        || Error::value(op, format!("cannot reshape an array of shape {from:?} (size {size}) into shape {shape:?}"));
+    if unknown == 1 {
+        if k == 0 || size % k != 0 {
+            return Err(mismatch());
+        }
+        Ok(shape.iter().map(|&d| if d == -1 { size / k } else { d as usize }).collect())
+    } else {
+        if k != size {
+            return Err(mismatch());
+        }
+        Ok(known)
+    }
+}

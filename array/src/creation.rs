@@ -1,0 +1,193 @@
+//! Creating arrays on the current device: `zeros`, `ones`, `full`, `empty`, `*_like`,
+//! `arange`, `linspace`, `eye`, `identity`, `meshgrid`, and `.npy`/`.npz` files.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use xp_backend_api::{DType, DTypeKind, DynDevice, Error, Result};
+
+use crate::element::scalar_bytes;
+use crate::npy::{self, HostDataRef};
+use crate::promote::Scalar;
+use crate::{current_device, Array};
+
+/// Zeros of `shape` and `dtype`.
+pub fn zeros(shape: &[usize], dtype: DType) -> Result<Array> {
+    Array::full_on(&current_device()?, shape, 0, dtype)
+}
+/// Ones of `shape` and `dtype`.
+pub fn ones(shape: &[usize], dtype: DType) -> Result<Array> {
+    Array::full_on(&current_device()?, shape, 1, dtype)
+}
+/// `value` converted to `dtype`, repeated to `shape`.
+pub fn full(shape: &[usize], value: impl Into<Scalar>, dtype: DType) -> Result<Array> {
+    Array::full_on(&current_device()?, shape, value, dtype)
+}
+/// An uninitialised array.
+pub fn empty(shape: &[usize], dtype: DType) -> Result<Array> {
+    Array::empty_on(&current_device()?, shape, dtype)
+}
+/// Zeros shaped like `a` (same dtype and device).
+pub fn zeros_like(a: &Array) -> Result<Array> {
+    Array::full_on(&a.device_arc(), a.shape(), 0, a.dtype())
+}
+/// Ones shaped like `a`.
+pub fn ones_like(a: &Array) -> Result<Array> {
+    Array::full_on(&a.device_arc(), a.shape(), 1, a.dtype())
+}
+/// `value` shaped like `a`.
+pub fn full_like(a: &Array, value: impl Into<Scalar>) -> Result<Array> {
+    Array::full_on(&a.device_arc(), a.shape(), value, a.dtype())
+}
+/// Uninitialised, shaped like `a`.
+pub fn empty_like(a: &Array) -> Result<Array> {
+    Array::empty_on(&a.device_arc(), a.shape(), a.dtype())
+}
+
+fn host_array(
+    device: &Arc<dyn DynDevice>,
+    shape: &[usize],
+    dtype: DType,
+    values: impl Iterator<Item = Scalar>,
+) -> Result<Array> {
+    let mut bytes = Vec::with_capacity(shape.iter().product::<usize>() * dtype.size());
+    for v in values {
+        bytes.extend(scalar_bytes(v, dtype)?);
+    }
+    Array::from_bytes_on(device, shape, dtype, &bytes)
+}
+
+/// Values from `start` to `stop` (exclusive) by `step`, as NumPy's `arange`. `dtype` `None`
+/// takes int64 when all three are integers, else float64.
+pub fn arange(
+    start: impl Into<Scalar>,
+    stop: impl Into<Scalar>,
+    step: impl Into<Scalar>,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    let (start, stop, step) = (start.into(), stop.into(), step.into());
+    let all_int = [start, stop, step].iter().all(|s| matches!(s, Scalar::Int(_) | Scalar::Bool(_)));
+    let dtype = dtype.unwrap_or(if all_int { DType::I64 } else { DType::F64 });
+    let f = |s: Scalar| s.as_complex().0;
+    let (a, b, s) = (f(start), f(stop), f(step));
+    if s == 0.0 {
+        return Err(Error::value("arange", "step must not be zero"));
+    }
+    if !(a.is_finite() && b.is_finite() && s.is_finite()) {
+        return Err(Error::value("arange", "start, stop and step must be finite"));
+    }
+    let n = ((b - a) / s).ceil().max(0.0);
+    if n > isize::MAX as f64 {
+        return Err(Error::Overflow { op: "arange".into(), reason: format!("{n} elements is too many") });
+    }
+    let n = n as usize;
+    let dev = current_device()?;
+    if all_int && dtype.kind() != DTypeKind::Float && dtype.kind() != DTypeKind::Complex {
+        let (a, s) = (int_of(start), int_of(step));
+        return host_array(&dev, &[n], dtype, (0..n).map(|i| Scalar::Int(a + s * i as i128)));
+    }
+    host_array(&dev, &[n], dtype, (0..n).map(|i| Scalar::Float(a + s * i as f64)))
+}
+
+fn int_of(s: Scalar) -> i128 {
+    match s {
+        Scalar::Int(i) => i,
+        Scalar::Bool(b) => b as i128,
+        other => other.as_complex().0 as i128,
+    }
+}
+
+/// `num` evenly spaced values from `start` to `stop` (inclusive when `endpoint`), as NumPy's
+/// `linspace` (computed in float64, then converted).
+pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool, dtype: Option<DType>) -> Result<Array> {
+    let dtype = dtype.unwrap_or(DType::F64);
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let delta = stop - start;
+    let step = if div > 0 { delta / div as f64 } else { f64::NAN };
+    let vals = (0..num).map(move |i| {
+        let v = if div > 0 {
+            if step == 0.0 {
+                (i as f64 / div as f64) * delta + start
+            } else {
+                i as f64 * step + start
+            }
+        } else {
+            i as f64 * delta + start
+        };
+        if endpoint && num > 1 && i == num - 1 {
+            Scalar::Float(stop)
+        } else {
+            Scalar::Float(v)
+        }
+    });
+    host_array(&current_device()?, &[num], dtype, vals)
+}
+
+/// An `n`×`m` array with ones on diagonal `k` (NumPy's `eye`).
+pub fn eye(n: usize, m: Option<usize>, k: isize, dtype: DType) -> Result<Array> {
+    let m = m.unwrap_or(n);
+    crate::layout::checked_size("eye", &[n, m])?;
+    let vals = (0..n * m).map(move |f| {
+        let (i, j) = ((f / m.max(1)) as isize, (f % m.max(1)) as isize);
+        Scalar::Int((j - i == k) as i128)
+    });
+    host_array(&current_device()?, &[n, m], dtype, vals)
+}
+
+/// The `n`×`n` identity.
+pub fn identity(n: usize, dtype: DType) -> Result<Array> {
+    eye(n, None, 0, dtype)
+}
+
+/// Coordinate arrays from 1-d arrays (NumPy's `meshgrid`; `ij` indexing when `ij`, else
+/// `xy`, which swaps the first two outputs' axes). Returns copies, as NumPy's default.
+pub fn meshgrid(xs: &[&Array], ij: bool) -> Result<Vec<Array>> {
+    let n = xs.len();
+    let mut shape: Vec<usize> = xs.iter().map(|x| x.size()).collect();
+    if !ij && n >= 2 {
+        shape.swap(0, 1);
+    }
+    let mut out = Vec::with_capacity(n);
+    for (k, x) in xs.iter().enumerate() {
+        let mut view_shape = vec![1isize; n];
+        let pos = if !ij && n >= 2 && k < 2 { 1 - k } else { k };
+        view_shape[pos] = x.size() as isize;
+        let v = x.ravel()?.reshape(&view_shape)?.broadcast_to(&shape)?;
+        out.push(v.copy()?);
+    }
+    Ok(out)
+}
+
+impl Array {
+    /// Save as a `.npy` file (bfloat16 has no `.npy` form and is refused).
+    pub fn save_npy(&self, path: impl AsRef<Path>) -> Result<()> {
+        let bytes = self.to_bytes()?;
+        npy::save_npy(path, &HostDataRef { dtype: self.dtype(), shape: self.shape(), bytes: &bytes })
+    }
+}
+
+/// Load a `.npy` file onto the current device.
+pub fn load_npy(path: impl AsRef<Path>) -> Result<Array> {
+    let d = npy::load_npy(path)?;
+    Array::from_bytes_on(&current_device()?, &d.shape, d.dtype, &d.bytes)
+}
+
+/// Load every array of a `.npz` file onto the current device, with their names.
+pub fn load_npz(path: impl AsRef<Path>) -> Result<Vec<(String, Array)>> {
+    let dev = current_device()?;
+    npy::load_npz(path)?
+        .into_iter()
+        .map(|(name, d)| Ok((name, Array::from_bytes_on(&dev, &d.shape, d.dtype, &d.bytes)?)))
+        .collect()
+}
+
+/// Save named arrays as a `.npz` file (deflated when `compressed`).
+pub fn save_npz(path: impl AsRef<Path>, arrays: &[(&str, &Array)], compressed: bool) -> Result<()> {
+    let bytes: Vec<Vec<u8>> = arrays.iter().map(|(_, a)| a.to_bytes()).collect::<Result<_>>()?;
+    let refs: Vec<(&str, HostDataRef<'_>)> = arrays
+        .iter()
+        .zip(&bytes)
+        .map(|((n, a), b)| (*n, HostDataRef { dtype: a.dtype(), shape: a.shape(), bytes: b }))
+        .collect();
+    npy::save_npz(path, &refs, compressed)
+}

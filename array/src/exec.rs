@@ -1,0 +1,237 @@
+//! Running generated kernels: the per-device kernel cache, the current stream, and the
+//! elementwise launcher every ufunc, cast and copy goes through.
+//!
+//! Kernels are compiled once per device and kept by a key made of what decides their code
+//! (op, loop, layout, index width, dtypes), so a repeated op neither renders nor hashes its
+//! source again.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::RwLock;
+use xp_backend_api::{DType, DynDevice, Error, Kernel, KernelArg, KernelSource, LaunchConfig, Result, Stream};
+use xp_kernels::elementwise::{collapse, index_width_for, ElementwiseSpec, IndexWidth, Layout as KLayout};
+
+use crate::Array;
+
+/// What decides a cached kernel's code on one device.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum KernelKey {
+    /// A ufunc loop: op name, loop signature, storage dtypes of the operands (inputs then
+    /// outputs), which inputs are by-value scalars, layout, index width.
+    Ufunc { op: &'static str, sig: &'static str, storage: Vec<DType>, scalars: u8, layout: KLayout, index: IndexWidth },
+    /// `astype`.
+    Cast { from: DType, to: DType, layout: KLayout, index: IndexWidth },
+    /// Any other kernel, by its unique name.
+    Named(String),
+}
+
+type Cache = RwLock<HashMap<(usize, KernelKey), Arc<dyn Kernel>>>;
+
+fn cache() -> &'static Cache {
+    static C: OnceLock<Cache> = OnceLock::new();
+    C.get_or_init(Default::default)
+}
+
+fn device_id(d: &Arc<dyn DynDevice>) -> usize {
+    Arc::as_ptr(d) as *const () as usize
+}
+
+/// The kernel for `key` on `device`, compiled from `render()` the first time.
+pub(crate) fn kernel(
+    device: &Arc<dyn DynDevice>,
+    key: KernelKey,
+    render: impl FnOnce() -> (String, String),
+) -> Result<Arc<dyn Kernel>> {
+    let k = (device_id(device), key);
+    if let Some(f) = cache().read().get(&k) {
+        return Ok(Arc::clone(f));
+    }
+    let (name, code) = render();
+    let module = device.compile(&KernelSource::new(&name, &code), &Default::default())?;
+    let f = module.function(&name)?;
+    cache().write().insert(k, Arc::clone(&f));
+    Ok(f)
+}
+
+thread_local! {
+    static STREAMS: RefCell<Vec<(usize, Arc<dyn Stream>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Run `f` with `stream` (of `device`) as the current stream of that device on this thread:
+/// ops on arrays of that device are queued on it.
+pub fn with_stream<R>(device: &Arc<dyn DynDevice>, stream: &Arc<dyn Stream>, f: impl FnOnce() -> R) -> R {
+    STREAMS.with(|s| s.borrow_mut().push((device_id(device), Arc::clone(stream))));
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            STREAMS.with(|s| s.borrow_mut().pop());
+        }
+    }
+    let _pop = Pop;
+    f()
+}
+
+/// The stream ops on `device` use on this thread: the innermost [`with_stream`], else the
+/// device's default stream.
+pub fn current_stream(device: &Arc<dyn DynDevice>) -> Arc<dyn Stream> {
+    let id = device_id(device);
+    STREAMS
+        .with(|s| s.borrow().iter().rev().find(|(d, _)| *d == id).map(|(_, s)| Arc::clone(s)))
+        .unwrap_or_else(|| device.default_stream())
+}
+
+/// Whether `device` is the CPU backend (which has only ahead-of-time built-in kernels for
+/// operands of a loop's own dtypes, and passes scalars as one-element arrays).
+pub(crate) fn is_cpu(device: &Arc<dyn DynDevice>) -> bool {
+    device.backend_name() == "cpu"
+}
+
+/// A launch configuration of `n` independent work items (grid-stride kernels).
+pub(crate) fn flat_config(device: &Arc<dyn DynDevice>, n: usize) -> LaunchConfig {
+    if is_cpu(device) {
+        let workers = device.properties().multiprocessor_count.max(1) as usize;
+        LaunchConfig::new((n / 16384).clamp(1, workers * 4) as u32, 1)
+    } else {
+        let max_grid = device.properties().max_grid_dim[0].max(1) as u64;
+        LaunchConfig::new((n as u64).div_ceil(256).clamp(1, max_grid.min(65535 * 64)) as u32, 256)
+    }
+}
+
+/// A kernel that does not depend on the call (its name says everything), compiled once.
+pub(crate) fn named_kernel(
+    device: &Arc<dyn DynDevice>,
+    render: impl FnOnce() -> xp_kernels::elementwise::Rendered,
+) -> Result<Arc<dyn Kernel>> {
+    let r = render();
+    let name = r.name.clone();
+    kernel(device, KernelKey::Named(name), || (r.name, r.code))
+}
+
+/// The shape argument of a kernel (`xp::Shape`).
+pub(crate) fn shape_arg_bytes(shape: &[usize]) -> Vec<u8> {
+    shape_arg(shape)
+}
+
+/// An input of an elementwise launch.
+pub(crate) enum EwIn<'a> {
+    /// An array already broadcast to the output shape.
+    Array(&'a Array),
+    /// A value passed by copy (its bytes in the loop's dtype).
+    Value(Vec<u8>),
+}
+
+fn shape_arg(shape: &[usize]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(72);
+    v.extend((shape.len() as i64).to_ne_bytes());
+    for d in 0..8 {
+        v.extend((*shape.get(d).unwrap_or(&0) as i64).to_ne_bytes());
+    }
+    v
+}
+
+fn strides_arg(strides: &[isize]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(64);
+    for d in 0..8 {
+        v.extend((*strides.get(d).unwrap_or(&0) as i64).to_ne_bytes());
+    }
+    v
+}
+
+/// Launch an elementwise kernel over `outputs[0]`'s shape. `spec(layout, index)` gives the
+/// kernel; `key(layout, index)` its cache key.
+pub(crate) fn launch_elementwise(
+    op: &str,
+    key: impl Fn(KLayout, IndexWidth) -> KernelKey,
+    spec: impl Fn(KLayout, IndexWidth) -> ElementwiseSpec,
+    inputs: &[EwIn<'_>],
+    outputs: &[&Array],
+) -> Result<()> {
+    let out0 = outputs[0];
+    let device = out0.device_arc();
+    let n = out0.size();
+    if n == 0 {
+        return Ok(());
+    }
+    let shape = out0.shape().to_vec();
+    let arrays: Vec<&Array> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            EwIn::Array(a) => Some(*a),
+            EwIn::Value(_) => None,
+        })
+        .chain(outputs.iter().copied())
+        .collect();
+    for a in &arrays {
+        if a.shape() != shape.as_slice() {
+            return Err(Error::ShapeMismatch {
+                op: op.into(),
+                lhs: a.shape().to_vec(),
+                rhs: shape.clone(),
+                reason: "differ inside an elementwise launch".into(),
+            });
+        }
+        if !Arc::ptr_eq(&a.device_arc(), &device) {
+            return Err(Error::DeviceMismatch { op: op.into(), lhs: a.device().label(), rhs: device.label() });
+        }
+    }
+    let strides: Vec<Vec<isize>> = arrays.iter().map(|a| a.strides().to_vec()).collect();
+    let (cshape, cstrides) = collapse(&shape, &strides);
+    if cshape.len() > 8 {
+        return Err(Error::Unsupported(format!(
+            "{op}: operands whose layouts need {} dimensions after merging (kernels take 8)",
+            cshape.len()
+        )));
+    }
+    let reach = cstrides
+        .iter()
+        .map(|st| st.iter().zip(&cshape).map(|(s, d)| s.unsigned_abs() * (d - 1)).sum::<usize>())
+        .max()
+        .unwrap_or(0);
+    let cpu = is_cpu(&device);
+    let (layout, index) = if cpu {
+        (KLayout::Rows, IndexWidth::I64)
+    } else if cshape.len() == 1 && cstrides.iter().all(|s| s[0] == 1) {
+        (KLayout::Contiguous, index_width_for(n, reach))
+    } else {
+        (KLayout::Strided, index_width_for(n, reach))
+    };
+    let f = kernel(&device, key(layout, index), || {
+        let r = spec(layout, index).render();
+        (r.name, r.code)
+    })?;
+    let stream = current_stream(&device);
+    let shape_bytes = shape_arg(&cshape);
+    let stride_bytes: Vec<Vec<u8>> = cstrides.iter().map(|s| strides_arg(s)).collect();
+    let n_bytes: Vec<u8> =
+        if index == IndexWidth::I32 { (n as i32).to_ne_bytes().to_vec() } else { (n as i64).to_ne_bytes().to_vec() };
+    let mut args: Vec<KernelArg<'_>> = Vec::with_capacity(arrays.len() * 2 + 3);
+    for i in inputs {
+        match i {
+            EwIn::Array(a) => args.push(a.kernel_arg()),
+            EwIn::Value(v) => args.push(KernelArg::Value(v)),
+        }
+    }
+    for o in outputs {
+        args.push(o.kernel_arg());
+    }
+    if layout != KLayout::Contiguous {
+        args.push(KernelArg::Value(&shape_bytes));
+        for s in &stride_bytes {
+            args.push(KernelArg::Value(s));
+        }
+    }
+    args.push(KernelArg::Value(&n_bytes));
+    let config = if cpu {
+        let workers = device.properties().multiprocessor_count.max(1) as usize;
+        let g = (n / 16384).clamp(1, workers * 4);
+        LaunchConfig::new(g as u32, 1)
+    } else {
+        let block = 256u32;
+        let max_grid = device.properties().max_grid_dim[0].max(1) as u64;
+        let blocks = (n as u64).div_ceil(block as u64).min(max_grid).min(65535 * 64);
+        LaunchConfig::new(blocks as u32, block)
+    };
+    stream.launch(&*f, &config, &args)
+}

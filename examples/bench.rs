@@ -1,0 +1,150 @@
+//! Side-by-side benchmark: the workloads of the CuPy (GPU) or NumPy (CPU) anchor scripts, under
+//! the same names, on the default device (`XP_DEVICE` to choose).
+//!
+//! Each workload is warmed up, then timed with the device's events around each repeat; the
+//! median is reported, as a table and as JSON `{workload: ms}` (to the path given as the first
+//! argument, else `$OUT/xp_bench.json` when `OUT` is set). Run it in the same session as the
+//! anchor script so both columns come from one machine.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use xp::array::{call, current_stream, Operand};
+use xp::prelude::*;
+
+fn bench(d: &Arc<dyn DynDevice>, warm: usize, iters: usize, mut f: impl FnMut() -> xp::Result<()>) -> xp::Result<f64> {
+    for _ in 0..warm {
+        f()?;
+    }
+    let s = current_stream(d);
+    s.synchronize()?;
+    let mut ts = Vec::with_capacity(iters);
+    for _ in 0..iters {
+        let a = s.record_event()?;
+        f()?;
+        let b = s.record_event()?;
+        b.synchronize()?;
+        ts.push(a.elapsed_ms(&*b)? as f64);
+    }
+    ts.sort_by(|a, b| a.total_cmp(b));
+    Ok(ts[ts.len() / 2])
+}
+
+fn random(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 24) as f32
+        })
+        .collect()
+}
+
+struct Report(BTreeMap<String, f64>);
+
+impl Report {
+    fn rep(&mut self, name: &str, ms: f64, extra: String) {
+        println!("{name:40} {ms:10.4} ms  {extra}");
+        self.0.insert(name.to_string(), ms);
+    }
+}
+
+fn run() -> xp::Result<()> {
+    let d = default_device()?;
+    let gpu = d.backend_name() != "cpu";
+    println!("xp bench on {} ({})", d.label(), d.properties().name);
+    let mut r = Report(BTreeMap::new());
+    xp::with_device(&d, || -> xp::Result<()> {
+        let (n, warm, iters) = if gpu { (1usize << 28, 3, 20) } else { (1usize << 24, 1, 7) };
+        let a = Array::from_slice(&random(n, 1), &[n])?;
+        let b = Array::from_slice(&random(n, 2), &[n])?;
+        let out = xp::empty(&[n], DType::F32)?;
+        let gb = |bytes: usize, ms: f64| format!("{:.1} GB/s", bytes as f64 / ms / 1e6);
+        let nb = n * 4;
+        let (copy, add, sq, sin, sum) = if gpu {
+            ("copy 1GiB f32 (d2d)", "add f32 N=2^28", "x**2+2*y f32 N=2^28 (3 kernels)", "", "sum f32 N=2^28")
+        } else {
+            ("copy f32 2^24", "add f32 2^24", "x**2+2*y f32 2^24", "sin f32 2^24", "sum f32 2^24")
+        };
+        let ms = bench(&d, warm, iters, || a.copy_into(&out))?;
+        r.rep(copy, ms, gb(2 * nb, ms));
+        let ms =
+            bench(&d, warm, iters, || call("add", &[Operand::Array(&a), Operand::Array(&b)], Some(&out)).map(|_| ()))?;
+        r.rep(add, ms, gb(3 * nb, ms));
+        let ms = bench(&d, warm, iters, || a.pow(2)?.add(&b.mul_scalar(2)?).map(|_| ()))?;
+        r.rep(sq, ms, gb(3 * nb, ms));
+        if !gpu {
+            let ms = bench(&d, warm, iters, || a.sin().map(|_| ()))?;
+            r.rep(sin, ms, gb(2 * nb, ms));
+        }
+        let ms = bench(&d, warm, iters, || a.sum(None, false).map(|_| ()))?;
+        r.rep(sum, ms, gb(nb, ms));
+        if gpu {
+            let ms = bench(&d, warm, iters, || a.max(None, false).map(|_| ()))?;
+            r.rep("max f32 N=2^28", ms, gb(nb, ms));
+        }
+        let side = if gpu { 16384 } else { 4096 };
+        let m = a.slice(&[SliceArg::range(0, (side * side) as isize, 1)])?.reshape(&[side as isize, side as isize])?;
+        let mb = side * side * 4;
+        let names = if gpu {
+            ["mean axis0 16384^2 f32", "mean axis1 16384^2 f32", "std axis1 16384^2 f32", "transpose copy 16384^2 f32"]
+        } else {
+            ["mean axis0 4096^2", "", "std axis1 4096^2", "transpose copy 4096^2"]
+        };
+        let ms = bench(&d, warm, iters, || m.mean(Some(&[0]), false).map(|_| ()))?;
+        r.rep(names[0], ms, gb(mb, ms));
+        if gpu {
+            let ms = bench(&d, warm, iters, || m.mean(Some(&[1]), false).map(|_| ()))?;
+            r.rep(names[1], ms, gb(mb, ms));
+        }
+        let ms = bench(&d, warm, iters, || m.std(Some(&[1]), 0, false).map(|_| ()))?;
+        r.rep(names[2], ms, gb(mb, ms));
+        let ms = bench(&d, warm, iters, || m.t().copy().map(|_| ()))?;
+        r.rep(names[3], ms, gb(2 * mb, ms));
+        let cn = if gpu { 1usize << 26 } else { 1 << 24 };
+        let c = a.slice(&[SliceArg::range(0, cn as isize, 1)])?;
+        let ms = bench(&d, warm, iters, || c.cumsum(None).map(|_| ()))?;
+        r.rep(if gpu { "cumsum f32 2^26" } else { "cumsum f32 2^24" }, ms, gb(2 * cn * 4, ms));
+        Ok(())
+    })?;
+    // Host time per op on 1,000 elements, allocation included.
+    xp::with_device(&d, || -> xp::Result<()> {
+        let sm = xp::arange(0, 1000, 1, Some(DType::F32))?;
+        let s = current_stream(&d);
+        for _ in 0..100 {
+            let _ = sm.add(&sm)?;
+        }
+        s.synchronize()?;
+        let reps = 2000;
+        let t0 = std::time::Instant::now();
+        for _ in 0..reps {
+            let _ = sm.add(&sm)?;
+        }
+        s.synchronize()?;
+        let us = t0.elapsed().as_secs_f64() / reps as f64 * 1e6;
+        println!("per-op overhead small add: {us:.2} us");
+        r.0.insert("small add 1000 (host-timed per op, us)".into(), us);
+        Ok(())
+    })?;
+    let json =
+        format!("{{\n{}\n}}\n", r.0.iter().map(|(k, v)| format!(" \"{k}\": {v}")).collect::<Vec<_>>().join(",\n"));
+    let path = std::env::args().nth(1).or_else(|| std::env::var("OUT").ok().map(|o| format!("{o}/xp_bench.json")));
+    if let Some(p) = path {
+        std::fs::write(&p, json).map_err(|e| Error::io(format!("writing {p}"), e))?;
+        println!("wrote {p}");
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.to_string().lines().next().unwrap_or("unknown error"));
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Kernels of advanced indexing: gather (`take`), scatter (`put`), compaction (boolean masks)
+//! and `nonzero`. They move elements without looking at them, so one kernel per element size
+//! (1, 2, 4, 8, 16 bytes) serves every dtype. Indices are int64; an index out of range sets
+//! an error flag that the caller reads back (NumPy raises `IndexError`; indices never wrap).
+
+use std::fmt::Write;
+
+use crate::elementwise::Rendered;
+
+/// Element sizes the kernels exist for.
+pub const ELEMENT_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
+
+fn word(bytes: usize) -> &'static str {
+    match bytes {
+        1 => "xp::u8",
+        2 => "xp::u16",
+        4 => "xp::u32",
+        8 => "xp::u64",
+        _ => "xp::c128",
+    }
+}
+
+/// `out[o, j, r] = x[o, idx[j], r]` over a C-contiguous `x` seen as (outer, axis_len, inner).
+///
+/// Parameters: `const T* x, const xp::i64* idx, T* out, xp::i64 n_idx, xp::i64 axis_len,
+/// xp::i64 inner, xp::i64 n, int* err`.
+pub fn gather(bytes: usize) -> Rendered {
+    let t = word(bytes);
+    let name = format!("xp_gather_{bytes}");
+    let mut c = String::new();
+    let _ = writeln!(
+        c,
+        "extern \"C\" __global__ void {name}(const {t}* __restrict__ x, const xp::i64* __restrict__ idx, {t}* __restrict__ out, xp::i64 n_idx, xp::i64 axis_len, xp::i64 inner, xp::i64 n, int* err) {{"
+    );
+    c.push_str(
+        "  XP_FOR_EACH(xp::i64, i, n) {
+    const xp::i64 r = i % inner;
+    const xp::i64 t = i / inner;
+    const xp::i64 j = t % n_idx;
+    const xp::i64 o = t / n_idx;
+    xp::i64 k = idx[j];
+    if (k < 0) k += axis_len;
+    if (k < 0 || k >= axis_len) { *err = 1; continue; }
+    out[i] = x[(o * axis_len + k) * inner + r];
+  }
+}
+",
+    );
+    Rendered { name, code: c }
+}
+
+/// `a[idx[i]] = v[i % nv]` over a C-contiguous `a` of `len` elements.
+///
+/// Parameters: `T* a, const xp::i64* idx, const T* v, xp::i64 n_idx, xp::i64 nv,
+/// xp::i64 len, int* err`.
+pub fn scatter(bytes: usize) -> Rendered {
+    let t = word(bytes);
+    let name = format!("xp_scatter_{bytes}");
+    let mut c = String::new();
+    let _ = writeln!(
+        c,
+        "extern \"C\" __global__ void {name}({t}* a, const xp::i64* __restrict__ idx, const {t}* __restrict__ v, xp::i64 n_idx, xp::i64 nv, xp::i64 len, int* err) {{"
+    );
+    c.push_str(
+        "  XP_FOR_EACH(xp::i64, i, n_idx) {
+    xp::i64 k = idx[i];
+    if (k < 0) k += len;
+    if (k < 0 || k >= len) { *err = 1; continue; }
+    a[k] = v[i % nv];
+  }
+}
+",
+    );
+    Rendered { name, code: c }
+}
+
+/// `out[pos[i] - 1] = x[i]` where `mask[i]`, `pos` the inclusive running count of the mask.
+///
+/// Parameters: `const T* x, const bool* mask, const xp::i64* pos, T* out, xp::i64 n`.
+pub fn compact(bytes: usize) -> Rendered {
+    let t = word(bytes);
+    let name = format!("xp_compact_{bytes}");
+    let mut c = String::new();
+    let _ = writeln!(
+        c,
+        "extern \"C\" __global__ void {name}(const {t}* __restrict__ x, const bool* __restrict__ mask, const xp::i64* __restrict__ pos, {t}* __restrict__ out, xp::i64 n) {{"
+    );
+    c.push_str(
+        "  XP_FOR_EACH(xp::i64, i, n) {
+    if (mask[i]) out[pos[i] - 1] = x[i];
+  }
+}
+",
+    );
+    Rendered { name, code: c }
+}
+
+/// The coordinates of the set elements of a C-contiguous bool array of `shape`: dimension
+/// `d` of the `p`-th set element goes to `out[d * count + p]`.
+///
+/// Parameters: `const bool* mask, const xp::i64* pos, xp::i64* out, xp::Shape shape,
+/// xp::i64 n, xp::i64 count`.
+pub fn nonzero() -> Rendered {
+    let name = "xp_nonzero".to_string();
+    let code = format!(
+        "extern \"C\" __global__ void {name}(const bool* __restrict__ mask, const xp::i64* __restrict__ pos, xp::i64* __restrict__ out, xp::Shape shape, xp::i64 n, xp::i64 count) {{
+  XP_FOR_EACH(xp::i64, i, n) {{
+    if (!mask[i]) continue;
+    const xp::i64 p = pos[i] - 1;
+    xp::i64 r = i;
+    for (int d = (int)shape.ndim - 1; d >= 0; --d) {{
+      out[d * count + p] = r % shape.dims[d];
+      r /= shape.dims[d];
+    }}
+  }}
+}}
+"
+    );
+    Rendered { name, code }
+}
+
+/// A copy of a 2-d view whose rows are strided (a transpose) into a C-contiguous
+/// `rows`×`cols` output, tile by tile, so both sides stay in cache (CPU: 64×64 tiles, a
+/// contiguous range of tiles per thread) or coalesced (GPU: 32×32 tiles through shared
+/// memory, blocks of 32×8 threads, grid of (⌈cols/32⌉, ⌈rows/32⌉)).
+///
+/// Parameters: `const T* in, T* out, xp::i64 rows, xp::i64 cols, xp::i64 s0, xp::i64 s1`
+/// (`in[i*s0 + j*s1]` is element (i, j)).
+pub fn transpose_copy(bytes: usize, gpu: bool) -> Rendered {
+    let t = word(bytes);
+    let name = format!("xp_tcopy_{}_{bytes}", if gpu { "gpu" } else { "cpu" });
+    let head = format!(
+        "extern \"C\" __global__ void {name}(const {t}* __restrict__ in, {t}* __restrict__ out, xp::i64 rows, xp::i64 cols, xp::i64 s0, xp::i64 s1) {{\n"
+    );
+    let body = if gpu {
+        format!(
+            "  __shared__ {t} tile[32][33];
+  const xp::i64 bi = (xp::i64)blockIdx.y * 32, bj = (xp::i64)blockIdx.x * 32;
+  for (int k = threadIdx.y; k < 32; k += 8) {{
+    const xp::i64 i = bi + threadIdx.x, j = bj + k;
+    if (i < rows && j < cols) tile[k][threadIdx.x] = in[i * s0 + j * s1];
+  }}
+  __syncthreads();
+  for (int k = threadIdx.y; k < 32; k += 8) {{
+    const xp::i64 i = bi + k, j = bj + threadIdx.x;
+    if (i < rows && j < cols) out[i * cols + j] = tile[threadIdx.x][k];
+  }}
+}}
+"
+        )
+    } else {
+        "  const xp::i64 tb = 64;
+  const xp::i64 tr = (rows + tb - 1) / tb, tc = (cols + tb - 1) / tb;
+  XP_FOR_EACH(xp::i64, t, tr * tc) {
+    const xp::i64 bi = (t / tc) * tb, bj = (t % tc) * tb;
+    const xp::i64 ie = bi + tb < rows ? bi + tb : rows, je = bj + tb < cols ? bj + tb : cols;
+    for (xp::i64 i = bi; i < ie; ++i)
+      for (xp::i64 j = bj; j < je; ++j) out[i * cols + j] = in[i * s0 + j * s1];
+  }
+}
+"
+        .to_string()
+    };
+    Rendered { name, code: head + &body }
+}
+
+/// The GPU-only kernels of this module (compiled by the cross-vendor check).
+pub fn gpu_only_kernels() -> Vec<Rendered> {
+    ELEMENT_SIZES.iter().map(|&b| transpose_copy(b, true)).collect()
+}
+
+/// Every indexing kernel of the CPU (built ahead of time there; compiled by the cross-vendor
+/// check too).
+pub fn builtin_kernels() -> Vec<Rendered> {
+    let mut out = Vec::new();
+    for b in ELEMENT_SIZES {
+        out.push(gather(b));
+        out.push(scatter(b));
+        out.push(compact(b));
+        out.push(transpose_copy(b, false));
+    }
+    out.push(nonzero());
+    out
+}
