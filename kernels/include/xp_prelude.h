@@ -291,7 +291,7 @@ template <class T> struct complex {
   XP_HD friend complex operator/(complex a, complex b) {
     T abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
     if (abr >= abi) {
-      if (abr == 0 && abi == 0) return complex(a.re / abr, a.im / abi);
+      if (abr == 0 && abi == 0) return complex(a.re / (T)0, a.im / (T)0);
       T rat = b.im / b.re, scl = (T)1 / (b.re + b.im * rat);
       return complex((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
     }
@@ -361,72 +361,514 @@ XP_MATH2(nextafter, nextafterf, nextafter)
 
 XP_DEVICE bool isnan(float x) { return x != x; }
 XP_DEVICE bool isnan(double x) { return x != x; }
+XP_DEVICE bool isnan(f16 x) { return (x.bits & 0x7fffu) > 0x7c00u; }
+XP_DEVICE bool isnan(bf16 x) { return (x.bits & 0x7fffu) > 0x7f80u; }
 XP_DEVICE bool isinf(float x) { return (f32_to_bits(x) & 0x7fffffffu) == 0x7f800000u; }
 XP_DEVICE bool isinf(double x) { return (f64_to_bits(x) & 0x7fffffffffffffffull) == 0x7ff0000000000000ull; }
+XP_DEVICE bool isinf(f16 x) { return (x.bits & 0x7fffu) == 0x7c00u; }
+XP_DEVICE bool isinf(bf16 x) { return (x.bits & 0x7fffu) == 0x7f80u; }
 XP_DEVICE bool isfinite(float x) { return (f32_to_bits(x) & 0x7f800000u) != 0x7f800000u; }
 XP_DEVICE bool isfinite(double x) { return (f64_to_bits(x) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull; }
+XP_DEVICE bool isfinite(f16 x) { return (x.bits & 0x7c00u) != 0x7c00u; }
+XP_DEVICE bool isfinite(bf16 x) { return (x.bits & 0x7f80u) != 0x7f80u; }
 XP_DEVICE bool signbit(float x) { return (f32_to_bits(x) >> 31) != 0; }
 XP_DEVICE bool signbit(double x) { return (f64_to_bits(x) >> 63) != 0; }
+XP_DEVICE bool signbit(f16 x) { return (x.bits >> 15) != 0; }
+XP_DEVICE bool signbit(bf16 x) { return (x.bits >> 15) != 0; }
 XP_DEVICE float inf_f32() { return bits_to_f32(0x7f800000u); }
 XP_DEVICE double inf_f64() { return bits_to_f64(0x7ff0000000000000ull); }
 XP_DEVICE float nan_f32() { return bits_to_f32(0x7fc00000u); }
 XP_DEVICE double nan_f64() { return bits_to_f64(0x7ff8000000000000ull); }
+template <class T> XP_DEVICE T inf_of() { return (T)inf_f64(); }
+template <class T> XP_DEVICE T nan_of() { return (T)nan_f64(); }
 
+template <class T> struct is_complex_t { static constexpr bool value = false; };
+template <class T> struct is_complex_t<complex<T>> { static constexpr bool value = true; };
+// Real floating-point element types (float16 and bfloat16 compute in float).
+template <class T> struct is_float_t { static constexpr bool value = false; };
+template <> struct is_float_t<float> { static constexpr bool value = true; };
+template <> struct is_float_t<double> { static constexpr bool value = true; };
+template <> struct is_float_t<f16> { static constexpr bool value = true; };
+template <> struct is_float_t<bf16> { static constexpr bool value = true; };
+// Integer element types: signedness, width, and the unsigned type their arithmetic wraps in
+// (at least `unsigned int`, so that no operand is promoted to a signed `int`).
+template <class T> struct int_traits {
+  static constexpr bool is_int = false;
+  static constexpr bool is_signed = false;
+};
+#define XP_INT_TRAITS(T, W, S)                          \
+  template <> struct int_traits<T> {                    \
+    static constexpr bool is_int = true;                \
+    static constexpr bool is_signed = S;                \
+    static constexpr unsigned bits = sizeof(T) * 8;     \
+    typedef W wide_unsigned;                            \
+  };
+XP_INT_TRAITS(i8, u32, true)
+XP_INT_TRAITS(i16, u32, true)
+XP_INT_TRAITS(i32, u32, true)
+XP_INT_TRAITS(i64, u64, true)
+XP_INT_TRAITS(u8, u32, false)
+XP_INT_TRAITS(u16, u32, false)
+XP_INT_TRAITS(u32, u32, false)
+XP_INT_TRAITS(u64, u64, false)
+#undef XP_INT_TRAITS
+
+// ---------------------------------------------------------------------------------------------
+// Complex math. complex<float> is computed in double and rounded once, which keeps it within
+// an ulp or two of the C library's complex float functions. Branch cuts follow C99 Annex G
+// (and NumPy): signed zeros choose the side of a cut.
+// ---------------------------------------------------------------------------------------------
 template <class T> XP_DEVICE T real(complex<T> z) { return z.re; }
 template <class T> XP_DEVICE T imag(complex<T> z) { return z.im; }
 template <class T> XP_DEVICE complex<T> conj(complex<T> z) { return complex<T>(z.re, -z.im); }
 template <class T> XP_DEVICE T abs(complex<T> z) { return hypot(z.re, z.im); }
 template <class T> XP_DEVICE T arg(complex<T> z) { return atan2(z.im, z.re); }
-template <class T> XP_DEVICE complex<T> exp(complex<T> z) {
-  T e = exp(z.re);
-  return complex<T>(e * cos(z.im), e * sin(z.im));
-}
-template <class T> XP_DEVICE complex<T> log(complex<T> z) { return complex<T>(log(abs(z)), arg(z)); }
-template <class T> XP_DEVICE complex<T> sqrt(complex<T> z) {
-  T r = abs(z);
-  if (r == 0) return complex<T>(0, z.im);
-  T t = sqrt((r + fabs(z.re)) / 2);
-  if (z.re >= 0) return complex<T>(t, z.im / (2 * t));
-  return complex<T>(fabs(z.im) / (2 * t), copysign(t, z.im));
-}
-template <class T> XP_DEVICE complex<T> sin(complex<T> z) {
-  return complex<T>(sin(z.re) * cosh(z.im), cos(z.re) * sinh(z.im));
-}
-template <class T> XP_DEVICE complex<T> cos(complex<T> z) {
-  return complex<T>(cos(z.re) * cosh(z.im), -sin(z.re) * sinh(z.im));
-}
-template <class T> XP_DEVICE complex<T> tan(complex<T> z) { return sin(z) / cos(z); }
-template <class T> XP_DEVICE complex<T> sinh(complex<T> z) {
-  return complex<T>(sinh(z.re) * cos(z.im), cosh(z.re) * sin(z.im));
-}
-template <class T> XP_DEVICE complex<T> cosh(complex<T> z) {
-  return complex<T>(cosh(z.re) * cos(z.im), sinh(z.re) * sin(z.im));
-}
-template <class T> XP_DEVICE complex<T> tanh(complex<T> z) { return sinh(z) / cosh(z); }
-template <class T> XP_DEVICE complex<T> pow(complex<T> a, complex<T> b) {
-  if (a.re == 0 && a.im == 0) {
-    if (b.re == 0 && b.im == 0) return complex<T>(1, 0);
-    return complex<T>(0, 0);
-  }
-  return exp(b * log(a));
-}
 template <class T> XP_DEVICE bool isnan(complex<T> z) { return isnan(z.re) || isnan(z.im); }
 template <class T> XP_DEVICE bool isinf(complex<T> z) { return isinf(z.re) || isinf(z.im); }
 template <class T> XP_DEVICE bool isfinite(complex<T> z) { return isfinite(z.re) && isfinite(z.im); }
+// i*z and -i*z, exactly (signed zeros included).
+template <class T> XP_DEVICE complex<T> mul_i(complex<T> z) { return complex<T>(-z.im, z.re); }
+template <class T> XP_DEVICE complex<T> mul_neg_i(complex<T> z) { return complex<T>(z.im, -z.re); }
 
-template <class T> struct is_complex_t { static constexpr bool value = false; };
-template <class T> struct is_complex_t<complex<T>> { static constexpr bool value = true; };
+template <class T> XP_DEVICE complex<T> exp(complex<T> z) {
+  if (z.im == 0) return complex<T>(exp(z.re), z.im);
+  if (isinf(z.re) && !isfinite(z.im)) {
+    if (z.re < 0) return complex<T>(0, 0);
+    return complex<T>(z.re, z.im - z.im);
+  }
+  T e = exp(z.re);
+  return complex<T>(e * cos(z.im), e * sin(z.im));
+}
+template <class T> XP_DEVICE complex<T> log(complex<T> z) {
+  T h = abs(z), re;
+  if (h > (T)0.5 && h < (T)2) {
+    // Near the unit circle log(|z|) cancels; log1p(|z|^2 - 1) does not.
+    re = (T)0.5 * log1p((z.re - 1) * (z.re + 1) + z.im * z.im);
+  } else {
+    re = log(h);
+  }
+  return complex<T>(re, arg(z));
+}
+template <class T> XP_DEVICE complex<T> sqrt(complex<T> z) {
+  T a = z.re, b = z.im;
+  if (a == 0 && b == 0) return complex<T>(0, b);
+  if (isinf(b)) return complex<T>(inf_of<T>(), b);
+  if (isnan(a)) return complex<T>(a, nan_of<T>());
+  if (isinf(a)) {
+    if (a < 0) return complex<T>(fabs(b - b), copysign(a, b));
+    return complex<T>(a, copysign(b - b, b));
+  }
+  if (isnan(b)) return complex<T>(b, b);
+  // Scale huge operands so that |a| + |z| cannot overflow.
+  T scale = 1;
+  if (fabs(a) > (T)1e300 || fabs(b) > (T)1e300) {
+    a *= (T)0.25;
+    b *= (T)0.25;
+    scale = 2;
+  }
+  T h = hypot(a, b);
+  if (a >= 0) {
+    T t = sqrt((a + h) * (T)0.5);
+    return complex<T>(t * scale, b / (2 * t) * scale);
+  }
+  T t = sqrt((h - a) * (T)0.5);
+  return complex<T>(fabs(b) / (2 * t) * scale, copysign(t, b) * scale);
+}
+template <class T> XP_DEVICE complex<T> sinh(complex<T> z) {
+  T x = z.re, y = z.im;
+  if (y == 0) return complex<T>(sinh(x), y);
+  if (isfinite(x) && isfinite(y)) return complex<T>(sinh(x) * cos(y), cosh(x) * sin(y));
+  if (x == 0) return complex<T>(x, y - y);
+  if (isinf(x)) {
+    if (!isfinite(y)) return complex<T>(x, y - y);
+    return complex<T>(x * cos(y), inf_of<T>() * sin(y));
+  }
+  return complex<T>(nan_of<T>(), nan_of<T>());
+}
+template <class T> XP_DEVICE complex<T> cosh(complex<T> z) {
+  T x = z.re, y = z.im;
+  if (y == 0) return complex<T>(cosh(x), isnan(x) ? y : copysign((T)0, x) * y);
+  if (isfinite(x) && isfinite(y)) return complex<T>(cosh(x) * cos(y), sinh(x) * sin(y));
+  if (x == 0) return complex<T>(y - y, x);
+  if (isinf(x)) {
+    if (!isfinite(y)) return complex<T>(x * x, x * (y - y));
+    return complex<T>(inf_of<T>() * cos(y), x * sin(y));
+  }
+  return complex<T>(nan_of<T>(), nan_of<T>());
+}
+template <class T> XP_DEVICE complex<T> tanh(complex<T> z) {
+  T x = z.re, y = z.im;
+  if (isinf(x)) return complex<T>(copysign((T)1, x), copysign((T)0, isfinite(y) ? sin(y) * cos(y) : y));
+  if (y == 0) return complex<T>(tanh(x), y);
+  if (!isfinite(y)) return x == 0 ? complex<T>(x, y - y) : complex<T>(y - y, y - y);
+  if (fabs(x) >= 22) {
+    T e = exp(-fabs(x));
+    return complex<T>(copysign((T)1, x), 4 * sin(y) * cos(y) * e * e);
+  }
+  // Kahan's formula: no overflow, no cancellation.
+  T t = tan(y), beta = 1 + t * t, s = sinh(x), rho = sqrt(1 + s * s), den = 1 + beta * s * s;
+  return complex<T>(beta * rho * s / den, t / den);
+}
+template <class T> XP_DEVICE complex<T> sin(complex<T> z) { return mul_neg_i(sinh(mul_i(z))); }
+template <class T> XP_DEVICE complex<T> cos(complex<T> z) { return cosh(mul_i(z)); }
+template <class T> XP_DEVICE complex<T> tan(complex<T> z) { return mul_neg_i(tanh(mul_i(z))); }
+// Kahan's formulas ("Branch cuts for complex elementary functions", 1987): built on sqrt, with
+// no overflow for large |z| and the sign of zero respected on every cut.
+// asinh of a non-finite z: log(2z) to working precision, odd in z.
+template <class T> XP_DEVICE complex<T> asinh_nonfinite(complex<T> z) {
+  if (isnan(z.re) && z.im == 0) return z;
+  complex<T> w = log(complex<T>(fabs(z.re), z.im));
+  return complex<T>(copysign(w.re, z.re), w.im);
+}
+template <class T> XP_DEVICE complex<T> asin(complex<T> z) {
+  if (!isfinite(z)) return mul_neg_i(asinh_nonfinite(mul_i(z)));
+  complex<T> s1 = sqrt(complex<T>(1 - z.re, -z.im)), s2 = sqrt(complex<T>(1 + z.re, z.im));
+  return complex<T>(atan2(z.re, s1.re * s2.re - s1.im * s2.im), asinh(s1.re * s2.im - s1.im * s2.re));
+}
+template <class T> XP_DEVICE complex<T> acos(complex<T> z) {
+  T x = z.re, y = z.im;
+  if (isnan(x)) return isinf(y) ? complex<T>(x, -y) : complex<T>(x, x);
+  if (isnan(y)) return isinf(x) ? complex<T>(y, -inf_of<T>()) : complex<T>(x == 0 ? (T)1.5707963267948966 : y, y);
+  if (isinf(x) || isinf(y)) return complex<T>(atan2(fabs(y), x), -copysign(inf_of<T>(), y));
+  complex<T> s1 = sqrt(complex<T>(1 - z.re, -z.im)), s2 = sqrt(complex<T>(1 + z.re, z.im));
+  return complex<T>(2 * atan2(s1.re, s2.re), asinh(s2.re * s1.im - s2.im * s1.re));
+}
+template <class T> XP_DEVICE complex<T> acosh(complex<T> z) {
+  T x = z.re, y = z.im;
+  if (isnan(x)) return isinf(y) ? complex<T>(inf_of<T>(), x) : complex<T>(x, x);
+  if (isnan(y)) return isinf(x) ? complex<T>(inf_of<T>(), y) : complex<T>(y, y);
+  if (isinf(x) || isinf(y)) return complex<T>(inf_of<T>(), copysign(atan2(fabs(y), x), y));
+  complex<T> s1 = sqrt(complex<T>(z.re - 1, z.im)), s2 = sqrt(complex<T>(z.re + 1, z.im));
+  return complex<T>(asinh(s1.re * s2.re + s1.im * s2.im), 2 * atan2(s1.im, s2.re));
+}
+template <class T> XP_DEVICE complex<T> asinh(complex<T> z) {
+  if (!isfinite(z)) return asinh_nonfinite(z);
+  return mul_neg_i(asin(mul_i(z)));
+}
+template <class T> XP_DEVICE complex<T> atanh(complex<T> z) {
+  T x = z.re, y = z.im, ax = fabs(x);
+  if (isnan(x) || isnan(y)) {
+    if (x == 0) return complex<T>(x, y);
+    if (isinf(y)) return complex<T>(copysign((T)0, x), copysign((T)1.5707963267948966, y));
+    if (isinf(x)) return complex<T>(copysign((T)0, x), y);
+    return complex<T>(nan_of<T>(), nan_of<T>());
+  }
+  if (isinf(x) || isinf(y)) return complex<T>(copysign((T)0, x), copysign((T)1.5707963267948966, y));
+  if (ax > (T)1e150 || fabs(y) > (T)1e150) {
+    // 1/z is atanh(z) - i*pi/2 to working precision here.
+    complex<T> r = complex<T>(1) / z;
+    return complex<T>(r.re, copysign((T)1.5707963267948966, y));
+  }
+  T re = (T)0.25 * log1p(4 * ax / ((1 - ax) * (1 - ax) + y * y));
+  T im = (T)0.5 * atan2(2 * y, (1 - ax) * (1 + ax) - y * y);
+  return complex<T>(copysign(re, x), im);
+}
+template <class T> XP_DEVICE complex<T> atan(complex<T> z) { return mul_neg_i(atanh(mul_i(z))); }
+template <class T> XP_DEVICE complex<T> rint(complex<T> z) { return complex<T>(rint(z.re), rint(z.im)); }
+// C's cpow: exp(b log a), with 0**b as NumPy defines it (see `power` below).
+template <class T> XP_DEVICE complex<T> pow(complex<T> a, complex<T> b) { return exp(b * log(a)); }
+
+// complex<float> through complex<double>.
+#define XP_C64_VIA_C128(name) \
+  XP_DEVICE c64 name(c64 z) { return c64(name(c128(z))); }
+XP_C64_VIA_C128(exp)
+XP_C64_VIA_C128(log)
+XP_C64_VIA_C128(sqrt)
+XP_C64_VIA_C128(sin)
+XP_C64_VIA_C128(cos)
+XP_C64_VIA_C128(tan)
+XP_C64_VIA_C128(sinh)
+XP_C64_VIA_C128(cosh)
+XP_C64_VIA_C128(tanh)
+XP_C64_VIA_C128(asin)
+XP_C64_VIA_C128(acos)
+XP_C64_VIA_C128(atan)
+XP_C64_VIA_C128(asinh)
+XP_C64_VIA_C128(acosh)
+XP_C64_VIA_C128(atanh)
+#undef XP_C64_VIA_C128
+XP_DEVICE c64 pow(c64 a, c64 b) { return c64(pow(c128(a), c128(b))); }
+
+// NumPy's own complex exp2, expm1, log2, log10 and log1p (no C99 counterparts), computed in the
+// operand's precision as NumPy does.
+template <class T> XP_DEVICE complex<T> exp2(complex<T> z) {
+  const T ln2 = (T)0.693147180559945309417232121458176568;
+  return exp(complex<T>(z.re * ln2, z.im * ln2));
+}
+template <class T> XP_DEVICE complex<T> expm1(complex<T> z) {
+  T a = sin(z.im / 2);
+  return complex<T>(expm1(z.re) * cos(z.im) - 2 * a * a, exp(z.re) * sin(z.im));
+}
+template <class T> XP_DEVICE complex<T> log2(complex<T> z) {
+  const T log2e = (T)1.442695040888963407359924681001892137;
+  complex<T> l = log(z);
+  return complex<T>(l.re * log2e, l.im * log2e);
+}
+template <class T> XP_DEVICE complex<T> log10(complex<T> z) {
+  const T log10e = (T)0.434294481903251827651128918916605082;
+  complex<T> l = log(z);
+  return complex<T>(l.re * log10e, l.im * log10e);
+}
+template <class T> XP_DEVICE complex<T> log1p(complex<T> z) {
+  T l = hypot(z.re + 1, z.im);
+  return complex<T>(log(l), atan2(z.im, z.re + 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// NumPy's ufunc semantics, for the built-in ops (`ops.rs`). Integer arithmetic wraps, as
+// NumPy's does: it is done in an unsigned type so that overflow is defined in C++.
+// ---------------------------------------------------------------------------------------------
+template <class T> XP_DEVICE T wrapping_add(T a, T b) {
+  typedef typename int_traits<T>::wide_unsigned U;
+  return (T)((U)a + (U)b);
+}
+template <class T> XP_DEVICE T wrapping_sub(T a, T b) {
+  typedef typename int_traits<T>::wide_unsigned U;
+  return (T)((U)a - (U)b);
+}
+template <class T> XP_DEVICE T wrapping_mul(T a, T b) {
+  typedef typename int_traits<T>::wide_unsigned U;
+  return (T)((U)a * (U)b);
+}
+template <class T> XP_DEVICE T wrapping_neg(T a) {
+  typedef typename int_traits<T>::wide_unsigned U;
+  return (T)((U)0 - (U)a);
+}
+// |a|; the most negative value stays itself.
+template <class T> XP_DEVICE T wrapping_abs(T a) {
+  if constexpr (int_traits<T>::is_signed) {
+    return a < 0 ? wrapping_neg(a) : a;
+  } else {
+    return a;
+  }
+}
+// Python's //: rounds toward minus infinity; x // 0 is 0 and MIN // -1 is MIN.
+template <class T> XP_DEVICE T floor_divide(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (int_traits<T>::is_signed) {
+    if (b == (T)-1) return wrapping_neg(a);
+    T q = (T)(a / b);
+    if (((a > 0) != (b > 0)) && (T)(q * b) != a) --q;
+    return q;
+  } else {
+    return (T)(a / b);
+  }
+}
+// Python's %: the sign of the divisor; x % 0 is 0.
+template <class T> XP_DEVICE T remainder(T a, T b) {
+  if (b == 0) return 0;
+  if constexpr (int_traits<T>::is_signed) {
+    if (b == (T)-1) return 0;
+    T r = (T)(a % b);
+    return (r != 0 && ((a > 0) != (b > 0))) ? (T)(r + b) : r;
+  } else {
+    return (T)(a % b);
+  }
+}
+// NumPy's npy_divmod: floor division and a remainder with the divisor's sign.
+template <class T> XP_DEVICE T float_divmod(T a, T b, T* modulus) {
+  T mod = fmod(a, b);
+  if (!b) {
+    *modulus = mod;
+    return a / b;
+  }
+  T div = (a - mod) / b;
+  if (mod) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= 1;
+    }
+  } else {
+    mod = copysign((T)0, b);
+  }
+  T floordiv;
+  if (div) {
+    floordiv = floor(div);
+    if (div - floordiv > (T)0.5) floordiv += 1;
+  } else {
+    floordiv = copysign((T)0, a / b);
+  }
+  *modulus = mod;
+  return floordiv;
+}
+XP_DEVICE float floor_divide(float a, float b) {
+  float m;
+  return b ? float_divmod(a, b, &m) : a / b;
+}
+XP_DEVICE double floor_divide(double a, double b) {
+  double m;
+  return b ? float_divmod(a, b, &m) : a / b;
+}
+XP_DEVICE f16 floor_divide(f16 a, f16 b) { return f16(floor_divide((float)a, (float)b)); }
+XP_DEVICE bf16 floor_divide(bf16 a, bf16 b) { return bf16(floor_divide((float)a, (float)b)); }
+XP_DEVICE float remainder(float a, float b) {
+  float m = fmod(a, b);
+  if (b) float_divmod(a, b, &m);
+  return m;
+}
+XP_DEVICE double remainder(double a, double b) {
+  double m = fmod(a, b);
+  if (b) float_divmod(a, b, &m);
+  return m;
+}
+XP_DEVICE f16 remainder(f16 a, f16 b) { return f16(remainder((float)a, (float)b)); }
+XP_DEVICE bf16 remainder(bf16 a, bf16 b) { return bf16(remainder((float)a, (float)b)); }
+// a**b by repeated squaring, wrapping. NumPy raises for b < 0; here the result is the exact
+// power truncated toward zero (1 and -1 keep their powers, every other base gives 0).
+template <class T> XP_DEVICE T integer_power(T a, T b) {
+  typedef typename int_traits<T>::wide_unsigned U;
+  if constexpr (int_traits<T>::is_signed) {
+    if (b < 0) return a == 1 ? (T)1 : (a == -1 ? (T)((b & 1) ? -1 : 1) : (T)0);
+  }
+  U r = 1, p = (U)a;
+  for (U e = (U)b; e != 0; e >>= 1) {
+    if (e & 1) r *= p;
+    p *= p;
+  }
+  return (T)r;
+}
+// NumPy's complex power: small integer exponents by repeated multiplication, 0**b as NumPy.
+template <class T> XP_DEVICE complex<T> complex_power(complex<T> a, complex<T> b) {
+  if (b.re == 0 && b.im == 0) return complex<T>(1, 0);
+  if (a.re == 0 && a.im == 0) {
+    if (b.re > 0) return complex<T>(0, 0);
+    return complex<T>(nan_of<T>(), nan_of<T>());
+  }
+  if (b.im == 0 && b.re > -100 && b.re < 100 && (T)(long long)b.re == b.re) {
+    long long n = (long long)b.re;
+    if (n == 1) return a;
+    if (n == 2) return a * a;
+    if (n == 3) return a * a * a;
+    complex<T> r(1, 0), p = a;
+    long long m = n < 0 ? -n : n;
+    for (long long mask = 1;; mask <<= 1) {
+      if (m & mask) r = r * p;
+      if (m < (mask << 1)) break;
+      p = p * p;
+    }
+    return n < 0 ? complex<T>(1, 0) / r : r;
+  }
+  return pow(a, b);
+}
+// NumPy's shifts: a count of the width or more (or negative) shifts every bit out.
+template <class T> XP_DEVICE T left_shift(T a, T b) {
+  typedef typename int_traits<T>::wide_unsigned U;
+  if ((unsigned long long)b >= int_traits<T>::bits) return 0;
+  return (T)((U)a << b);
+}
+template <class T> XP_DEVICE T right_shift(T a, T b) {
+  if ((unsigned long long)b >= int_traits<T>::bits) {
+    if constexpr (int_traits<T>::is_signed) return a < 0 ? (T)-1 : (T)0;
+    return 0;
+  }
+  return (T)(a >> b);
+}
+// sign: -1, 0 or 1; NaN stays NaN and -0.0 gives 0.0.
+template <class T> XP_DEVICE T sign(T x) {
+  if constexpr (int_traits<T>::is_int && !int_traits<T>::is_signed) {
+    return x > 0 ? (T)1 : (T)0;
+  } else {
+    return x > (T)0 ? (T)1 : (x < (T)0 ? (T)-1 : (x == (T)0 ? (T)0 : x));
+  }
+}
+// NumPy 2's complex sign: z / |z|, with infinities and NaN as NumPy.
+template <class T> XP_DEVICE complex<T> sign(complex<T> z) {
+  T h = hypot(z.re, z.im);
+  if (isnan(h)) return complex<T>(nan_of<T>(), nan_of<T>());
+  if (isinf(h)) {
+    if (isinf(z.re)) {
+      if (isinf(z.im)) return complex<T>(nan_of<T>(), nan_of<T>());
+      return complex<T>(z.re > 0 ? 1 : -1, 0);
+    }
+    return complex<T>(0, z.im > 0 ? 1 : -1);
+  }
+  if (h == 0) return complex<T>(0, 0);
+  return complex<T>(z.re / h, z.im / h);
+}
+// C's integer 1/x as NumPy computes it (through double): 0 for |x| > 1; for x == 0 the x86
+// conversion of infinity, which is the minimum of int32 and int64 and 0 for other widths.
+template <class T> XP_DEVICE T integer_reciprocal(T x) {
+  if (x == 1) return 1;
+  if constexpr (int_traits<T>::is_signed) {
+    if (x == -1) return (T)-1;
+    if (x == 0 && int_traits<T>::bits >= 32) return (T)((typename int_traits<T>::wide_unsigned)1 << (int_traits<T>::bits - 1));
+  }
+  return 0;
+}
+// NumPy's complex reciprocal (Smith's division of 1 by z).
+template <class T> XP_DEVICE complex<T> reciprocal(complex<T> z) {
+  if (fabs(z.im) <= fabs(z.re)) {
+    T r = z.im / z.re, d = z.re + z.im * r;
+    return complex<T>(1 / d, -r / d);
+  }
+  T r = z.re / z.im, d = z.re * r + z.im;
+  return complex<T>(r / d, -1 / d);
+}
+// NumPy's ordering of complex numbers: lexicographic, and false when an imaginary part is NaN
+// while the real parts differ.
+template <class T> XP_DEVICE bool complex_lt(complex<T> a, complex<T> b) {
+  return (a.re < b.re && !isnan(a.im) && !isnan(b.im)) || (a.re == b.re && a.im < b.im);
+}
+template <class T> XP_DEVICE bool complex_le(complex<T> a, complex<T> b) {
+  return (a.re < b.re && !isnan(a.im) && !isnan(b.im)) || (a.re == b.re && a.im <= b.im);
+}
+template <class T> XP_DEVICE bool complex_gt(complex<T> a, complex<T> b) { return complex_lt(b, a); }
+template <class T> XP_DEVICE bool complex_ge(complex<T> a, complex<T> b) { return complex_le(b, a); }
+// maximum/minimum propagate NaN; fmax/fmin return the other operand.
+template <class T> XP_DEVICE complex<T> maximum(complex<T> a, complex<T> b) { return isnan(a) || complex_ge(a, b) ? a : b; }
+template <class T> XP_DEVICE complex<T> minimum(complex<T> a, complex<T> b) { return isnan(a) || complex_le(a, b) ? a : b; }
+template <class T> XP_DEVICE complex<T> fmax(complex<T> a, complex<T> b) { return isnan(b) || complex_ge(a, b) ? a : b; }
+template <class T> XP_DEVICE complex<T> fmin(complex<T> a, complex<T> b) { return isnan(b) || complex_le(a, b) ? a : b; }
+// NumPy's clip: min(max(x, lo), hi), where a NaN in any operand gives NaN.
+template <class T> XP_DEVICE T clip(T x, T lo, T hi) {
+  if constexpr (is_complex_t<T>::value) {
+    T m = isnan(x) || complex_gt(x, lo) ? x : lo;
+    return isnan(m) || complex_lt(m, hi) ? m : hi;
+  } else if constexpr (is_float_t<T>::value) {
+    T m = isnan(x) ? x : (x > lo ? x : lo);
+    return isnan(m) ? m : (m < hi ? m : hi);
+  } else {
+    T m = x > lo ? x : lo;
+    return m < hi ? m : hi;
+  }
+}
 
 // Conversion between any two element types, as NumPy's astype: complex to real keeps the real
-// part, anything to bool tests against zero.
+// part, anything to bool tests against zero (NaN is true), and real to complex has a zero
+// imaginary part.
+//
+// Float to integer is the same on every backend (C++ leaves out-of-range conversions
+// undefined): truncate toward zero; NaN gives 0; a value within the int64 range converts to
+// int64 and then wraps to the target's width, so -4.7 to uint8 is 252, as NumPy gives on x86;
+// beyond the int64 range it saturates to int64 first (1e20 to int64 is INT64_MAX, to int32 -1);
+// to uint64, values in [2^63, 2^64) convert exactly and larger ones saturate to UINT64_MAX.
+// float16 and bfloat16 convert through float.
+template <class To> XP_DEVICE To float_to_int(double v) {
+  if (v != v) return (To)0;
+  if constexpr (is_same<To, u64>::value) {
+    if (v >= 18446744073709551616.0) return ~0ull;
+    if (v >= 9223372036854775808.0) return (u64)v;
+  }
+  i64 t;
+  if (v >= 9223372036854775808.0) {
+    t = (i64)0x7fffffffffffffffll;
+  } else if (v <= -9223372036854775808.0) {
+    t = (i64)(-0x7fffffffffffffffll - 1);
+  } else {
+    t = (i64)v;
+  }
+  return (To)t;
+}
 template <class To, class From> XP_DEVICE To cast(From v) {
   if constexpr (is_same<To, From>::value) {
     return v;
   } else if constexpr (is_same<To, bool>::value) {
     if constexpr (is_complex_t<From>::value) {
       return v.re != 0 || v.im != 0;
-    } else {
+    } else if constexpr (is_float_t<From>::value) {
       return (float)v != 0.0f || (double)v != 0.0;
+    } else {
+      return v != 0;
     }
   } else if constexpr (is_complex_t<To>::value) {
     if constexpr (is_complex_t<From>::value) {
@@ -436,6 +878,12 @@ template <class To, class From> XP_DEVICE To cast(From v) {
     }
   } else if constexpr (is_complex_t<From>::value) {
     return cast<To>(v.re);
+  } else if constexpr (int_traits<To>::is_int && is_float_t<From>::value) {
+    if constexpr (is_same<From, double>::value) {
+      return float_to_int<To>(v);
+    } else {
+      return float_to_int<To>((double)(float)v);
+    }
   } else {
     return (To)v;
   }
@@ -483,3 +931,43 @@ template <class I> XP_DEVICE I offset_of(I i, const Shape& shape, const Strides&
 #endif
 
 #endif  // XP_PRELUDE_H
+
+// =============================================================================================
+// Warp shuffles for reductions and scans (kernels/src/reduce.rs, kernels/src/scan.rs).
+// `xp::shfl_down(v, delta, width)` and `xp::shfl_up(v, delta, width)` move a value of any
+// trivially copyable type between the lanes of a warp (32 lanes on CUDA, 64 or 32 on HIP), one
+// 32-bit word at a time. Every lane of the warp must call them. GPU only: CPU kernels run a
+// block's threads one after another and never exchange registers.
+// =============================================================================================
+#if defined(XP_GPU) && !defined(XP_PRELUDE_SHUFFLES)
+#define XP_PRELUDE_SHUFFLES 1
+#if defined(XP_CUDA)
+#define XP_SHFL_DOWN_I32(v, d, w) __shfl_down_sync(0xffffffffu, (v), (d), (w))
+#define XP_SHFL_UP_I32(v, d, w) __shfl_up_sync(0xffffffffu, (v), (d), (w))
+#else
+#define XP_SHFL_DOWN_I32(v, d, w) __shfl_down((v), (d), (w))
+#define XP_SHFL_UP_I32(v, d, w) __shfl_up((v), (d), (w))
+#endif
+namespace xp {
+// A block-wide barrier for generated GPU code paths; kernels whose CPU path has no barrier
+// call this instead of naming `__syncthreads` (whose presence in a kernel's source makes the
+// CPU backend run it as fibers).
+XP_DEVICE void gpu_block_sync() { __syncthreads(); }
+template <class T> union shfl_box {
+  T t;
+  int w[(sizeof(T) + 3) / 4];
+};
+template <class T> XP_DEVICE T shfl_down(const T& v, unsigned delta, int width) {
+  shfl_box<T> a, b;
+  a.t = v;
+  for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) b.w[k] = XP_SHFL_DOWN_I32(a.w[k], delta, width);
+  return b.t;
+}
+template <class T> XP_DEVICE T shfl_up(const T& v, unsigned delta, int width) {
+  shfl_box<T> a, b;
+  a.t = v;
+  for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) b.w[k] = XP_SHFL_UP_I32(a.w[k], delta, width);
+  return b.t;
+}
+}  // namespace xp
+#endif  // shuffles

@@ -1,6 +1,16 @@
 //! Ops as data: a name, type loops, a C expression and a preamble, from which
 //! [`crate::elementwise`] writes kernels.
 //!
+//! Every NumPy ufunc xp implements is here, with NumPy 2's type loops in NumPy's order (the
+//! array layer picks the first loop the operands cast to safely, as NumPy does). NumPy's `q`/`Q`
+//! loops are `l`/`L` here; its `g`, `G`, `O`, `m` and `M` loops have no counterpart; every `e`
+//! (float16) loop is followed by a bfloat16 `E` loop with the same body. A dtype combination
+//! without a loop is an error, as NumPy raises `TypeError`. The semantics are NumPy's — integer
+//! arithmetic wraps, `//` and `%` follow Python's signs, shifts past the width shift everything
+//! out, NaN propagation as each ufunc documents — through helpers in the prelude (`xp::floor_divide`,
+//! `xp::integer_power`, `xp::complex_lt`…). float16 and bfloat16 loops compute in float32 and round
+//! once.
+//!
 //! A type loop is written as NumPy writes ufunc loops, `"ff->f"`: one character per input, an
 //! arrow, one per output. Characters: `?` bool, `b` int8, `h` int16, `i` int32, `l` int64,
 //! `B` uint8, `H` uint16, `I` uint32, `L` uint64, `e` float16, `E` bfloat16, `f` float32,
@@ -91,6 +101,10 @@ const fn l(sig: &'static str) -> TypeLoop {
     TypeLoop { sig, body: None }
 }
 
+const fn b(sig: &'static str, body: &'static str) -> TypeLoop {
+    TypeLoop { sig, body: Some(body) }
+}
+
 /// `out0 = in0` for every dtype: copies and (with differing storage types) casts.
 pub const COPY: ElementwiseOp = ElementwiseOp {
     name: "copy",
@@ -117,20 +131,20 @@ pub const COPY: ElementwiseOp = ElementwiseOp {
     preamble: "",
 };
 
-/// Addition.
+/// Addition; integers wrap, booleans give `or`.
 pub const ADD: ElementwiseOp = ElementwiseOp {
     name: "add",
     nin: 2,
     nout: 1,
     loops: &[
-        TypeLoop { sig: "??->?", body: Some("out0 = in0 || in1;") },
+        b("??->?", "out0 = in0 || in1;"),
         l("bb->b"),
         l("BB->B"),
         l("hh->h"),
         l("HH->H"),
-        l("ii->i"),
+        b("ii->i", "out0 = xp::wrapping_add(in0, in1);"),
         l("II->I"),
-        l("ll->l"),
+        b("ll->l", "out0 = xp::wrapping_add(in0, in1);"),
         l("LL->L"),
         l("ee->e"),
         l("EE->E"),
@@ -143,20 +157,45 @@ pub const ADD: ElementwiseOp = ElementwiseOp {
     preamble: "",
 };
 
-/// Multiplication.
+/// Subtraction; integers wrap.
+pub const SUBTRACT: ElementwiseOp = ElementwiseOp {
+    name: "subtract",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("bb->b"),
+        l("BB->B"),
+        l("hh->h"),
+        l("HH->H"),
+        b("ii->i", "out0 = xp::wrapping_sub(in0, in1);"),
+        l("II->I"),
+        b("ll->l", "out0 = xp::wrapping_sub(in0, in1);"),
+        l("LL->L"),
+        l("ee->e"),
+        l("EE->E"),
+        l("ff->f"),
+        l("dd->d"),
+        l("FF->F"),
+        l("DD->D"),
+    ],
+    body: "out0 = in0 - in1;",
+    preamble: "",
+};
+
+/// Multiplication; integers wrap, booleans give `and`.
 pub const MULTIPLY: ElementwiseOp = ElementwiseOp {
     name: "multiply",
     nin: 2,
     nout: 1,
     loops: &[
-        TypeLoop { sig: "??->?", body: Some("out0 = in0 && in1;") },
+        b("??->?", "out0 = in0 && in1;"),
         l("bb->b"),
         l("BB->B"),
         l("hh->h"),
-        l("HH->H"),
-        l("ii->i"),
+        b("HH->H", "out0 = xp::wrapping_mul(in0, in1);"),
+        b("ii->i", "out0 = xp::wrapping_mul(in0, in1);"),
         l("II->I"),
-        l("ll->l"),
+        b("ll->l", "out0 = xp::wrapping_mul(in0, in1);"),
         l("LL->L"),
         l("ee->e"),
         l("EE->E"),
@@ -169,5 +208,1273 @@ pub const MULTIPLY: ElementwiseOp = ElementwiseOp {
     preamble: "",
 };
 
-/// The ops of the foundation; the array crate adds the rest of NumPy's ufuncs.
-pub const ALL: &[&ElementwiseOp] = &[&COPY, &ADD, &MULTIPLY];
+/// Division (`/`); integer operands are computed in float64 by type resolution.
+pub const TRUE_DIVIDE: ElementwiseOp = ElementwiseOp {
+    name: "true_divide",
+    nin: 2,
+    nout: 1,
+    loops: &[l("ee->e"), l("EE->E"), l("ff->f"), l("dd->d"), l("FF->F"), l("DD->D")],
+    body: "out0 = in0 / in1;",
+    preamble: "",
+};
+
+/// Floor division (`//`), as Python: integers round toward minus infinity and give 0 for
+/// a zero divisor; floats as NumPy's `npy_divmod`.
+pub const FLOOR_DIVIDE: ElementwiseOp = ElementwiseOp {
+    name: "floor_divide",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("bb->b"),
+        l("BB->B"),
+        l("hh->h"),
+        l("HH->H"),
+        l("ii->i"),
+        l("II->I"),
+        l("ll->l"),
+        l("LL->L"),
+        l("ee->e"),
+        l("EE->E"),
+        l("ff->f"),
+        l("dd->d"),
+    ],
+    body: "out0 = xp::floor_divide(in0, in1);",
+    preamble: "",
+};
+
+/// Remainder (`%`) with the sign of the divisor, as Python; integers give 0 for a zero divisor.
+pub const REMAINDER: ElementwiseOp = ElementwiseOp {
+    name: "remainder",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("bb->b"),
+        l("BB->B"),
+        l("hh->h"),
+        l("HH->H"),
+        l("ii->i"),
+        l("II->I"),
+        l("ll->l"),
+        l("LL->L"),
+        l("ee->e"),
+        l("EE->E"),
+        l("ff->f"),
+        l("dd->d"),
+    ],
+    body: "out0 = xp::remainder(in0, in1);",
+    preamble: "",
+};
+
+/// Power (`**`): integers by repeated squaring (wrapping), complex numbers as NumPy.
+pub const POWER: ElementwiseOp = ElementwiseOp {
+    name: "power",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        b("bb->b", "out0 = xp::integer_power(in0, in1);"),
+        b("BB->B", "out0 = xp::integer_power(in0, in1);"),
+        b("hh->h", "out0 = xp::integer_power(in0, in1);"),
+        b("HH->H", "out0 = xp::integer_power(in0, in1);"),
+        b("ii->i", "out0 = xp::integer_power(in0, in1);"),
+        b("II->I", "out0 = xp::integer_power(in0, in1);"),
+        b("ll->l", "out0 = xp::integer_power(in0, in1);"),
+        b("LL->L", "out0 = xp::integer_power(in0, in1);"),
+        l("ee->e"),
+        l("EE->E"),
+        l("ff->f"),
+        l("dd->d"),
+        b("FF->F", "out0 = xp::complex_power(in0, in1);"),
+        b("DD->D", "out0 = xp::complex_power(in0, in1);"),
+    ],
+    body: "out0 = xp::pow(in0, in1);",
+    preamble: "",
+};
+
+/// The larger element; NaN propagates. Ties return the second operand for float32 and float64 and
+/// the first for float16 (as NumPy, which matters for signed zeros).
+pub const MAXIMUM: ElementwiseOp = ElementwiseOp {
+    name: "maximum",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        b("??->?", "out0 = in0 || in1;"),
+        l("bb->b"),
+        l("BB->B"),
+        l("hh->h"),
+        l("HH->H"),
+        l("ii->i"),
+        l("II->I"),
+        l("ll->l"),
+        l("LL->L"),
+        b("ee->e", "out0 = (in0 >= in1 || xp::isnan(in0)) ? in0 : in1;"),
+        b("EE->E", "out0 = (in0 >= in1 || xp::isnan(in0)) ? in0 : in1;"),
+        b("ff->f", "out0 = (in0 > in1 || xp::isnan(in0)) ? in0 : in1;"),
+        b("dd->d", "out0 = (in0 > in1 || xp::isnan(in0)) ? in0 : in1;"),
+        b("FF->F", "out0 = xp::maximum(in0, in1);"),
+        b("DD->D", "out0 = xp::maximum(in0, in1);"),
+    ],
+    body: "out0 = in0 > in1 ? in0 : in1;",
+    preamble: "",
+};
+
+/// The smaller element; NaN propagates (ties as [`MAXIMUM`]).
+pub const MINIMUM: ElementwiseOp = ElementwiseOp {
+    name: "minimum",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        b("??->?", "out0 = in0 && in1;"),
+        l("bb->b"),
+        l("BB->B"),
+        l("hh->h"),
+        l("HH->H"),
+        l("ii->i"),
+        l("II->I"),
+        l("ll->l"),
+        l("LL->L"),
+        b("ee->e", "out0 = (in0 <= in1 || xp::isnan(in0)) ? in0 : in1;"),
+        b("EE->E", "out0 = (in0 <= in1 || xp::isnan(in0)) ? in0 : in1;"),
+        b("ff->f", "out0 = (in0 < in1 || xp::isnan(in0)) ? in0 : in1;"),
+        b("dd->d", "out0 = (in0 < in1 || xp::isnan(in0)) ? in0 : in1;"),
+        b("FF->F", "out0 = xp::minimum(in0, in1);"),
+        b("DD->D", "out0 = xp::minimum(in0, in1);"),
+    ],
+    body: "out0 = in0 < in1 ? in0 : in1;",
+    preamble: "",
+};
+
+/// The larger element, ignoring NaN (NaN only when both are NaN).
+pub const FMAX: ElementwiseOp = ElementwiseOp {
+    name: "fmax",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        b("??->?", "out0 = in0 || in1;"),
+        l("bb->b"),
+        l("BB->B"),
+        l("hh->h"),
+        l("HH->H"),
+        l("ii->i"),
+        l("II->I"),
+        l("ll->l"),
+        l("LL->L"),
+        b("ee->e", "out0 = (in0 >= in1 || xp::isnan(in1)) ? in0 : in1;"),
+        b("EE->E", "out0 = (in0 >= in1 || xp::isnan(in1)) ? in0 : in1;"),
+        b("ff->f", "out0 = (in0 >= in1 || xp::isnan(in1)) ? in0 : in1;"),
+        b("dd->d", "out0 = (in0 >= in1 || xp::isnan(in1)) ? in0 : in1;"),
+        b("FF->F", "out0 = xp::fmax(in0, in1);"),
+        b("DD->D", "out0 = xp::fmax(in0, in1);"),
+    ],
+    body: "out0 = in0 > in1 ? in0 : in1;",
+    preamble: "",
+};
+
+/// The smaller element, ignoring NaN (NaN only when both are NaN).
+pub const FMIN: ElementwiseOp = ElementwiseOp {
+    name: "fmin",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        b("??->?", "out0 = in0 && in1;"),
+        l("bb->b"),
+        l("BB->B"),
+        l("hh->h"),
+        l("HH->H"),
+        l("ii->i"),
+        l("II->I"),
+        l("ll->l"),
+        l("LL->L"),
+        b("ee->e", "out0 = (in0 <= in1 || xp::isnan(in1)) ? in0 : in1;"),
+        b("EE->E", "out0 = (in0 <= in1 || xp::isnan(in1)) ? in0 : in1;"),
+        b("ff->f", "out0 = (in0 <= in1 || xp::isnan(in1)) ? in0 : in1;"),
+        b("dd->d", "out0 = (in0 <= in1 || xp::isnan(in1)) ? in0 : in1;"),
+        b("FF->F", "out0 = xp::fmin(in0, in1);"),
+        b("DD->D", "out0 = xp::fmin(in0, in1);"),
+    ],
+    body: "out0 = in0 < in1 ? in0 : in1;",
+    preamble: "",
+};
+
+/// `==`. int64 against uint64 compares exactly.
+pub const EQUAL: ElementwiseOp = ElementwiseOp {
+    name: "equal",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->?"),
+        l("BB->?"),
+        l("hh->?"),
+        l("HH->?"),
+        l("ii->?"),
+        l("II->?"),
+        l("ll->?"),
+        l("LL->?"),
+        b("lL->?", "out0 = in0 >= 0 && (xp::u64)in0 == in1;"),
+        b("Ll->?", "out0 = in1 >= 0 && in0 == (xp::u64)in1;"),
+        l("ee->?"),
+        l("EE->?"),
+        l("ff->?"),
+        l("dd->?"),
+        l("FF->?"),
+        l("DD->?"),
+    ],
+    body: "out0 = in0 == in1;",
+    preamble: "",
+};
+
+/// `!=`. int64 against uint64 compares exactly.
+pub const NOT_EQUAL: ElementwiseOp = ElementwiseOp {
+    name: "not_equal",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->?"),
+        l("BB->?"),
+        l("hh->?"),
+        l("HH->?"),
+        l("ii->?"),
+        l("II->?"),
+        l("ll->?"),
+        l("LL->?"),
+        b("lL->?", "out0 = in0 < 0 || (xp::u64)in0 != in1;"),
+        b("Ll->?", "out0 = in1 < 0 || in0 != (xp::u64)in1;"),
+        l("ee->?"),
+        l("EE->?"),
+        l("ff->?"),
+        l("dd->?"),
+        l("FF->?"),
+        l("DD->?"),
+    ],
+    body: "out0 = in0 != in1;",
+    preamble: "",
+};
+
+/// `<`; complex numbers compare lexicographically, as NumPy. int64 against uint64 compares exactly.
+pub const LESS: ElementwiseOp = ElementwiseOp {
+    name: "less",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->?"),
+        l("BB->?"),
+        l("hh->?"),
+        l("HH->?"),
+        l("ii->?"),
+        l("II->?"),
+        l("ll->?"),
+        l("LL->?"),
+        b("lL->?", "out0 = in0 < 0 || (xp::u64)in0 < in1;"),
+        b("Ll->?", "out0 = in1 >= 0 && in0 < (xp::u64)in1;"),
+        l("ee->?"),
+        l("EE->?"),
+        l("ff->?"),
+        l("dd->?"),
+        b("FF->?", "out0 = xp::complex_lt(in0, in1);"),
+        b("DD->?", "out0 = xp::complex_lt(in0, in1);"),
+    ],
+    body: "out0 = in0 < in1;",
+    preamble: "",
+};
+
+/// `<=`; complex numbers compare lexicographically. int64 against uint64 compares exactly.
+pub const LESS_EQUAL: ElementwiseOp = ElementwiseOp {
+    name: "less_equal",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->?"),
+        l("BB->?"),
+        l("hh->?"),
+        l("HH->?"),
+        l("ii->?"),
+        l("II->?"),
+        l("ll->?"),
+        l("LL->?"),
+        b("lL->?", "out0 = in0 < 0 || (xp::u64)in0 <= in1;"),
+        b("Ll->?", "out0 = in1 >= 0 && in0 <= (xp::u64)in1;"),
+        l("ee->?"),
+        l("EE->?"),
+        l("ff->?"),
+        l("dd->?"),
+        b("FF->?", "out0 = xp::complex_le(in0, in1);"),
+        b("DD->?", "out0 = xp::complex_le(in0, in1);"),
+    ],
+    body: "out0 = in0 <= in1;",
+    preamble: "",
+};
+
+/// `>`; complex numbers compare lexicographically. int64 against uint64 compares exactly.
+pub const GREATER: ElementwiseOp = ElementwiseOp {
+    name: "greater",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->?"),
+        l("BB->?"),
+        l("hh->?"),
+        l("HH->?"),
+        l("ii->?"),
+        l("II->?"),
+        l("ll->?"),
+        l("LL->?"),
+        b("lL->?", "out0 = in0 >= 0 && (xp::u64)in0 > in1;"),
+        b("Ll->?", "out0 = in1 < 0 || in0 > (xp::u64)in1;"),
+        l("ee->?"),
+        l("EE->?"),
+        l("ff->?"),
+        l("dd->?"),
+        b("FF->?", "out0 = xp::complex_gt(in0, in1);"),
+        b("DD->?", "out0 = xp::complex_gt(in0, in1);"),
+    ],
+    body: "out0 = in0 > in1;",
+    preamble: "",
+};
+
+/// `>=`; complex numbers compare lexicographically. int64 against uint64 compares exactly.
+pub const GREATER_EQUAL: ElementwiseOp = ElementwiseOp {
+    name: "greater_equal",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->?"),
+        l("BB->?"),
+        l("hh->?"),
+        l("HH->?"),
+        l("ii->?"),
+        l("II->?"),
+        l("ll->?"),
+        l("LL->?"),
+        b("lL->?", "out0 = in0 >= 0 && (xp::u64)in0 >= in1;"),
+        b("Ll->?", "out0 = in1 < 0 || in0 >= (xp::u64)in1;"),
+        l("ee->?"),
+        l("EE->?"),
+        l("ff->?"),
+        l("dd->?"),
+        b("FF->?", "out0 = xp::complex_ge(in0, in1);"),
+        b("DD->?", "out0 = xp::complex_ge(in0, in1);"),
+    ],
+    body: "out0 = in0 >= in1;",
+    preamble: "",
+};
+
+/// Both nonzero.
+pub const LOGICAL_AND: ElementwiseOp = ElementwiseOp {
+    name: "logical_and",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->?"),
+        l("BB->?"),
+        l("hh->?"),
+        l("HH->?"),
+        l("ii->?"),
+        l("II->?"),
+        l("ll->?"),
+        l("LL->?"),
+        l("ee->?"),
+        l("EE->?"),
+        l("ff->?"),
+        l("dd->?"),
+        l("FF->?"),
+        l("DD->?"),
+    ],
+    body: "out0 = xp::cast<bool>(in0) && xp::cast<bool>(in1);",
+    preamble: "",
+};
+
+/// Either nonzero.
+pub const LOGICAL_OR: ElementwiseOp = ElementwiseOp {
+    name: "logical_or",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->?"),
+        l("BB->?"),
+        l("hh->?"),
+        l("HH->?"),
+        l("ii->?"),
+        l("II->?"),
+        l("ll->?"),
+        l("LL->?"),
+        l("ee->?"),
+        l("EE->?"),
+        l("ff->?"),
+        l("dd->?"),
+        l("FF->?"),
+        l("DD->?"),
+    ],
+    body: "out0 = xp::cast<bool>(in0) || xp::cast<bool>(in1);",
+    preamble: "",
+};
+
+/// Exactly one nonzero.
+pub const LOGICAL_XOR: ElementwiseOp = ElementwiseOp {
+    name: "logical_xor",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->?"),
+        l("BB->?"),
+        l("hh->?"),
+        l("HH->?"),
+        l("ii->?"),
+        l("II->?"),
+        l("ll->?"),
+        l("LL->?"),
+        l("ee->?"),
+        l("EE->?"),
+        l("ff->?"),
+        l("dd->?"),
+        l("FF->?"),
+        l("DD->?"),
+    ],
+    body: "out0 = xp::cast<bool>(in0) != xp::cast<bool>(in1);",
+    preamble: "",
+};
+
+/// `&` on booleans and integers.
+pub const BITWISE_AND: ElementwiseOp = ElementwiseOp {
+    name: "bitwise_and",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->b"),
+        l("BB->B"),
+        l("hh->h"),
+        l("HH->H"),
+        l("ii->i"),
+        l("II->I"),
+        l("ll->l"),
+        l("LL->L"),
+    ],
+    body: "out0 = in0 & in1;",
+    preamble: "",
+};
+
+/// `|` on booleans and integers.
+pub const BITWISE_OR: ElementwiseOp = ElementwiseOp {
+    name: "bitwise_or",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->b"),
+        l("BB->B"),
+        l("hh->h"),
+        l("HH->H"),
+        l("ii->i"),
+        l("II->I"),
+        l("ll->l"),
+        l("LL->L"),
+    ],
+    body: "out0 = in0 | in1;",
+    preamble: "",
+};
+
+/// `^` on booleans and integers.
+pub const BITWISE_XOR: ElementwiseOp = ElementwiseOp {
+    name: "bitwise_xor",
+    nin: 2,
+    nout: 1,
+    loops: &[
+        l("??->?"),
+        l("bb->b"),
+        l("BB->B"),
+        l("hh->h"),
+        l("HH->H"),
+        l("ii->i"),
+        l("II->I"),
+        l("ll->l"),
+        l("LL->L"),
+    ],
+    body: "out0 = in0 ^ in1;",
+    preamble: "",
+};
+
+/// `<<`; a count of the bit width or more gives 0, as NumPy.
+pub const LEFT_SHIFT: ElementwiseOp = ElementwiseOp {
+    name: "left_shift",
+    nin: 2,
+    nout: 1,
+    loops: &[l("bb->b"), l("BB->B"), l("hh->h"), l("HH->H"), l("ii->i"), l("II->I"), l("ll->l"), l("LL->L")],
+    body: "out0 = xp::left_shift(in0, in1);",
+    preamble: "",
+};
+
+/// `>>` (arithmetic for signed types); a count of the bit width or more gives 0, or -1 for a
+/// negative signed operand, as NumPy.
+pub const RIGHT_SHIFT: ElementwiseOp = ElementwiseOp {
+    name: "right_shift",
+    nin: 2,
+    nout: 1,
+    loops: &[l("bb->b"), l("BB->B"), l("hh->h"), l("HH->H"), l("ii->i"), l("II->I"), l("ll->l"), l("LL->L")],
+    body: "out0 = xp::right_shift(in0, in1);",
+    preamble: "",
+};
+
+/// atan2(in0, in1).
+pub const ARCTAN2: ElementwiseOp = ElementwiseOp {
+    name: "arctan2",
+    nin: 2,
+    nout: 1,
+    loops: &[l("ee->e"), l("EE->E"), l("ff->f"), l("dd->d")],
+    body: "out0 = xp::atan2(in0, in1);",
+    preamble: "",
+};
+
+/// sqrt(in0² + in1²) without overflow.
+pub const HYPOT: ElementwiseOp = ElementwiseOp {
+    name: "hypot",
+    nin: 2,
+    nout: 1,
+    loops: &[l("ee->e"), l("EE->E"), l("ff->f"), l("dd->d")],
+    body: "out0 = xp::hypot(in0, in1);",
+    preamble: "",
+};
+
+/// The magnitude of in0 with the sign of in1.
+pub const COPYSIGN: ElementwiseOp = ElementwiseOp {
+    name: "copysign",
+    nin: 2,
+    nout: 1,
+    loops: &[l("ee->e"), l("EE->E"), l("ff->f"), l("dd->d")],
+    body: "out0 = xp::copysign(in0, in1);",
+    preamble: "",
+};
+
+/// `-x`; integers wrap.
+pub const NEGATIVE: ElementwiseOp = ElementwiseOp {
+    name: "negative",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        l("b->b"),
+        l("B->B"),
+        l("h->h"),
+        l("H->H"),
+        b("i->i", "out0 = xp::wrapping_neg(in0);"),
+        l("I->I"),
+        b("l->l", "out0 = xp::wrapping_neg(in0);"),
+        l("L->L"),
+        l("e->e"),
+        l("E->E"),
+        l("f->f"),
+        l("d->d"),
+        l("F->F"),
+        l("D->D"),
+    ],
+    body: "out0 = -in0;",
+    preamble: "",
+};
+
+/// `+x`.
+pub const POSITIVE: ElementwiseOp = ElementwiseOp {
+    name: "positive",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        l("b->b"),
+        l("B->B"),
+        l("h->h"),
+        l("H->H"),
+        l("i->i"),
+        l("I->I"),
+        l("l->l"),
+        l("L->L"),
+        l("e->e"),
+        l("E->E"),
+        l("f->f"),
+        l("d->d"),
+        l("F->F"),
+        l("D->D"),
+    ],
+    body: "out0 = in0;",
+    preamble: "",
+};
+
+/// |x|; the most negative integer stays itself; complex gives its real dtype.
+pub const ABSOLUTE: ElementwiseOp = ElementwiseOp {
+    name: "absolute",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        b("?->?", "out0 = in0;"),
+        l("b->b"),
+        l("B->B"),
+        l("h->h"),
+        l("H->H"),
+        l("i->i"),
+        l("I->I"),
+        l("l->l"),
+        l("L->L"),
+        b("e->e", "out0 = xp::fabs(in0);"),
+        b("E->E", "out0 = xp::fabs(in0);"),
+        b("f->f", "out0 = xp::fabs(in0);"),
+        b("d->d", "out0 = xp::fabs(in0);"),
+        b("F->f", "out0 = xp::abs(in0);"),
+        b("D->d", "out0 = xp::abs(in0);"),
+    ],
+    body: "out0 = xp::wrapping_abs(in0);",
+    preamble: "",
+};
+
+/// -1, 0 or 1 (NaN for NaN); for complex numbers NumPy 2's z/|z|.
+pub const SIGN: ElementwiseOp = ElementwiseOp {
+    name: "sign",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        l("b->b"),
+        l("B->B"),
+        l("h->h"),
+        l("H->H"),
+        l("i->i"),
+        l("I->I"),
+        l("l->l"),
+        l("L->L"),
+        l("e->e"),
+        l("E->E"),
+        l("f->f"),
+        l("d->d"),
+        l("F->F"),
+        l("D->D"),
+    ],
+    body: "out0 = xp::sign(in0);",
+    preamble: "",
+};
+
+/// x²; integers wrap.
+pub const SQUARE: ElementwiseOp = ElementwiseOp {
+    name: "square",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        l("b->b"),
+        l("B->B"),
+        l("h->h"),
+        b("H->H", "out0 = xp::wrapping_mul(in0, in0);"),
+        b("i->i", "out0 = xp::wrapping_mul(in0, in0);"),
+        l("I->I"),
+        b("l->l", "out0 = xp::wrapping_mul(in0, in0);"),
+        l("L->L"),
+        l("e->e"),
+        l("E->E"),
+        l("f->f"),
+        l("d->d"),
+        l("F->F"),
+        l("D->D"),
+    ],
+    body: "out0 = in0 * in0;",
+    preamble: "",
+};
+
+/// floor(x); booleans and integers are returned unchanged.
+pub const FLOOR: ElementwiseOp = ElementwiseOp {
+    name: "floor",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        b("?->?", "out0 = in0;"),
+        b("b->b", "out0 = in0;"),
+        b("B->B", "out0 = in0;"),
+        b("h->h", "out0 = in0;"),
+        b("H->H", "out0 = in0;"),
+        b("i->i", "out0 = in0;"),
+        b("I->I", "out0 = in0;"),
+        b("l->l", "out0 = in0;"),
+        b("L->L", "out0 = in0;"),
+        l("e->e"),
+        l("E->E"),
+        l("f->f"),
+        l("d->d"),
+    ],
+    body: "out0 = xp::floor(in0);",
+    preamble: "",
+};
+
+/// ceil(x); booleans and integers are returned unchanged.
+pub const CEIL: ElementwiseOp = ElementwiseOp {
+    name: "ceil",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        b("?->?", "out0 = in0;"),
+        b("b->b", "out0 = in0;"),
+        b("B->B", "out0 = in0;"),
+        b("h->h", "out0 = in0;"),
+        b("H->H", "out0 = in0;"),
+        b("i->i", "out0 = in0;"),
+        b("I->I", "out0 = in0;"),
+        b("l->l", "out0 = in0;"),
+        b("L->L", "out0 = in0;"),
+        l("e->e"),
+        l("E->E"),
+        l("f->f"),
+        l("d->d"),
+    ],
+    body: "out0 = xp::ceil(in0);",
+    preamble: "",
+};
+
+/// trunc(x); booleans and integers are returned unchanged.
+pub const TRUNC: ElementwiseOp = ElementwiseOp {
+    name: "trunc",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        b("?->?", "out0 = in0;"),
+        b("b->b", "out0 = in0;"),
+        b("B->B", "out0 = in0;"),
+        b("h->h", "out0 = in0;"),
+        b("H->H", "out0 = in0;"),
+        b("i->i", "out0 = in0;"),
+        b("I->I", "out0 = in0;"),
+        b("l->l", "out0 = in0;"),
+        b("L->L", "out0 = in0;"),
+        l("e->e"),
+        l("E->E"),
+        l("f->f"),
+        l("d->d"),
+    ],
+    body: "out0 = xp::trunc(in0);",
+    preamble: "",
+};
+
+/// Round to the nearest integer, halves to even (complex: each part).
+pub const RINT: ElementwiseOp = ElementwiseOp {
+    name: "rint",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::rint(in0);",
+    preamble: "",
+};
+
+/// Zero.
+pub const LOGICAL_NOT: ElementwiseOp = ElementwiseOp {
+    name: "logical_not",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        l("?->?"),
+        l("b->?"),
+        l("B->?"),
+        l("h->?"),
+        l("H->?"),
+        l("i->?"),
+        l("I->?"),
+        l("l->?"),
+        l("L->?"),
+        l("e->?"),
+        l("E->?"),
+        l("f->?"),
+        l("d->?"),
+        l("F->?"),
+        l("D->?"),
+    ],
+    body: "out0 = !xp::cast<bool>(in0);",
+    preamble: "",
+};
+
+/// `~x` on integers, `!x` on booleans.
+pub const INVERT: ElementwiseOp = ElementwiseOp {
+    name: "invert",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        b("?->?", "out0 = !in0;"),
+        l("b->b"),
+        l("B->B"),
+        l("h->h"),
+        l("H->H"),
+        l("i->i"),
+        l("I->I"),
+        l("l->l"),
+        l("L->L"),
+    ],
+    body: "out0 = ~in0;",
+    preamble: "",
+};
+
+/// Is NaN (for complex: either part).
+pub const ISNAN: ElementwiseOp = ElementwiseOp {
+    name: "isnan",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        b("?->?", "(void)in0; out0 = false;"),
+        b("b->?", "(void)in0; out0 = false;"),
+        b("B->?", "(void)in0; out0 = false;"),
+        b("h->?", "(void)in0; out0 = false;"),
+        b("H->?", "(void)in0; out0 = false;"),
+        b("i->?", "(void)in0; out0 = false;"),
+        b("I->?", "(void)in0; out0 = false;"),
+        b("l->?", "(void)in0; out0 = false;"),
+        b("L->?", "(void)in0; out0 = false;"),
+        l("e->?"),
+        l("E->?"),
+        l("f->?"),
+        l("d->?"),
+        l("F->?"),
+        l("D->?"),
+    ],
+    body: "out0 = xp::isnan(in0);",
+    preamble: "",
+};
+
+/// Is infinite (for complex: either part).
+pub const ISINF: ElementwiseOp = ElementwiseOp {
+    name: "isinf",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        b("?->?", "(void)in0; out0 = false;"),
+        b("b->?", "(void)in0; out0 = false;"),
+        b("B->?", "(void)in0; out0 = false;"),
+        b("h->?", "(void)in0; out0 = false;"),
+        b("H->?", "(void)in0; out0 = false;"),
+        b("i->?", "(void)in0; out0 = false;"),
+        b("I->?", "(void)in0; out0 = false;"),
+        b("l->?", "(void)in0; out0 = false;"),
+        b("L->?", "(void)in0; out0 = false;"),
+        l("e->?"),
+        l("E->?"),
+        l("f->?"),
+        l("d->?"),
+        l("F->?"),
+        l("D->?"),
+    ],
+    body: "out0 = xp::isinf(in0);",
+    preamble: "",
+};
+
+/// Is neither infinite nor NaN (for complex: both parts).
+pub const ISFINITE: ElementwiseOp = ElementwiseOp {
+    name: "isfinite",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        b("?->?", "(void)in0; out0 = true;"),
+        b("b->?", "(void)in0; out0 = true;"),
+        b("B->?", "(void)in0; out0 = true;"),
+        b("h->?", "(void)in0; out0 = true;"),
+        b("H->?", "(void)in0; out0 = true;"),
+        b("i->?", "(void)in0; out0 = true;"),
+        b("I->?", "(void)in0; out0 = true;"),
+        b("l->?", "(void)in0; out0 = true;"),
+        b("L->?", "(void)in0; out0 = true;"),
+        l("e->?"),
+        l("E->?"),
+        l("f->?"),
+        l("d->?"),
+        l("F->?"),
+        l("D->?"),
+    ],
+    body: "out0 = xp::isfinite(in0);",
+    preamble: "",
+};
+
+/// The sign bit is set (also for -0.0 and negative NaN).
+pub const SIGNBIT: ElementwiseOp = ElementwiseOp {
+    name: "signbit",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->?"), l("E->?"), l("f->?"), l("d->?")],
+    body: "out0 = xp::signbit(in0);",
+    preamble: "",
+};
+
+/// The complex conjugate; real numbers are returned unchanged.
+pub const CONJUGATE: ElementwiseOp = ElementwiseOp {
+    name: "conjugate",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        l("b->b"),
+        l("B->B"),
+        l("h->h"),
+        l("H->H"),
+        l("i->i"),
+        l("I->I"),
+        l("l->l"),
+        l("L->L"),
+        l("e->e"),
+        l("E->E"),
+        l("f->f"),
+        l("d->d"),
+        b("F->F", "out0 = xp::conj(in0);"),
+        b("D->D", "out0 = xp::conj(in0);"),
+    ],
+    body: "out0 = in0;",
+    preamble: "",
+};
+
+/// The square root (complex: principal branch).
+pub const SQRT: ElementwiseOp = ElementwiseOp {
+    name: "sqrt",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::sqrt(in0);",
+    preamble: "",
+};
+
+/// The cube root.
+pub const CBRT: ElementwiseOp = ElementwiseOp {
+    name: "cbrt",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d")],
+    body: "out0 = xp::cbrt(in0);",
+    preamble: "",
+};
+
+/// e^x.
+pub const EXP: ElementwiseOp = ElementwiseOp {
+    name: "exp",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::exp(in0);",
+    preamble: "",
+};
+
+/// 2^x.
+pub const EXP2: ElementwiseOp = ElementwiseOp {
+    name: "exp2",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::exp2(in0);",
+    preamble: "",
+};
+
+/// e^x - 1, accurate near 0.
+pub const EXPM1: ElementwiseOp = ElementwiseOp {
+    name: "expm1",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::expm1(in0);",
+    preamble: "",
+};
+
+/// The natural logarithm (complex: principal branch).
+pub const LOG: ElementwiseOp = ElementwiseOp {
+    name: "log",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::log(in0);",
+    preamble: "",
+};
+
+/// The base-2 logarithm.
+pub const LOG2: ElementwiseOp = ElementwiseOp {
+    name: "log2",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::log2(in0);",
+    preamble: "",
+};
+
+/// The base-10 logarithm.
+pub const LOG10: ElementwiseOp = ElementwiseOp {
+    name: "log10",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::log10(in0);",
+    preamble: "",
+};
+
+/// log(1 + x), accurate near 0.
+pub const LOG1P: ElementwiseOp = ElementwiseOp {
+    name: "log1p",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::log1p(in0);",
+    preamble: "",
+};
+
+/// The sine.
+pub const SIN: ElementwiseOp = ElementwiseOp {
+    name: "sin",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::sin(in0);",
+    preamble: "",
+};
+
+/// The cosine.
+pub const COS: ElementwiseOp = ElementwiseOp {
+    name: "cos",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::cos(in0);",
+    preamble: "",
+};
+
+/// The tangent.
+pub const TAN: ElementwiseOp = ElementwiseOp {
+    name: "tan",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::tan(in0);",
+    preamble: "",
+};
+
+/// The inverse sine (complex: branch cuts as C99 `casin`).
+pub const ARCSIN: ElementwiseOp = ElementwiseOp {
+    name: "arcsin",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::asin(in0);",
+    preamble: "",
+};
+
+/// The inverse cosine (complex: branch cuts as C99 `cacos`).
+pub const ARCCOS: ElementwiseOp = ElementwiseOp {
+    name: "arccos",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::acos(in0);",
+    preamble: "",
+};
+
+/// The inverse tangent (complex: branch cuts as C99 `catan`).
+pub const ARCTAN: ElementwiseOp = ElementwiseOp {
+    name: "arctan",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::atan(in0);",
+    preamble: "",
+};
+
+/// The hyperbolic sine.
+pub const SINH: ElementwiseOp = ElementwiseOp {
+    name: "sinh",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::sinh(in0);",
+    preamble: "",
+};
+
+/// The hyperbolic cosine.
+pub const COSH: ElementwiseOp = ElementwiseOp {
+    name: "cosh",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::cosh(in0);",
+    preamble: "",
+};
+
+/// The hyperbolic tangent.
+pub const TANH: ElementwiseOp = ElementwiseOp {
+    name: "tanh",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::tanh(in0);",
+    preamble: "",
+};
+
+/// The inverse hyperbolic sine.
+pub const ARCSINH: ElementwiseOp = ElementwiseOp {
+    name: "arcsinh",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::asinh(in0);",
+    preamble: "",
+};
+
+/// The inverse hyperbolic cosine.
+pub const ARCCOSH: ElementwiseOp = ElementwiseOp {
+    name: "arccosh",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::acosh(in0);",
+    preamble: "",
+};
+
+/// The inverse hyperbolic tangent.
+pub const ARCTANH: ElementwiseOp = ElementwiseOp {
+    name: "arctanh",
+    nin: 1,
+    nout: 1,
+    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    body: "out0 = xp::atanh(in0);",
+    preamble: "",
+};
+
+/// 1/x; for integers C's integer division as NumPy computes it (0 for |x| > 1).
+pub const RECIPROCAL: ElementwiseOp = ElementwiseOp {
+    name: "reciprocal",
+    nin: 1,
+    nout: 1,
+    loops: &[
+        b("b->b", "out0 = xp::integer_reciprocal(in0);"),
+        b("B->B", "out0 = xp::integer_reciprocal(in0);"),
+        b("h->h", "out0 = xp::integer_reciprocal(in0);"),
+        b("H->H", "out0 = xp::integer_reciprocal(in0);"),
+        b("i->i", "out0 = xp::integer_reciprocal(in0);"),
+        b("I->I", "out0 = xp::integer_reciprocal(in0);"),
+        b("l->l", "out0 = xp::integer_reciprocal(in0);"),
+        b("L->L", "out0 = xp::integer_reciprocal(in0);"),
+        l("e->e"),
+        l("E->E"),
+        l("f->f"),
+        l("d->d"),
+        b("F->F", "out0 = xp::reciprocal(in0);"),
+        b("D->D", "out0 = xp::reciprocal(in0);"),
+    ],
+    body: "out0 = 1.0f / in0;",
+    preamble: "",
+};
+
+/// `clip(x, lo, hi)`: min(max(x, lo), hi), where NaN in any operand gives NaN (as NumPy).
+pub const CLIP: ElementwiseOp = ElementwiseOp {
+    name: "clip",
+    nin: 3,
+    nout: 1,
+    loops: &[
+        l("???->?"),
+        l("bbb->b"),
+        l("BBB->B"),
+        l("hhh->h"),
+        l("HHH->H"),
+        l("iii->i"),
+        l("III->I"),
+        l("lll->l"),
+        l("LLL->L"),
+        l("eee->e"),
+        l("EEE->E"),
+        l("fff->f"),
+        l("ddd->d"),
+        l("FFF->F"),
+        l("DDD->D"),
+    ],
+    body: "out0 = xp::clip(in0, in1, in2);",
+    preamble: "",
+};
+
+/// `where(cond, x, y)`: x where cond is true, else y.
+pub const WHERE: ElementwiseOp = ElementwiseOp {
+    name: "where",
+    nin: 3,
+    nout: 1,
+    loops: &[
+        l("???->?"),
+        l("?bb->b"),
+        l("?BB->B"),
+        l("?hh->h"),
+        l("?HH->H"),
+        l("?ii->i"),
+        l("?II->I"),
+        l("?ll->l"),
+        l("?LL->L"),
+        l("?ee->e"),
+        l("?EE->E"),
+        l("?ff->f"),
+        l("?dd->d"),
+        l("?FF->F"),
+        l("?DD->D"),
+    ],
+    body: "out0 = in0 ? in1 : in2;",
+    preamble: "",
+};
+
+/// Every op, `copy` first.
+pub const ALL: &[&ElementwiseOp] = &[
+    &COPY,
+    &ADD,
+    &SUBTRACT,
+    &MULTIPLY,
+    &TRUE_DIVIDE,
+    &FLOOR_DIVIDE,
+    &REMAINDER,
+    &POWER,
+    &MAXIMUM,
+    &MINIMUM,
+    &FMAX,
+    &FMIN,
+    &EQUAL,
+    &NOT_EQUAL,
+    &LESS,
+    &LESS_EQUAL,
+    &GREATER,
+    &GREATER_EQUAL,
+    &LOGICAL_AND,
+    &LOGICAL_OR,
+    &LOGICAL_XOR,
+    &BITWISE_AND,
+    &BITWISE_OR,
+    &BITWISE_XOR,
+    &LEFT_SHIFT,
+    &RIGHT_SHIFT,
+    &ARCTAN2,
+    &HYPOT,
+    &COPYSIGN,
+    &NEGATIVE,
+    &POSITIVE,
+    &ABSOLUTE,
+    &SIGN,
+    &SQUARE,
+    &FLOOR,
+    &CEIL,
+    &TRUNC,
+    &RINT,
+    &LOGICAL_NOT,
+    &INVERT,
+    &ISNAN,
+    &ISINF,
+    &ISFINITE,
+    &SIGNBIT,
+    &CONJUGATE,
+    &SQRT,
+    &CBRT,
+    &EXP,
+    &EXP2,
+    &EXPM1,
+    &LOG,
+    &LOG2,
+    &LOG10,
+    &LOG1P,
+    &SIN,
+    &COS,
+    &TAN,
+    &ARCSIN,
+    &ARCCOS,
+    &ARCTAN,
+    &SINH,
+    &COSH,
+    &TANH,
+    &ARCSINH,
+    &ARCCOSH,
+    &ARCTANH,
+    &RECIPROCAL,
+    &CLIP,
+    &WHERE,
+];
