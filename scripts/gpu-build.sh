@@ -19,7 +19,13 @@ for line in sys.stdin:
         shutil.copy(m["executable"], dst)
         print(dst)
 ' "$out"
-cargo build --release --no-default-features --features "$features" --example tour
-mkdir -p "$out/examples" && cp target/release/examples/tour "$out/examples/tour"
+cargo build --release --no-default-features --features "$features" --example tour --example bench
+mkdir -p "$out/examples" && cp target/release/examples/tour target/release/examples/bench "$out/examples/"
+# The public conformance cases and the anchor scripts, to run beside the binaries.
+shared="$(cd .. && pwd)/shared"
+if [ -d "$shared/conformance" ]; then
+  python3 "$shared/conformance/generate.py" "$out/cases" >/dev/null
+  cp "$shared/conformance/check.py" "$shared/bench/cupy_side_by_side.py" "$out/"
+fi
 strip "$out"/* "$out"/examples/* 2>/dev/null || true
 du -sh "$out"

@@ -1,14 +1,47 @@
 #!/usr/bin/env bash
 # Run what scripts/gpu-build.sh built, on a machine with an NVIDIA GPU. Nothing may skip.
+#   scripts/gpu-run.sh            tests, tour, conformance on cuda:0
+#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py (same run)
+#   scripts/gpu-run.sh sanitize   compute-sanitizer memcheck over the GPU tests, pool off
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export XP_REQUIRE_GPU=cuda XP_TOUR_BIN="$PWD/gpu-bin/examples/tour" XP_CACHE_DIR="${XP_CACHE_DIR:-/tmp/xp-kernel-cache}"
+out="${OUT:-/tmp/xp-gpu-out}"
+mkdir -p "$out"
 fail=0
-for t in gpu-bin/*; do
-  [ -f "$t" ] || continue
-  echo "=== $t"
-  "$t" --test-threads=1 2>&1 | tail -25 || fail=1
-done
-echo "=== tour on cuda:0"
-XP_DEVICE=cuda:0 gpu-bin/examples/tour || fail=1
+case "${1:-tests}" in
+tests)
+  for t in gpu-bin/*-test-*; do
+    [ -f "$t" ] || continue
+    case "$t" in *-test-conformance) continue ;; esac
+    echo "=== $t"
+    "$t" --test-threads=1 2>&1 | tail -25 || fail=1
+  done
+  echo "=== tour on cuda:0"
+  XP_DEVICE=cuda:0 gpu-bin/examples/tour || fail=1
+  if [ -d gpu-bin/cases ]; then
+    echo "=== conformance on cuda:0"
+    rm -rf "$out/results" && mkdir -p "$out/results"
+    gpu-bin/*-test-conformance --cases gpu-bin/cases --device cuda:0 --out "$out/results" | tail -15
+    python3 gpu-bin/check.py gpu-bin/cases "$out/results" --show 40 || true
+    python3 gpu-bin/check.py gpu-bin/cases "$out/results" \
+      --groups binary,broadcast,scalar,unary,cast,reduce,view,shape,index,create | tail -3 || fail=1
+  fi
+  ;;
+bench)
+  echo "=== cupy"
+  OUT="$out" python3 gpu-bin/cupy_side_by_side.py 2>&1 | grep -v "^$" | head -40
+  echo "=== xp"
+  XP_DEVICE=cuda:0 gpu-bin/examples/bench "$out/xp_bench.json" || fail=1
+  ;;
+sanitize)
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for t in gpu-bin/xp-backend-cuda-test-gpu gpu-bin/xp-test-*; do
+    [ -f "$t" ] || continue
+    case "$t" in *-test-conformance | *-test-devices) continue ;; esac
+    echo "=== memcheck $t"
+    XP_MEMORY_POOL=off "$san" --tool memcheck --leak-check no --error-exitcode 3 "$t" --test-threads=1 2>&1 | tail -6 || fail=1
+  done
+  ;;
+esac
 exit $fail

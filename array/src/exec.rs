@@ -230,7 +230,9 @@ pub(crate) fn launch_elementwise(
     } else {
         let block = 256u32;
         let max_grid = device.properties().max_grid_dim[0].max(1) as u64;
-        let blocks = (n as u64).div_ceil(block as u64).min(max_grid).min(65535 * 64);
+        // The contiguous layout takes four elements per thread.
+        let work = if layout == KLayout::Contiguous { (n as u64).div_ceil(4) } else { n as u64 };
+        let blocks = work.div_ceil(block as u64).min(max_grid).min(65535 * 64);
         LaunchConfig::new(blocks as u32, block)
     };
     stream.launch(&*f, &config, &args)

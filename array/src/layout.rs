@@ -496,6 +496,6 @@ mod tests {
         let l = Layout::contiguous("t", &[3, 1]).unwrap().broadcast_to("t", &[2, 3, 4]).unwrap();
         assert_eq!(l.strides(), &[0, 1, 0]);
         assert_eq!(checked_size("zeros", &[1 << 40, 1 << 40]).unwrap_err().kind(), "Overflow");
-        assert_eq!(normalize_axes("sum", &[0, -2], 2).unwrap_err().kind(), "Axis");
+        assert!(matches!(normalize_axes("sum", &[0, -2], 2), Err(Error::Axis { .. })));
     }
 }

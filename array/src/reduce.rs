@@ -172,7 +172,17 @@ impl Array {
     }
 
     fn scan(&self, name: &str, axis: Option<isize>) -> Result<Array> {
-        let _ = axis;
-        Err(Error::Unsupported(name.into()))
+        let dev = self.device_arc();
+        let op = xp_kernels::scan::builtin_scan(name, self.dtype())?;
+        let (x, ax) = match axis {
+            None => (self.ravel()?, 0usize),
+            Some(a) => (self.clone(), normalize_axis(name, a, self.ndim())?),
+        };
+        let x = if x.ndim() > 8 { x.copy()? } else { x };
+        let out = Array::empty_on(&dev, x.shape(), op.out_type)?;
+        let plan = xp_kernels::scan::plan_scan(&op, x.shape(), x.strides(), ax, target_of(&dev))?;
+        let scratch = if plan.scratch_bytes > 0 { Some(dev.alloc(plan.scratch_bytes, &current_stream(&dev))?) } else { None };
+        run_launches(&dev, &plan.launches, &x, &out, scratch.as_ref())?;
+        Ok(out)
     }
 }

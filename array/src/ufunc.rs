@@ -80,6 +80,13 @@ fn input_dtypes(op: &str, inputs: &[Operand<'_>]) -> Result<Vec<DType>> {
 
 /// The loop of `op` for input dtypes `dts`.
 fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<&'static TypeLoop> {
+    // NumPy refuses `-` and `sign` on booleans (use `~` / logical_not).
+    if matches!(op.name, "negative" | "sign") && dts.iter().all(|d| *d == DType::Bool) {
+        return Err(Error::DType {
+            op: op.name.into(),
+            reason: "not supported for bool; use logical_not (the `~` operator) instead".into(),
+        });
+    }
     // NumPy divides integers in float64.
     if op.name == "true_divide"
         && dts.iter().all(|d| matches!(d.kind(), DTypeKind::Bool | DTypeKind::Signed | DTypeKind::Unsigned))

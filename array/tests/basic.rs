@@ -62,8 +62,8 @@ fn reductions_match_host_sums() {
         let mean = row.iter().sum::<f64>() / 65.0;
         let var = row.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 64.0;
         assert!((sd[0] as f64 - var.sqrt()).abs() < 1e-4);
-        assert_eq!(a.sum(Some(&[0, 0]), false).unwrap_err().kind(), "Axis");
-        assert_eq!(a.sum(Some(&[2]), false).unwrap_err().kind(), "Axis");
+        assert!(matches!(a.sum(Some(&[0, 0]), false), Err(Error::Axis { .. })));
+        assert!(matches!(a.sum(Some(&[2]), false), Err(Error::Axis { .. })));
         let e = zeros(&[4, 0], DType::F32).unwrap();
         assert_eq!(e.max(Some(&[1]), false).unwrap_err().kind(), "Value");
         assert_eq!(e.sum(Some(&[1]), false).unwrap().to_vec::<f32>().unwrap(), vec![0.0; 4]);

@@ -158,7 +158,8 @@ impl Error {
             Error::ShapeMismatch { .. } => "ShapeMismatch",
             Error::DeviceMismatch { .. } => "DeviceMismatch",
             Error::Index { .. } => "Index",
-            Error::Axis { .. } => "Axis",
+            // NumPy's AxisError is a ValueError: code that catches one catches both.
+            Error::Axis { .. } => "Value",
             Error::Overflow { .. } => "Overflow",
             Error::Value { .. } => "Value",
             Error::Unsupported(_) => "Unsupported",

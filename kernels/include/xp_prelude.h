@@ -270,6 +270,10 @@ struct bf16 {
 };
 
 // Complex numbers.
+// Fused multiply-add of one rounding, for float and double, on every backend.
+XP_HD float xp_fma(float a, float b, float c) { return ::fmaf(a, b, c); }
+XP_HD double xp_fma(double a, double b, double c) { return ::fma(a, b, c); }
+
 template <class T> struct complex {
   typedef T value_type;
   T re, im;
@@ -284,8 +288,10 @@ template <class T> struct complex {
   XP_HD friend complex operator+(complex a, complex b) { return complex(a.re + b.re, a.im + b.im); }
   XP_HD friend complex operator-(complex a, complex b) { return complex(a.re - b.re, a.im - b.im); }
   XP_HD friend complex operator-(complex a) { return complex(-a.re, -a.im); }
+  // One rounding fewer per part, as NumPy's SIMD loops: re = fma(ar, br, -(ai·bi)),
+  // im = fma(ar, bi, ai·br). The same bits on every backend and as NumPy on x86-64.
   XP_HD friend complex operator*(complex a, complex b) {
-    return complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+    return complex(xp_fma(a.re, b.re, -(a.im * b.im)), xp_fma(a.re, b.im, a.im * b.re));
   }
   // Smith's algorithm: no overflow for large operands.
   XP_HD friend complex operator/(complex a, complex b) {
@@ -566,7 +572,11 @@ template <class T> XP_DEVICE complex<T> atanh(complex<T> z) {
 template <class T> XP_DEVICE complex<T> atan(complex<T> z) { return mul_neg_i(atanh(mul_i(z))); }
 template <class T> XP_DEVICE complex<T> rint(complex<T> z) { return complex<T>(rint(z.re), rint(z.im)); }
 // C's cpow: exp(b log a), with 0**b as NumPy defines it (see `power` below).
-template <class T> XP_DEVICE complex<T> pow(complex<T> a, complex<T> b) { return exp(b * log(a)); }
+// exp(b·log a), the product rounded per operation as the C library's cpow does.
+template <class T> XP_DEVICE complex<T> pow(complex<T> a, complex<T> b) {
+  const complex<T> l = log(a);
+  return exp(complex<T>(b.re * l.re - b.im * l.im, b.re * l.im + b.im * l.re));
+}
 
 // complex<float> through complex<double>.
 #define XP_C64_VIA_C128(name) \
