@@ -30,6 +30,7 @@ pub mod npy;
 pub mod promote;
 pub mod reduce;
 pub mod ufunc;
+pub mod user;
 
 pub use array::Array;
 pub use creation::*;
@@ -44,4 +45,5 @@ pub use layout::{Layout, SliceArg};
 pub use module::{get_array_module, ArrayModule};
 pub use promote::{can_cast_safe, promote_types, result_type, Scalar};
 pub use ufunc::{call, clip, where_, Operand};
+pub use user::{fuse, ElementwiseKernel, FuseVar, LaunchArg, RawKernel, RawModule, ReductionKernel};
 pub use xp_backend_api::{DType, Error, Result};

@@ -1,0 +1,430 @@
+//! The user-kernel checks (CuPy's tutorial kernels and their failure modes), each against a
+//! host reference, written once for any device: `array/tests/user_kernels.rs` runs them on
+//! the CPU backend, the root package's `tests/user_kernels_gpu.rs` on every GPU found.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use xp_array::user::{fuse, ElementwiseKernel, LaunchArg, RawKernel, RawModule, ReductionKernel};
+use xp_array::{arange, empty, linspace, with_device, zeros, Array, DType, Operand, SliceArg};
+use xp_backend_api::DynDevice;
+
+/// The seeds' raw kernels, by name.
+pub const MY_ADD: &str = r#"
+extern "C" __global__
+void my_add(const float* x1, const float* x2, float* y) {
+    int tid = blockDim.x * blockIdx.x + threadIdx.x;
+    y[tid] = x1[tid] + x2[tid];
+}
+"#;
+
+/// `out = a * x + y`.
+pub const SAXPY: &str = r#"
+extern "C" __global__
+void saxpy(const float a, const float* __restrict__ x,
+           const float* __restrict__ y, float* __restrict__ out, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) out[i] = a * x[i] + y[i];
+}
+"#;
+
+/// A 16×16 tiled matrix product, `C = A B` for row-major `A` (M×K) and `B` (K×N).
+pub const MATMUL: &str = r#"
+#define TILE 16
+extern "C" __global__ void matmul_tiled(const float* A, const float* B, float* C, int M, int K, int N) {
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (K + TILE - 1) / TILE; ++t) {
+        As[threadIdx.y][threadIdx.x] = (row < M && t * TILE + threadIdx.x < K) ? A[row * K + t * TILE + threadIdx.x] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] = (t * TILE + threadIdx.y < K && col < N) ? B[(t * TILE + threadIdx.y) * N + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) C[row * N + col] = acc;
+}
+"#;
+
+/// Two kernels in one module, one with dynamic shared memory.
+pub const MODULE: &str = r#"
+extern "C" __global__ void scale(float* x, float s, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) x[i] *= s;
+}
+extern "C" __global__ void block_sum(const float* x, float* out, int n) {
+    extern __shared__ float sdata[];
+    unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    sdata[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) sdata[t] += sdata[t + s];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = sdata[0];
+}
+"#;
+
+/// `z = (x - y) * (x - y)` on float32.
+pub fn my_kernel() -> ElementwiseKernel {
+    ElementwiseKernel::new("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "my_kernel").unwrap()
+}
+
+/// The same with a type placeholder.
+pub fn my_kernel_generic() -> ElementwiseKernel {
+    ElementwiseKernel::new("T x, T y", "T z", "z = (x - y) * (x - y)", "my_kernel_generic").unwrap()
+}
+
+/// `y = a * x + b`.
+pub fn axpb() -> ElementwiseKernel {
+    ElementwiseKernel::new("float32 x, float32 a, float32 b", "float32 y", "y = a * x + b;", "axpb").unwrap()
+}
+
+/// `max(x, 0) + alpha * min(x, 0)`.
+pub fn leaky_relu() -> ElementwiseKernel {
+    ElementwiseKernel::new("T x, T alpha", "T y", "y = x > (T)0 ? x : alpha * x", "leaky_relu").unwrap()
+}
+
+/// Sum of squares.
+pub fn sum_squares() -> ReductionKernel {
+    ReductionKernel::new("float32 x", "float32 y", "x * x", "a + b", "y = a", "0", "sum_squares").unwrap()
+}
+
+/// The L2 norm.
+pub fn l2norm() -> ReductionKernel {
+    ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm").unwrap()
+}
+
+fn f32s(a: &Array) -> Vec<f32> {
+    a.to_vec::<f32>().unwrap()
+}
+
+fn close(got: &[f32], want: &[f32], rtol: f32) {
+    assert_eq!(got.len(), want.len());
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!((g - w).abs() <= rtol * w.abs().max(1.0), "element {k}: {g} vs {w}");
+    }
+}
+
+fn arange_f32(n: usize) -> Array {
+    arange(0.0, n as f64, 1.0, Some(DType::F32)).unwrap()
+}
+
+/// A deterministic pseudo-random f32 vector in [0, 1).
+fn noise(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 24) as f32
+        })
+        .collect()
+}
+
+/// `my_kernel` on float32 and generic, broadcasting (2,5) against (5,) and against a scalar.
+pub fn elementwise_seed(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let x = arange_f32(10).reshape(&[2, 5]).unwrap();
+        let y = arange_f32(5);
+        for k in [my_kernel(), my_kernel_generic()] {
+            let z = k.call(&[(&x).into(), (&y).into()]).unwrap();
+            assert_eq!(z.shape(), &[2, 5]);
+            assert_eq!(z.dtype(), DType::F32);
+            assert_eq!(f32s(&z), [0., 0., 0., 0., 0., 25., 25., 25., 25., 25.]);
+            let z = k.call(&[(&x).into(), 5.0.into()]).unwrap();
+            assert_eq!(f32s(&z), [25., 16., 9., 4., 1., 0., 1., 4., 9., 16.]);
+        }
+        // Generic on float64 and int32, and on a transposed (strided) view.
+        let xd = x.astype(DType::F64).unwrap();
+        let z = my_kernel_generic().call(&[(&xd).into(), 5.0.into()]).unwrap();
+        assert_eq!(z.dtype(), DType::F64);
+        assert_eq!(z.to_vec::<f64>().unwrap(), [25., 16., 9., 4., 1., 0., 1., 4., 9., 16.]);
+        let xi = x.astype(DType::I32).unwrap();
+        let z = my_kernel_generic().call(&[(&xi).into(), (&xi.t().copy().unwrap().t()).into()]).unwrap();
+        assert_eq!(z.to_vec::<i32>().unwrap(), vec![0; 10]);
+        let z = my_kernel().call(&[(&x.t()).into(), 1.0.into()]).unwrap();
+        assert_eq!(z.shape(), &[5, 2]);
+        assert_eq!(f32s(&z), [1., 16., 0., 25., 1., 36., 4., 49., 9., 64.]);
+        // An explicit output, written in place.
+        let out = zeros(&[2, 5], DType::F32).unwrap();
+        let r = my_kernel().call(&[(&x).into(), (&y).into(), (&out).into()]).unwrap();
+        assert!(r.shares_buffer(&out));
+        assert_eq!(f32s(&out)[5], 25.0);
+        // Placeholders that inputs cannot bind need the output.
+        let k = ElementwiseKernel::new("X x, Y y", "Z z", "z = (x - y) * (x - y)", "my_kernel_xyz").unwrap();
+        assert_eq!(k.call(&[(&x).into(), (&y).into()]).unwrap_err().kind(), "DType");
+        let out = empty(&[2, 5], DType::F64).unwrap();
+        k.call(&[(&x).into(), (&y).into(), (&out).into()]).unwrap();
+        assert_eq!(out.to_vec::<f64>().unwrap()[5..], [25.0; 5]);
+    });
+}
+
+/// `y = a * x + b` (the seed's printed values) and `leaky_relu`.
+pub fn axpb_and_leaky_relu(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let x = linspace(0.0, 1.0, 8, true, Some(DType::F32)).unwrap();
+        let y = axpb().call(&[(&x).into(), 2.0.into(), 1.0.into()]).unwrap();
+        close(&f32s(&y), &[1.0, 1.2857143, 1.5714285, 1.8571429, 2.142857, 2.4285715, 2.7142859, 3.0], 1e-6);
+        let host: Vec<f32> = (0..1000).map(|k| (k as f32 - 500.0) / 37.0).collect();
+        let x = Array::from_slice(&host, &[10, 100]).unwrap();
+        let y = leaky_relu().call(&[(&x).into(), 0.1.into()]).unwrap();
+        let want: Vec<f32> = host.iter().map(|&v| if v > 0.0 { v } else { 0.1f32 * v }).collect();
+        assert_eq!(f32s(&y), want);
+        // float64 binds T from the array; the scalar takes it.
+        let y = leaky_relu().call(&[(&x.astype(DType::F64).unwrap()).into(), 0.1.into()]).unwrap();
+        assert_eq!(y.dtype(), DType::F64);
+    });
+}
+
+/// `raw` arguments indexed with `i`, and an output read before it is written.
+pub fn raw_params(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let x = arange_f32(12);
+        let rev = ElementwiseKernel::new("raw T x", "T y", "y = x[n - 1 - i]", "reverse").unwrap();
+        let out = empty(&[3, 4], DType::F32).unwrap();
+        rev.call(&[(&x).into(), (&out).into()]).unwrap();
+        assert_eq!(f32s(&out), (0..12).rev().map(|v| v as f32).collect::<Vec<_>>());
+        // A strided output: `i` is the flat C-order index of the element computed.
+        let big = zeros(&[4, 6], DType::F32).unwrap();
+        let view = big.slice(&[SliceArg::ALL, SliceArg::range(0, 6, 2)]).unwrap();
+        let idx = ElementwiseKernel::new("raw T x", "T y", "y = x[i] + (T)100", "index_plus").unwrap();
+        idx.call(&[(&x).into(), (&view).into()]).unwrap();
+        let want: Vec<f32> = (0..24).map(|k| if k % 2 == 0 { 100.0 + (k / 2) as f32 } else { 0.0 }).collect();
+        assert_eq!(f32s(&big), want);
+        // An accumulating output: `y += x` reads the given output first.
+        let acc = ElementwiseKernel::new("T x", "T y", "y += x", "accumulate").unwrap();
+        let y = arange_f32(12);
+        acc.call(&[(&x).into(), (&y).into()]).unwrap();
+        acc.call(&[(&x).into(), (&y).into()]).unwrap();
+        assert_eq!(f32s(&y), (0..12).map(|v| 3.0 * v as f32).collect::<Vec<_>>());
+    });
+}
+
+/// Sum of squares of `arange(10)` and the L2 norm along axis 1 of `arange(10).reshape(2, 5)`.
+pub fn reduction_seed(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let s = sum_squares().call(&arange_f32(10), None, false).unwrap();
+        assert_eq!(s.shape(), &[] as &[usize]);
+        assert_eq!(s.item::<f32>().unwrap(), 285.0);
+        let x = arange_f32(10).reshape(&[2, 5]).unwrap();
+        let n = l2norm().call(&x, Some(&[1]), false).unwrap();
+        assert_eq!(n.dtype(), DType::F32);
+        close(&f32s(&n), &[5.477226, 15.9687195], 1e-6);
+        let n = l2norm().call(&x, Some(&[1]), true).unwrap();
+        assert_eq!(n.shape(), &[2, 1]);
+        let n = l2norm().call(&x, Some(&[0, 1]), false).unwrap();
+        close(&f32s(&n), &[285f32.sqrt()], 1e-6);
+        let n = l2norm().call(&x, Some(&[0]), false).unwrap();
+        close(&f32s(&n), &[5.0, 37f32.sqrt(), 53f32.sqrt(), 73f32.sqrt(), 97f32.sqrt()], 1e-6);
+        // float64 input: T binds float64.
+        let n = l2norm().call(&x.astype(DType::F64).unwrap(), Some(&[1]), false).unwrap();
+        assert_eq!(n.dtype(), DType::F64);
+        // An output of the wrong shape.
+        let bad = empty(&[3], DType::F32).unwrap();
+        assert_eq!(l2norm().call_into(&x, &bad, Some(&[1]), false).unwrap_err().kind(), "ShapeMismatch");
+        let good = empty(&[2], DType::F32).unwrap();
+        l2norm().call_into(&x, &good, Some(&[1]), false).unwrap();
+        close(&f32s(&good), &[5.477226, 15.9687195], 1e-6);
+    });
+}
+
+/// Per-row L2 norms of a large matrix against the host, and its columns (a strided reduction).
+pub fn row_norms(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let (rows, cols) = (1000, 1537);
+        let host = noise(rows * cols, 7);
+        let m = Array::from_slice(&host, &[rows, cols]).unwrap();
+        let got = f32s(&l2norm().call(&m, Some(&[1]), false).unwrap());
+        let want: Vec<f32> = (0..rows)
+            .map(|r| host[r * cols..(r + 1) * cols].iter().map(|&v| (v as f64).powi(2)).sum::<f64>().sqrt() as f32)
+            .collect();
+        close(&got, &want, 1e-5);
+        let got = f32s(&l2norm().call(&m, Some(&[0]), false).unwrap());
+        let want: Vec<f32> = (0..cols)
+            .map(|c| (0..rows).map(|r| (host[r * cols + c] as f64).powi(2)).sum::<f64>().sqrt() as f32)
+            .collect();
+        close(&got, &want, 1e-5);
+    });
+}
+
+/// `my_add` on 5×5, saxpy, and the launch's argument count check.
+pub fn raw_kernels(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let k = RawKernel::new(MY_ADD, "my_add");
+        let x1 = arange_f32(25).reshape(&[5, 5]).unwrap();
+        let x2 = arange_f32(25).reshape(&[5, 5]).unwrap();
+        let y = zeros(&[5, 5], DType::F32).unwrap();
+        k.launch(5, 5, &[(&x1).into(), (&x2).into(), (&y).into()]).unwrap();
+        assert_eq!(f32s(&y), (0..25).map(|v| 2.0 * v as f32).collect::<Vec<_>>());
+        // Too few arguments: refused before launching where the count is known.
+        let e = k.launch(5, 5, &[(&x1).into(), (&x2).into()]);
+        if k.kernel(d).unwrap().num_params().is_some() {
+            assert_eq!(e.unwrap_err().kind(), "Value");
+        }
+
+        let n = 1 << 20;
+        let (hx, hy) = (noise(n, 1), noise(n, 2));
+        let x = Array::from_slice(&hx, &[n]).unwrap();
+        let yv = Array::from_slice(&hy, &[n]).unwrap();
+        let out = empty(&[n], DType::F32).unwrap();
+        let saxpy = RawKernel::new(SAXPY, "saxpy");
+        let threads = 256u32;
+        let blocks = (n as u32).div_ceil(threads);
+        saxpy
+            .launch(blocks, threads, &[2.0f32.into(), (&x).into(), (&yv).into(), (&out).into(), (n as i32).into()])
+            .unwrap();
+        let got = f32s(&out);
+        for k in [0, 1, 2, n / 2, n - 1] {
+            assert_eq!(got[k], 2.0f32 * hx[k] + hy[k], "element {k}");
+        }
+        assert!(got.iter().zip(hx.iter().zip(&hy)).all(|(g, (a, b))| *g == 2.0f32 * a + b));
+    });
+}
+
+/// The 16×16 tiled matmul against a host product, and a module of two kernels with dynamic
+/// shared memory.
+pub fn tiled_matmul_and_module(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let (m, k, n) = (70usize, 50usize, 45usize);
+        let (ha, hb) = (noise(m * k, 3), noise(k * n, 4));
+        let a = Array::from_slice(&ha, &[m, k]).unwrap();
+        let b = Array::from_slice(&hb, &[k, n]).unwrap();
+        let c = zeros(&[m, n], DType::F32).unwrap();
+        let mm = RawKernel::new(MATMUL, "matmul_tiled");
+        let grid = ((n as u32).div_ceil(16), (m as u32).div_ceil(16));
+        mm.launch(
+            grid,
+            (16, 16),
+            &[(&a).into(), (&b).into(), (&c).into(), (m as i32).into(), (k as i32).into(), (n as i32).into()],
+        )
+        .unwrap();
+        let mut want = vec![0f32; m * n];
+        for r in 0..m {
+            for col in 0..n {
+                want[r * n + col] = (0..k).map(|t| ha[r * k + t] as f64 * hb[t * n + col] as f64).sum::<f64>() as f32;
+            }
+        }
+        close(&f32s(&c), &want, 1e-5);
+
+        let module = RawModule::new(MODULE, &[]);
+        assert_eq!(module.kernel_names(), ["scale", "block_sum"]);
+        assert_eq!(module.get_function("nope").unwrap_err().kind(), "Value");
+        let x = Array::from_slice(&noise(1000, 5), &[1000]).unwrap();
+        let host = f32s(&x);
+        module.get_function("scale").unwrap().launch(4, 256, &[(&x).into(), 2.0f32.into(), 1000i32.into()]).unwrap();
+        let sums = zeros(&[4], DType::F32).unwrap();
+        let bs = module.get_function("block_sum").unwrap();
+        let args: [LaunchArg<'_>; 3] = [(&x).into(), (&sums).into(), 1000i32.into()];
+        bs.launch_with(4, 256, 256 * 4, None, &args).unwrap();
+        let want: Vec<f32> =
+            (0..4).map(|b| host[b * 256..((b + 1) * 256).min(1000)].iter().map(|v| 2.0 * v).sum()).collect();
+        close(&f32s(&sums), &want, 1e-5);
+    });
+}
+
+/// `squared_diff` through `fuse` (the seed's output), a fused reduction, and the trace cache.
+pub fn fused(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let squared_diff = fuse("squared_diff", |[x, y]| (x - y) * (x - y));
+        let x = arange_f32(10);
+        let y = x.slice(&[SliceArg::Range { start: None, stop: None, step: Some(-1) }]).unwrap();
+        let z = squared_diff.call(&[(&x).into(), (&y).into()]).unwrap();
+        assert_eq!(z.dtype(), DType::F32);
+        assert_eq!(f32s(&z), [81., 49., 25., 9., 1., 1., 9., 25., 49., 81.]);
+        // Another dtype combination, a weak scalar, broadcasting.
+        let xi = arange(0.0, 10.0, 1.0, Some(DType::I64)).unwrap().reshape(&[2, 5]).unwrap();
+        let z = squared_diff.call(&[(&xi).into(), 5.into()]).unwrap();
+        assert_eq!(z.dtype(), DType::I64);
+        assert_eq!(z.to_vec::<i64>().unwrap(), [25, 16, 9, 4, 1, 0, 1, 4, 9, 16]);
+        let z = squared_diff.call(&[(&x).into(), 0.5.into()]).unwrap();
+        assert_eq!(z.dtype(), DType::F32);
+        // Ops and constants: as the unfused ops.
+        let f = fuse("mixed", |[x]| (x * 2.0 + 1i64).sqrt() / 3.0 - (-x).exp());
+        let got = f32s(&f.call(&[(&x).into()]).unwrap());
+        let want = f32s(&(&(&(&(&x * 2.0) + 1.0).sqrt().unwrap() / 3.0) - &x.negative().unwrap().exp().unwrap()));
+        close(&got, &want, 1e-6);
+        // A reduction at the end: one input (one kernel), two inputs, along an axis.
+        let sumsq = fuse("sumsq", |[x]| (x * x).sum(None, false));
+        assert_eq!(sumsq.call(&[(&x).into()]).unwrap().item::<f32>().unwrap(), 285.0);
+        let m = x.reshape(&[2, 5]).unwrap();
+        let rows = fuse("row_sq", |[x]| (x * x).sum(Some(&[1]), true));
+        let r = rows.call(&[(&m).into()]).unwrap();
+        assert_eq!(r.shape(), &[2, 1]);
+        assert_eq!(f32s(&r), [30.0, 255.0]);
+        let dist = fuse("dist", |[x, y]| ((x - y) * (x - y)).sum(None, false));
+        assert_eq!(dist.call(&[(&x).into(), (&y).into()]).unwrap().item::<f32>().unwrap(), 330.0);
+        // A reduction elsewhere than at the end is refused.
+        let bad = fuse("bad", |[x]| x.sum(None, false) + x);
+        assert_eq!(bad.call(&[(&x).into()]).unwrap_err().kind(), "Value");
+        assert_eq!(squared_diff.call(&[(&x).into()]).unwrap_err().kind(), "Value");
+    });
+}
+
+/// Bad input, each provoked.
+pub fn bad_input(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let x = arange_f32(10).reshape(&[2, 5]).unwrap();
+        let y64 = arange(0.0, 5.0, 1.0, Some(DType::F64)).unwrap();
+        // A placeholder bound to two dtypes.
+        let e = my_kernel_generic().call(&[(&x).into(), (&y64).into()]).unwrap_err();
+        assert_eq!(e.kind(), "DType");
+        assert!(e.to_string().contains('T') && e.to_string().contains("float64"), "{e}");
+        // An output whose shape does not match.
+        let out = empty(&[5, 2], DType::F32).unwrap();
+        let e = my_kernel().call(&[(&x).into(), 1.0.into(), (&out).into()]).unwrap_err();
+        assert_eq!(e.kind(), "ShapeMismatch");
+        // Wrong argument counts.
+        assert_eq!(my_kernel().call(&[(&x).into()]).unwrap_err().kind(), "Value");
+        assert_eq!(my_kernel().call(&[(&x).into(), 1.0.into(), (&x).into(), (&x).into()]).unwrap_err().kind(), "Value");
+        // An unknown dtype name, a reserved parameter name.
+        let e = ElementwiseKernel::new("floot32 x", "float32 z", "z = x", "k").unwrap_err();
+        assert_eq!(e.kind(), "DType");
+        assert!(e.to_string().contains("floot32"), "{e}");
+        assert_eq!(ElementwiseKernel::new("float32 i", "float32 z", "z = i", "k").unwrap_err().kind(), "Value");
+        assert_eq!(ElementwiseKernel::new("float32 x", "float32 _z", "_z = x", "k").unwrap_err().kind(), "Value");
+        assert_eq!(
+            ReductionKernel::new("float32 a", "float32 y", "a", "a + b", "y = a", "0", "k").unwrap_err().kind(),
+            "Value"
+        );
+        // A syntax error in the body: the compiler's log, with line numbers, and the kernel's
+        // name; the fixed kernel then compiles.
+        let broken = ElementwiseKernel::new("float32 x", "float32 z", "z = x *+* 2", "broken_kernel").unwrap();
+        let e = broken.call(&[(&x).into()]).unwrap_err();
+        assert_eq!(e.kind(), "Compile");
+        let msg = e.to_string();
+        assert!(msg.contains("broken_kernel"), "{msg}");
+        assert!(msg.lines().any(|l| l.split(':').any(|p| p.trim().parse::<u32>().is_ok())), "no line number: {msg}");
+        let fixed = ElementwiseKernel::new("float32 x", "float32 z", "z = x * 2", "broken_kernel").unwrap();
+        assert_eq!(f32s(&fixed.call(&[(&x).into()]).unwrap())[9], 18.0);
+        let raw = RawKernel::new("extern \"C\" __global__ void oops(float* x) { x[0] = ; }", "oops");
+        let e = raw.launch(1, 1, &[(&x).into()]).unwrap_err();
+        assert_eq!(e.kind(), "Compile");
+        // A size-0 input: no launch (not even a compile: the body here would not compile), an
+        // empty output of the broadcast shape.
+        let empty_x = zeros(&[0, 5], DType::F32).unwrap();
+        let z = broken.call(&[(&empty_x).into()]).unwrap();
+        assert_eq!(z.shape(), &[0, 5]);
+        assert_eq!(z.size(), 0);
+        let z = my_kernel().call(&[(&empty_x).into(), (&arange_f32(5)).into()]).unwrap();
+        assert_eq!(z.shape(), &[0, 5]);
+        let sq = fuse("sq_empty", |[x]| x * x);
+        assert_eq!(sq.call(&[(&empty_x).into()]).unwrap().shape(), &[0, 5]);
+        let _ = Operand::from(1.0);
+    });
+}
+
+/// Every check, in turn.
+pub fn all(d: &Arc<dyn DynDevice>) {
+    elementwise_seed(d);
+    axpb_and_leaky_relu(d);
+    raw_params(d);
+    reduction_seed(d);
+    row_norms(d);
+    raw_kernels(d);
+    tiled_matmul_and_module(d);
+    fused(d);
+    bad_input(d);
+}

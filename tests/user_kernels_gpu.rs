@@ -1,0 +1,115 @@
+//! User-defined kernels on every GPU found (`--features cuda` and/or `hip`): the same checks
+//! as `array/tests/user_kernels.rs` on the CPU, each against a host reference. Without a GPU
+//! the test prints a `SKIPPED` line on the runner's stderr and passes, unless
+//! `XP_REQUIRE_GPU=cuda` (or `hip`) asks for one; the seeds' kernels are then still compiled
+//! with NVRTC and hiprtc, which need no GPU, to prove they build for both vendors.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use xp::DynDevice;
+
+#[path = "../array/tests/user_kernel_checks/mod.rs"]
+mod checks;
+
+fn gpus() -> Vec<Arc<dyn DynDevice>> {
+    xp::devices().into_iter().filter(|d| d.backend_name() != "cpu").collect()
+}
+
+#[test]
+fn user_kernels_on_every_gpu() {
+    let gpus = gpus();
+    if gpus.is_empty() {
+        let required = std::env::var("XP_REQUIRE_GPU").unwrap_or_default();
+        if required.split(',').any(|b| matches!(b.trim(), "cuda" | "hip")) {
+            panic!("XP_REQUIRE_GPU={required} but no GPU device can be used");
+        }
+        let why = if cfg!(any(feature = "cuda", feature = "hip")) {
+            "no device found by the enabled GPU backends"
+        } else {
+            "built without the cuda and hip features"
+        };
+        let _ = writeln!(std::io::stderr(), "SKIPPED user_kernels_on_every_gpu: no GPU ({why})");
+        return;
+    }
+    for d in &gpus {
+        println!("user kernels on {}", d.label());
+        checks::all(d);
+    }
+}
+
+/// The sources of the seeds' kernels in every layout and index width a GPU launch can pick.
+#[cfg(any(feature = "cuda", feature = "hip"))]
+fn seed_sources() -> Vec<(String, String)> {
+    use xp::kernels::elementwise::{IndexWidth, Layout};
+    use xp::DType;
+    let mut out = Vec::new();
+    let ew = [
+        (checks::my_kernel(), vec![DType::F32, DType::F32]),
+        (checks::my_kernel_generic(), vec![DType::F32, DType::F32]),
+        (checks::my_kernel_generic(), vec![DType::F64, DType::F64]),
+        (checks::axpb(), vec![DType::F32, DType::F32, DType::F32]),
+        (checks::leaky_relu(), vec![DType::F32, DType::F32]),
+        (xp::array::ElementwiseKernel::new("raw T x", "T y", "y = x[n - 1 - i]", "reverse").unwrap(), vec![DType::F32]),
+    ];
+    for (k, dts) in &ew {
+        for layout in [Layout::Contiguous, Layout::Strided] {
+            for index in [IndexWidth::I32, IndexWidth::I64] {
+                let r = k.render(dts, layout, index).unwrap();
+                out.push((r.name, r.code));
+            }
+        }
+    }
+    for (k, dt) in [(checks::sum_squares(), DType::F32), (checks::l2norm(), DType::F32), (checks::l2norm(), DType::F64)]
+    {
+        for index in [IndexWidth::I32, IndexWidth::I64] {
+            let r = k.render(dt, index).unwrap();
+            out.push((r.name, r.code));
+        }
+    }
+    for (name, code) in [
+        ("my_add", checks::MY_ADD),
+        ("saxpy", checks::SAXPY),
+        ("matmul_tiled", checks::MATMUL),
+        ("scale", checks::MODULE),
+    ] {
+        out.push((name.to_string(), code.to_string()));
+    }
+    out
+}
+
+#[cfg(any(feature = "cuda", feature = "hip"))]
+fn compile_all(compiler: &str, compile: impl Fn(&xp::KernelSource) -> xp::Result<Vec<u8>>) {
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    let mut failed = Vec::new();
+    let sources = seed_sources();
+    for (name, code) in &sources {
+        match compile(&xp::KernelSource::new(name, code)) {
+            Ok(img) => assert!(!img.is_empty()),
+            Err(xp::Error::BackendUnavailable { reason, .. }) => {
+                assert!(!in_ci, "{compiler} must be installed in CI: {reason}");
+                let _ = writeln!(std::io::stderr(), "SKIPPED the {compiler} compile of user kernels: {reason}");
+                return;
+            }
+            Err(e) => failed.push(format!("{name}: {e}")),
+        }
+    }
+    println!("{compiler}: {} user kernels compiled, {} failed", sources.len() - failed.len(), failed.len());
+    assert!(failed.is_empty(), "{compiler} failed on:\n{}", failed.join("\n\n"));
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn seed_user_kernels_compile_with_nvrtc() {
+    compile_all("NVRTC sm_90", |s| {
+        xp_backend_cuda::compile_for_arch(s, &xp::backend::CompileOptions::default(), "sm_90")
+    });
+}
+
+#[cfg(feature = "hip")]
+#[test]
+fn seed_user_kernels_compile_with_hiprtc() {
+    compile_all("hiprtc gfx90a", |s| {
+        xp_backend_hip::compile_for_arch(s, &xp::backend::CompileOptions::default(), "gfx90a")
+    });
+}
