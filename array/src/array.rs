@@ -438,7 +438,7 @@ pub(crate) fn resolve_shape(op: &str, shape: &[isize], size: usize, from: &[usiz
     let mismatch =
         || Error::value(op, format!("cannot reshape an array of shape {from:?} (size {size}) into shape {shape:?}"));
     if unknown == 1 {
-        if k == 0 || size % k != 0 {
+        if k == 0 || !size.is_multiple_of(k) {
             return Err(mismatch());
         }
         Ok(shape.iter().map(|&d| if d == -1 { size / k } else { d as usize }).collect())

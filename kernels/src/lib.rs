@@ -14,7 +14,19 @@
 #![warn(missing_docs)]
 
 pub mod elementwise;
+pub mod index;
 pub mod ops;
+pub mod reduce;
+pub mod scan;
+
+/// Every kernel the CPU backend builds ahead of time: what the array layer launches there.
+pub fn cpu_builtin_kernels() -> Vec<elementwise::Rendered> {
+    let mut v = elementwise::builtin_kernels();
+    v.extend(index::builtin_kernels());
+    v.extend(reduce::builtin_reduce_kernels(reduce::TargetKind::Cpu));
+    v.extend(scan::builtin_scan_kernels(reduce::TargetKind::Cpu));
+    v
+}
 
 /// The prelude every kernel is compiled with (`include/xp_prelude.h`).
 pub const PRELUDE: &str = include_str!("../include/xp_prelude.h");

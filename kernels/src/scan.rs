@@ -1,0 +1,662 @@
+//! The scan generator and planner: `cumsum` and `cumprod` along one axis.
+//!
+//! A scan is data ([`ScanOp`]: input and output dtypes, `map`, `combine`, `identity`), and
+//! one kernel per op and index width does every pass of every plan. Results accumulate in the
+//! output dtype, as NumPy's (`cumsum` of float32 in float32, of int8 in int64), but long
+//! rows are cut into chunks, so the rounding error of a float `cumsum` grows with the chunk
+//! length plus the number of chunks rather than with the row length.
+//!
+//! # The kernel
+//!
+//! Parameters, in order (`I` is `xp::i32` or `xp::i64`):
+//! `const In* in, const Out* pin, Out* out, Out* pout, const Out* carry, xp::Shape rshape,
+//! xp::Strides rstrides, I n_rows, I n_inner, I len, I ast, I chunk, xp::i64 tile`.
+//! Row `r` (C order over `rshape`, every dimension but the scan axis) starts at
+//! `in[offset(r, rstrides)]` (or `pin[...]`, a row of an earlier pass's totals) and has
+//! `len` elements `ast` apart. Its element `k` goes to `out[(r / n_inner) * len * n_inner +
+//! k * n_inner + r % n_inner]` (C order of the input's shape). `blockIdx.y` picks the chunk
+//! `[c * chunk, (c + 1) * chunk)` of the row. With `pout` set, only the chunk's total is
+//! written, at `pout[r * gridDim.y + c]`; with `carry` set, the scan of chunk `c > 0` starts
+//! from `carry[r * gridDim.y + c - 1]` (the inclusive scan of the totals).
+//!
+//! # Plans
+//!
+//! One launch when rows are many or short. A long row is scanned in three phases: chunk
+//! totals, an inclusive scan of the totals (planned the same way, recursively), and a rescan
+//! of each chunk starting from the totals before it.
+//! - GPU: a block per (row, chunk) scanning tiles of `4 * blockDim.x` elements (per-thread
+//!   scans, warp shuffles, shared memory across warps); a thread per row when the scan axis is
+//!   not the innermost (neighbouring threads then read neighbouring elements) or rows are short.
+//! - CPU: a work item per (row, chunk), scanning sequentially; when the scan axis is not the
+//!   innermost, tiles of up to 64 neighbouring rows scanned together, the inner loop over the
+//!   tile contiguous in the output.
+
+use std::fmt::Write;
+
+use xp_backend_api::{DType, Error, LaunchConfig, Result};
+
+use crate::elementwise::{IndexWidth, Rendered};
+use crate::reduce::{align16, index_c, sanitize, PlanArg, PlannedLaunch, Target, TargetKind, ENGINE};
+
+const SCAN_ENGINE: &str = r#"
+#ifndef XP_SCAN_ENGINE
+#define XP_SCAN_ENGINE 1
+namespace xp {
+namespace scan {
+using xp::red::imin;
+using xp::red::load;
+
+// Output offset of element 0 of row r.
+template <class I> XP_DEVICE I out_base(I r, I n_inner, I len) { return (r / n_inner) * len * n_inner + r % n_inner; }
+
+// Row r, chunk [k0, k1), one thread, sequentially.
+template <class Op, bool PART, class T, class I>
+XP_DEVICE void seq_row(const T* __restrict__ src, typename Op::Out* __restrict__ out, typename Op::Out* __restrict__ pout,
+                       const typename Op::Out* __restrict__ carry, const Shape& rs, const Strides& rst, I r, I n_inner,
+                       I len, I ast, I k0, I k1, I c, I nch) {
+  typedef typename Op::Acc Acc;
+  const T* __restrict__ p = src + offset_of<I>(r, rs, rst);
+  Acc acc = (carry && c > 0) ? carry[r * nch + c - 1] : Op::identity();
+  if (pout) {
+    for (I k = k0; k < k1; ++k) Op::combine(acc, load<Op, PART>(p[k * ast], (i64)k));
+    pout[r * nch + c] = acc;
+    return;
+  }
+  typename Op::Out* __restrict__ q = out + out_base<I>(r, n_inner, len);
+  for (I k = k0; k < k1; ++k) {
+    Op::combine(acc, load<Op, PART>(p[k * ast], (i64)k));
+    q[k * n_inner] = acc;
+  }
+}
+
+#if defined(XP_CPU)
+constexpr int kTile = 64;
+
+// Rows r0 .. r0 + nt (neighbours within one block of n_inner rows), chunk [k0, k1), together.
+template <class Op, bool PART, class T, class I>
+inline void tile_rows(const T* __restrict__ src, typename Op::Out* __restrict__ out, typename Op::Out* __restrict__ pout,
+                      const typename Op::Out* __restrict__ carry, const Shape& rs, const Strides& rst, I r0, int nt,
+                      I n_inner, I len, I ast, I k0, I k1, I c, I nch) {
+  typedef typename Op::Acc Acc;
+  Acc acc[kTile];
+  I base[kTile];
+  bool contiguous = true;
+  for (int t = 0; t < nt; ++t) {
+    base[t] = offset_of<I>(r0 + (I)t, rs, rst);
+    contiguous = contiguous && base[t] == base[0] + (I)t;
+    acc[t] = (carry && c > 0) ? carry[(r0 + (I)t) * nch + c - 1] : Op::identity();
+  }
+  typename Op::Out* __restrict__ q = out + out_base<I>(r0, n_inner, len);
+  for (I k = k0; k < k1; ++k) {
+    if (contiguous) {
+      const T* __restrict__ p = src + base[0] + k * ast;
+      for (int t = 0; t < nt; ++t) Op::combine(acc[t], load<Op, PART>(p[t], (i64)k));
+    } else {
+      for (int t = 0; t < nt; ++t) Op::combine(acc[t], load<Op, PART>(src[base[t] + k * ast], (i64)k));
+    }
+    if (!pout)
+      for (int t = 0; t < nt; ++t) q[k * n_inner + t] = acc[t];
+  }
+  if (pout)
+    for (int t = 0; t < nt; ++t) pout[(r0 + (I)t) * nch + c] = acc[t];
+}
+
+template <class Op, class I>
+inline void run(const typename Op::In* __restrict__ in, const typename Op::Out* __restrict__ pin,
+                typename Op::Out* __restrict__ out, typename Op::Out* __restrict__ pout,
+                const typename Op::Out* __restrict__ carry, const Shape& rs, const Strides& rst, I n_rows, I n_inner,
+                I len, I ast, I chunk, i64 tile) {
+  const I c = (I)blockIdx.y, nch = (I)gridDim.y;
+  const I k0 = imin<I>(len, c * chunk), k1 = imin<I>(len, k0 + chunk);
+  if (tile == 0) {
+    for (I r = (I)blockIdx.x; r < n_rows; r += (I)gridDim.x) {
+      if (pin) seq_row<Op, true>(pin, out, pout, carry, rs, rst, r, n_inner, len, ast, k0, k1, c, nch);
+      else seq_row<Op, false>(in, out, pout, carry, rs, rst, r, n_inner, len, ast, k0, k1, c, nch);
+    }
+    return;
+  }
+  const I tw = (I)tile < (I)kTile ? (I)tile : (I)kTile;
+  const I tpr = (n_inner + tw - 1) / tw;
+  const I items = (n_rows / n_inner) * tpr;
+  for (I w = (I)blockIdx.x; w < items; w += (I)gridDim.x) {
+    const I r0 = (w / tpr) * n_inner + (w % tpr) * tw;
+    const int nt = (int)imin<I>(tw, n_inner - (w % tpr) * tw);
+    if (pin) tile_rows<Op, true>(pin, out, pout, carry, rs, rst, r0, nt, n_inner, len, ast, k0, k1, c, nch);
+    else tile_rows<Op, false>(in, out, pout, carry, rs, rst, r0, nt, n_inner, len, ast, k0, k1, c, nch);
+  }
+}
+
+#else
+constexpr int kItems = 4;
+
+// Exclusive scan of one value per thread of the block; `total` gets the block's total.
+template <class Op> XP_DEVICE typename Op::Acc block_exclusive(typename Op::Acc v, typename Op::Acc& total) {
+  typedef typename Op::Acc Acc;
+  const unsigned ws = (unsigned)warpSize;
+  const unsigned lane = threadIdx.x % ws, wid = threadIdx.x / ws, nw = blockDim.x / ws;
+  Acc x = v;
+  for (unsigned d = 1; d < ws; d <<= 1) {
+    const Acc y = xp::shfl_up(x, d, (int)ws);
+    if (lane >= d) {
+      Acc t = y;
+      Op::combine(t, x);
+      x = t;
+    }
+  }
+  __shared__ Acc sh[32];
+  xp::gpu_block_sync();
+  if (lane == ws - 1) sh[wid] = x;
+  xp::gpu_block_sync();
+  if (wid == 0) {
+    Acc w = lane < nw ? sh[lane] : Op::identity();
+    for (unsigned d = 1; d < ws; d <<= 1) {
+      const Acc y = xp::shfl_up(w, d, (int)ws);
+      if (lane >= d) {
+        Acc t = y;
+        Op::combine(t, w);
+        w = t;
+      }
+    }
+    if (lane < nw) sh[lane] = w;
+  }
+  xp::gpu_block_sync();
+  total = sh[nw - 1];
+  Acc r = wid > 0 ? sh[wid - 1] : Op::identity();
+  Acc e = xp::shfl_up(x, 1, (int)ws);
+  if (lane > 0) Op::combine(r, e);
+  return r;
+}
+
+// Row r, chunk [k0, k1), by the whole block: tiles of kItems * blockDim.x elements.
+template <class Op, bool PART, class T, class I>
+XP_DEVICE void block_row(const T* __restrict__ src, typename Op::Out* __restrict__ out, typename Op::Out* __restrict__ pout,
+                         const typename Op::Out* __restrict__ carry, const Shape& rs, const Strides& rst, I r, I n_inner,
+                         I len, I ast, I k0, I k1, I c, I nch) {
+  typedef typename Op::Acc Acc;
+  const T* __restrict__ p = src + offset_of<I>(r, rs, rst);
+  const I tid = (I)threadIdx.x, nth = (I)blockDim.x;
+  if (pout) {
+    Acc acc = Op::identity();
+    for (I k = k0 + tid; k < k1; k += nth) Op::combine(acc, load<Op, PART>(p[k * ast], (i64)k));
+    acc = xp::red::group_reduce<Op>(acc);
+    if (tid == 0) pout[r * nch + c] = acc;
+    return;
+  }
+  typename Op::Out* __restrict__ q = out + out_base<I>(r, n_inner, len);
+  Acc running = (carry && c > 0) ? carry[r * nch + c - 1] : Op::identity();
+  for (I t0 = k0; t0 < k1; t0 += nth * (I)kItems) {
+    Acc v[kItems];
+    Acc local = Op::identity();
+    const I kb = t0 + tid * (I)kItems;
+    for (int i = 0; i < kItems; ++i) {
+      const I k = kb + (I)i;
+      if (k < k1) {
+        v[i] = load<Op, PART>(p[k * ast], (i64)k);
+        Op::combine(local, v[i]);
+      }
+    }
+    Acc total;
+    const Acc excl = block_exclusive<Op>(local, total);
+    Acc pre = running;
+    Op::combine(pre, excl);
+    for (int i = 0; i < kItems; ++i) {
+      const I k = kb + (I)i;
+      if (k < k1) {
+        Op::combine(pre, v[i]);
+        q[k * n_inner] = pre;
+      }
+    }
+    Op::combine(running, total);
+  }
+}
+
+template <class Op, class I>
+XP_DEVICE void run(const typename Op::In* __restrict__ in, const typename Op::Out* __restrict__ pin,
+                   typename Op::Out* __restrict__ out, typename Op::Out* __restrict__ pout,
+                   const typename Op::Out* __restrict__ carry, const Shape& rs, const Strides& rst, I n_rows, I n_inner,
+                   I len, I ast, I chunk, i64 tile) {
+  (void)tile;
+  const I c = (I)blockIdx.y, nch = (I)gridDim.y;
+  const I k0 = imin<I>(len, c * chunk), k1 = imin<I>(len, k0 + chunk);
+  if (blockDim.x == 1) {
+    for (I r = (I)blockIdx.x * (I)blockDim.y + (I)threadIdx.y; r < n_rows; r += (I)gridDim.x * (I)blockDim.y) {
+      if (pin) seq_row<Op, true>(pin, out, pout, carry, rs, rst, r, n_inner, len, ast, k0, k1, c, nch);
+      else seq_row<Op, false>(in, out, pout, carry, rs, rst, r, n_inner, len, ast, k0, k1, c, nch);
+    }
+    return;
+  }
+  for (I r = (I)blockIdx.x; r < n_rows; r += (I)gridDim.x) {
+    if (pin) block_row<Op, true>(pin, out, pout, carry, rs, rst, r, n_inner, len, ast, k0, k1, c, nch);
+    else block_row<Op, false>(in, out, pout, carry, rs, rst, r, n_inner, len, ast, k0, k1, c, nch);
+  }
+}
+#endif
+
+}  // namespace scan
+}  // namespace xp
+#endif  // XP_SCAN_ENGINE
+"#;
+
+/// A scan, as data: `out[k] = combine(out[k-1], map(in[k]))`, accumulated in `out_type`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ScanOp {
+    /// A stem for kernel names (`cumsum`).
+    pub name: String,
+    /// The input's storage dtype.
+    pub in_type: DType,
+    /// The output dtype, also the accumulator's.
+    pub out_type: DType,
+    /// An expression of the output's C type from `in0` (of the input's C type).
+    pub map: String,
+    /// Statements folding `b` into `a` (`a` holds the earlier elements).
+    pub combine: String,
+    /// The expression `combine` leaves values unchanged with.
+    pub identity: String,
+}
+
+/// The names of the built-in scans.
+pub const BUILTIN_SCANS: [&str; 2] = ["cumsum", "cumprod"];
+
+/// The built-in scan `name` (`cumsum` or `cumprod`) of input dtype `input`, with the result
+/// dtypes of `sum` and `prod`: int64 for bool and signed integers, uint64 for unsigned ones,
+/// the input's dtype for floats and complex (accumulating in it, as NumPy).
+pub fn builtin_scan(name: &str, input: DType) -> Result<ScanOp> {
+    let prod = match name {
+        "cumsum" => false,
+        "cumprod" => true,
+        _ => {
+            return Err(Error::value(
+                "scan",
+                format!("no built-in scan `{name}` (known: {})", BUILTIN_SCANS.join(", ")),
+            ))
+        }
+    };
+    let sym = if prod { '*' } else { '+' };
+    let one = if prod { 1 } else { 0 };
+    let (out, map, combine, identity) = if input == DType::Bool || input.is_signed_integer() {
+        (
+            DType::I64,
+            "(xp::i64)in0".to_string(),
+            format!("a = (xp::i64)((xp::u64)a {sym} (xp::u64)b);"),
+            format!("(xp::i64){one}"),
+        )
+    } else if input.is_unsigned_integer() {
+        (DType::U64, "(xp::u64)in0".to_string(), format!("a = a {sym} b;"), format!("(xp::u64){one}"))
+    } else if input.is_complex() {
+        let c = input.c_name();
+        (input, "in0".to_string(), format!("a = a {sym} b;"), format!("{c}({one}, 0)"))
+    } else {
+        let c = input.c_name();
+        (input, "in0".to_string(), format!("a = {c}(a {sym} b);"), format!("{c}({one}.0f)"))
+    };
+    Ok(ScanOp { name: name.to_string(), in_type: input, out_type: out, map, combine, identity })
+}
+
+/// Write the kernel of `op` for index width `index` (see the module docs for its parameters).
+pub fn render_scan(op: &ScanOp, index: IndexWidth) -> Rendered {
+    let idx = index_c(index);
+    let tag =
+        format!("{}|{}|{}|{}|{}|{:?}", op.in_type.short(), op.out_type.short(), op.map, op.combine, op.identity, index);
+    let hash = xxhash_rust::xxh3::xxh3_64(tag.as_bytes())
+        ^ xxhash_rust::xxh3::xxh3_64(ENGINE.as_bytes())
+        ^ xxhash_rust::xxh3::xxh3_64(SCAN_ENGINE.as_bytes()).rotate_left(17);
+    let name = format!(
+        "xp_scan_{}_{}_{}_{:012x}",
+        sanitize(&op.name),
+        op.in_type.short(),
+        if index == IndexWidth::I32 { "i32" } else { "i64" },
+        hash & 0xffff_ffff_ffff
+    );
+    let (inc, outc) = (op.in_type.c_name(), op.out_type.c_name());
+    let mut code = String::new();
+    code.push_str(ENGINE);
+    code.push_str(SCAN_ENGINE);
+    let _ = write!(
+        code,
+        "namespace {name}_ns {{\n\
+         struct Op {{\n\
+         \x20 typedef {inc} In;\n\
+         \x20 typedef {outc} Acc;\n\
+         \x20 typedef {outc} Out;\n\
+         \x20 static XP_DEVICE Acc identity() {{ return ({id}); }}\n\
+         \x20 static XP_DEVICE Acc map(const In in0, const xp::i64 _j) {{ (void)_j; return ({map}); }}\n\
+         \x20 static XP_DEVICE void combine(Acc& a, const Acc& b) {{ {combine} }}\n\
+         }};\n\
+         }}  // namespace {name}_ns\n\
+         extern \"C\" __global__ void {name}(const {inc}* __restrict__ in, const {outc}* __restrict__ pin, \
+         {outc}* __restrict__ out, {outc}* __restrict__ pout, const {outc}* __restrict__ carry, xp::Shape rshape, \
+         xp::Strides rstrides, {idx} n_rows, {idx} n_inner, {idx} len, {idx} ast, {idx} chunk, xp::i64 tile) {{\n\
+         \x20 xp::scan::run<{name}_ns::Op, {idx}>(in, pin, out, pout, carry, rshape, rstrides, n_rows, n_inner, len, ast, \
+         chunk, tile);\n\
+         }}\n",
+        id = op.identity,
+        map = op.map,
+        combine = op.combine,
+    );
+    Rendered { name, code }
+}
+
+/// The launches of one scan, in order, and the scratch they share.
+#[derive(Debug, Clone)]
+pub struct ScanPlan {
+    /// Launches to run in order on one stream (empty for an empty input).
+    pub launches: Vec<PlannedLaunch>,
+    /// Bytes of scratch the launches need (0: none).
+    pub scratch_bytes: usize,
+    /// The index width of the kernels.
+    pub index: IndexWidth,
+}
+
+/// The rows of a scan after collapsing: every dimension but the axis, with neighbours merged
+/// on each side of the axis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollapsedScan {
+    /// Extents of the row dimensions (`[1]` when none).
+    pub rshape: Vec<usize>,
+    /// Their input strides.
+    pub rstrides: Vec<isize>,
+    /// Product of the extents after the axis.
+    pub n_inner: usize,
+    /// Extent of the axis.
+    pub len: usize,
+    /// Input stride of the axis.
+    pub ast: isize,
+}
+
+fn merge(dims: &[(usize, isize)]) -> Vec<(usize, isize)> {
+    let mut out: Vec<(usize, isize)> = Vec::new();
+    for &(n, s) in dims {
+        if n == 1 {
+            continue;
+        }
+        if let Some(last) = out.last_mut() {
+            if last.1 == s * n as isize {
+                last.0 *= n;
+                last.1 = s;
+                continue;
+            }
+        }
+        out.push((n, s));
+    }
+    out
+}
+
+/// Collapse a scan of `shape`/`strides` along `axis`.
+pub fn collapse_scan(shape: &[usize], strides: &[isize], axis: usize) -> CollapsedScan {
+    let outer = merge(&(0..axis).map(|d| (shape[d], strides[d])).collect::<Vec<_>>());
+    let inner = merge(&(axis + 1..shape.len()).map(|d| (shape[d], strides[d])).collect::<Vec<_>>());
+    let n_inner = inner.iter().map(|d| d.0).product();
+    let mut rows: Vec<(usize, isize)> = outer.into_iter().chain(inner).collect();
+    if rows.is_empty() {
+        rows.push((1, 0));
+    }
+    CollapsedScan {
+        rshape: rows.iter().map(|d| d.0).collect(),
+        rstrides: rows.iter().map(|d| d.1).collect(),
+        n_inner,
+        len: shape[axis],
+        ast: strides[axis],
+    }
+}
+
+struct Level<'a> {
+    kernel: &'a Rendered,
+    index: IndexWidth,
+    target: Target,
+    osize: usize,
+}
+
+/// Where a level reads its rows from.
+struct Rows {
+    /// `Input` or `Scratch` (then read through `pin`).
+    src: PlanArg,
+    rshape: Vec<usize>,
+    rstrides: Vec<isize>,
+    ast: isize,
+    n_inner: usize,
+    len: usize,
+}
+
+impl Level<'_> {
+    fn ix(&self, v: usize) -> PlanArg {
+        self.ixs(v as isize)
+    }
+
+    fn ixs(&self, v: isize) -> PlanArg {
+        match self.index {
+            IndexWidth::I32 => PlanArg::I32(v as i32),
+            IndexWidth::I64 => PlanArg::I64(v as i64),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &self,
+        rows: &Rows,
+        dest: PlanArg,
+        pout: PlanArg,
+        carry: PlanArg,
+        cfg: LaunchConfig,
+        chunk: usize,
+        tile: usize,
+    ) -> PlannedLaunch {
+        let n_rows: usize = rows.rshape.iter().product();
+        let (a_in, a_pin) = match &rows.src {
+            PlanArg::Input { .. } => (rows.src.clone(), PlanArg::Null),
+            _ => (PlanArg::Null, rows.src.clone()),
+        };
+        PlannedLaunch {
+            kernel: self.kernel.clone(),
+            config: cfg,
+            args: vec![
+                a_in,
+                a_pin,
+                dest,
+                pout,
+                carry,
+                PlanArg::Shape(rows.rshape.iter().map(|&x| x as i64).collect()),
+                PlanArg::Strides(rows.rstrides.iter().map(|&x| x as i64).collect()),
+                self.ix(n_rows),
+                self.ix(rows.n_inner),
+                self.ix(rows.len),
+                self.ixs(rows.ast),
+                self.ix(chunk),
+                PlanArg::I64(tile as i64),
+            ],
+        }
+    }
+
+    /// Plan the scan of `rows` into `dest`, appending launches; `scratch` is the next free
+    /// scratch byte.
+    fn plan(&self, rows: &Rows, dest: PlanArg, launches: &mut Vec<PlannedLaunch>, scratch: &mut usize) {
+        let n_rows: usize = rows.rshape.iter().product();
+        let len = rows.len;
+        // (grid x, block, chunk, tile)
+        let (gx, block, mut chunk, tile): (usize, (u32, u32), usize, usize) = match self.target {
+            Target::Cpu { workers } => {
+                let tile = if rows.n_inner >= 8 { 64 } else { 0 };
+                let items = if tile > 0 { (n_rows / rows.n_inner) * rows.n_inner.div_ceil(64) } else { n_rows };
+                let chunk = if items < 4 * workers.max(1) && len >= 8192 { 4096 } else { len.max(1) };
+                (items, (1, 1), chunk, tile)
+            }
+            Target::Gpu { sm_count, warp_size, max_threads_per_block } => {
+                if rows.n_inner >= 32 || len <= 64 {
+                    let blocks = n_rows.div_ceil(256);
+                    let chunk = if blocks < 2 * sm_count as usize && len >= 1024 { 256 } else { len.max(1) };
+                    (blocks, (1, 256), chunk, 0)
+                } else {
+                    let maxb = crate::reduce::pow2_floor(max_threads_per_block.clamp(warp_size, 1024)).min(512);
+                    let threads = if len >= 2048 { maxb } else { 256.min(maxb) }.max(warp_size);
+                    let tilelen = threads as usize * 4;
+                    let chunk =
+                        if n_rows < 2 * sm_count as usize && len >= 4 * tilelen { tilelen * 4 } else { len.max(1) };
+                    (n_rows, (threads, 1), chunk, 0)
+                }
+            }
+        };
+        if chunk < len {
+            chunk = chunk.max(len.div_ceil(65535));
+        }
+        let nch = len.div_ceil(chunk).max(1);
+        let grid = (gx.clamp(1, 1 << 30) as u32, nch as u32);
+        let cfg = LaunchConfig::new(grid, block);
+        if nch == 1 {
+            launches.push(self.launch(rows, dest, PlanArg::Null, PlanArg::Null, cfg, chunk, tile));
+            return;
+        }
+        let totals = *scratch;
+        *scratch += align16(n_rows * nch * self.osize);
+        let scanned = *scratch;
+        *scratch += align16(n_rows * nch * self.osize);
+        launches.push(self.launch(
+            rows,
+            PlanArg::Null,
+            PlanArg::Scratch { offset_bytes: totals },
+            PlanArg::Null,
+            cfg,
+            chunk,
+            tile,
+        ));
+        let sub = Rows {
+            src: PlanArg::Scratch { offset_bytes: totals },
+            rshape: vec![n_rows],
+            rstrides: vec![nch as isize],
+            ast: 1,
+            n_inner: 1,
+            len: nch,
+        };
+        self.plan(&sub, PlanArg::Scratch { offset_bytes: scanned }, launches, scratch);
+        launches.push(self.launch(
+            rows,
+            dest,
+            PlanArg::Null,
+            PlanArg::Scratch { offset_bytes: scanned },
+            cfg,
+            chunk,
+            tile,
+        ));
+    }
+}
+
+/// Plan the scan of an input of `shape` and `strides` (in elements, any sign) along `axis`;
+/// the output is a fresh C-contiguous array of `shape` and dtype `op.out_type`.
+pub fn plan_scan(op: &ScanOp, shape: &[usize], strides: &[isize], axis: usize, target: Target) -> Result<ScanPlan> {
+    if shape.len() != strides.len() || shape.len() > 8 {
+        return Err(Error::value(
+            "scan",
+            format!("shape {shape:?} and strides {strides:?} must have one rank, at most 8"),
+        ));
+    }
+    if axis >= shape.len() {
+        return Err(Error::Axis { op: op.name.clone(), reason: format!("axis {axis} for rank {}", shape.len()) });
+    }
+    let n: usize = shape.iter().product();
+    let mut plan = ScanPlan { launches: Vec::new(), scratch_bytes: 0, index: IndexWidth::I64 };
+    if n == 0 {
+        return Ok(plan);
+    }
+    let c = collapse_scan(shape, strides, axis);
+    let span: usize = c
+        .rshape
+        .iter()
+        .zip(&c.rstrides)
+        .map(|(&n, &s)| (n - 1).saturating_mul(s.unsigned_abs()))
+        .chain([(c.len - 1).saturating_mul(c.ast.unsigned_abs())])
+        .fold(0usize, |a, b| a.saturating_add(b));
+    if let Target::Gpu { .. } = target {
+        if span < 1 << 30 && n < 1 << 30 {
+            plan.index = IndexWidth::I32;
+        }
+    }
+    let kernel = render_scan(op, plan.index);
+    let level = Level { kernel: &kernel, index: plan.index, target, osize: op.out_type.size() };
+    let rows = Rows {
+        src: PlanArg::Input { offset_elems: 0 },
+        rshape: c.rshape.clone(),
+        rstrides: c.rstrides.clone(),
+        ast: c.ast,
+        n_inner: c.n_inner,
+        len: c.len,
+    };
+    let mut scratch = 0;
+    level.plan(&rows, PlanArg::Output, &mut plan.launches, &mut scratch);
+    plan.scratch_bytes = scratch;
+    Ok(plan)
+}
+
+/// Every kernel the built-in scans can use on `kind`: each scan and input dtype, in each
+/// index width the kind's plans use (64-bit on the CPU; 32 and 64 on GPUs).
+pub fn builtin_scan_kernels(kind: TargetKind) -> Vec<Rendered> {
+    let widths: &[IndexWidth] = match kind {
+        TargetKind::Cpu => &[IndexWidth::I64],
+        TargetKind::Gpu => &[IndexWidth::I32, IndexWidth::I64],
+    };
+    let mut out = Vec::new();
+    for name in BUILTIN_SCANS {
+        for d in DType::ALL {
+            let op = builtin_scan(name, d).expect("every dtype has a scan loop");
+            for &w in widths {
+                out.push(render_scan(&op, w));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GPU: Target = Target::Gpu { sm_count: 132, warp_size: 32, max_threads_per_block: 1024 };
+    const CPU: Target = Target::Cpu { workers: 8 };
+
+    #[test]
+    fn dtypes_follow_numpy() {
+        assert_eq!(builtin_scan("cumsum", DType::Bool).unwrap().out_type, DType::I64);
+        assert_eq!(builtin_scan("cumsum", DType::U8).unwrap().out_type, DType::U64);
+        assert_eq!(builtin_scan("cumprod", DType::F16).unwrap().out_type, DType::F16);
+        assert_eq!(builtin_scan("cumsum", DType::C64).unwrap().out_type, DType::C64);
+        assert!(builtin_scan("cummax", DType::F32).is_err());
+    }
+
+    #[test]
+    fn collapse_keeps_the_axis() {
+        let c = collapse_scan(&[2, 3, 5, 7], &[105, 35, 7, 1], 2);
+        assert_eq!((c.rshape.clone(), c.rstrides.clone()), (vec![6, 7], vec![35, 1]));
+        assert_eq!((c.n_inner, c.len, c.ast), (7, 5, 7));
+        let c = collapse_scan(&[10], &[-1], 0);
+        assert_eq!((c.rshape.clone(), c.n_inner, c.ast), (vec![1], 1, -1));
+    }
+
+    #[test]
+    fn long_rows_are_scanned_in_three_phases() {
+        let op = builtin_scan("cumsum", DType::F32).unwrap();
+        let p = plan_scan(&op, &[1 << 26], &[1], 0, GPU).unwrap();
+        // totals, (totals of totals, scan, rescan) or a single scan, rescan.
+        assert!(p.launches.len() >= 3, "{}", p.launches.len());
+        assert_eq!(p.launches[0].args[3], PlanArg::Scratch { offset_bytes: 0 });
+        assert_eq!(p.launches.last().unwrap().args[2], PlanArg::Output);
+        assert!(p.scratch_bytes > 0);
+        let p = plan_scan(&op, &[1 << 20], &[1], 0, CPU).unwrap();
+        assert_eq!(p.launches.len(), 3);
+        assert_eq!(p.launches[0].config.grid.y, 256);
+        // Many short rows: one launch.
+        let p = plan_scan(&op, &[4096, 100], &[100, 1], 1, GPU).unwrap();
+        assert_eq!(p.launches.len(), 1);
+        let p = plan_scan(&op, &[1000, 1000], &[1000, 1], 0, CPU).unwrap();
+        assert_eq!(p.launches.len(), 1);
+        assert_eq!(p.launches[0].args[12], PlanArg::I64(64));
+        assert!(plan_scan(&op, &[0, 3], &[3, 1], 1, CPU).unwrap().launches.is_empty());
+    }
+
+    #[test]
+    fn kernel_sets() {
+        let cpu = builtin_scan_kernels(TargetKind::Cpu);
+        assert_eq!(cpu.len(), 30);
+        assert_eq!(builtin_scan_kernels(TargetKind::Gpu).len(), 60);
+        for r in &cpu {
+            assert!(!crate::uses_barrier(&r.code));
+            assert_eq!(crate::kernel_names(&r.code), vec![r.name.clone()]);
+        }
+    }
+}
