@@ -181,7 +181,8 @@ impl Array {
         let x = if x.ndim() > 8 { x.copy()? } else { x };
         let out = Array::empty_on(&dev, x.shape(), op.out_type)?;
         let plan = xp_kernels::scan::plan_scan(&op, x.shape(), x.strides(), ax, target_of(&dev))?;
-        let scratch = if plan.scratch_bytes > 0 { Some(dev.alloc(plan.scratch_bytes, &current_stream(&dev))?) } else { None };
+        let scratch =
+            if plan.scratch_bytes > 0 { Some(dev.alloc(plan.scratch_bytes, &current_stream(&dev))?) } else { None };
         run_launches(&dev, &plan.launches, &x, &out, scratch.as_ref())?;
         Ok(out)
     }
