@@ -15,7 +15,8 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("profile", {}).get("test") and m.get("executable"):
         name = m["target"]["name"]
         kind = m["target"]["kind"][0]
-        dst = os.path.join(sys.argv[1], f"{m[\"package_id\"].split(\"#\")[0].split(\"/\")[-1]}-{kind}-{name}")
+        pkg = m["package_id"].split("#")[0].split("/")[-1]
+        dst = os.path.join(sys.argv[1], pkg + "-" + kind + "-" + name)
         shutil.copy(m["executable"], dst)
         print(dst)
 ' "$out"
@@ -25,7 +26,10 @@ mkdir -p "$out/examples" && cp target/release/examples/tour target/release/examp
 shared="$(cd .. && pwd)/shared"
 if [ -d "$shared/conformance" ]; then
   python3 "$shared/conformance/generate.py" "$out/cases" >/dev/null
+  tar -czf "$out/cases.tgz" -C "$out" cases && rm -rf "$out/cases"
   cp "$shared/conformance/check.py" "$shared/bench/cupy_side_by_side.py" "$out/"
 fi
-strip "$out"/* "$out"/examples/* 2>/dev/null || true
+# Unit-test binaries of the library itself and the compile checks (which need no GPU) stay here.
+rm -f "$out"/*-lib-* "$out"/*-test-compile_*
+strip "$out"/*-test-* "$out"/examples/* 2>/dev/null || true
 du -sh "$out"

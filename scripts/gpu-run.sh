@@ -19,6 +19,7 @@ tests)
   done
   echo "=== tour on cuda:0"
   XP_DEVICE=cuda:0 gpu-bin/examples/tour || fail=1
+  [ -f gpu-bin/cases.tgz ] && [ ! -d gpu-bin/cases ] && tar -xzf gpu-bin/cases.tgz -C gpu-bin
   if [ -d gpu-bin/cases ]; then
     echo "=== conformance on cuda:0"
     rm -rf "$out/results" && mkdir -p "$out/results"

@@ -1006,7 +1006,8 @@ fn gpu_pass(n_out: usize, n_red: usize, columns: bool, sm: u32, ws: u32, maxb: u
     } else {
         let want = (n_red.div_ceil(16) as u64).next_power_of_two().min(maxb as u64) as u32;
         let gx = if want >= ws { want } else { want.max(1) };
-        (gx, (256 / gx).max(1))
+        // Groups wider than a warp combine through the block's shared memory: one per block.
+        (gx, if gx > ws { 1 } else { (256 / gx).max(1) })
     };
     let per_block = (gx * gy) as usize;
     let groups_blocks = n_out.div_ceil(gy as usize).max(1);
