@@ -452,13 +452,19 @@ fn welford_preamble(r: &str, complex: bool) -> (String, String) {
              \x20 a.re += dr * f; a.im += di * f; a.m2 += b.m2 + (dr * dr + di * di) * a.n * f; a.n = n;\n}}\n"
         )
     } else {
+        // Sums relative to a shift `k` (the first element seen): one element joins with two
+        // multiply-adds and no division; accumulators of several elements merge by Chan's rule.
         format!(
-            "struct {ty} {{ {r} n, mean, m2; }};\n\
+            "struct {ty} {{ {r} n, k, s1, s2; }};\n\
+             XP_DEVICE {r} xp_m2(const {ty}& a) {{ return a.n > ({r})0 ? a.s2 - a.s1 * (a.s1 / a.n) : ({r})0; }}\n\
              XP_DEVICE void xp_merge({ty}& a, const {ty}& b) {{\n\
              \x20 if (b.n == ({r})0) return;\n\
              \x20 if (a.n == ({r})0) {{ a = b; return; }}\n\
-             \x20 const {r} n = a.n + b.n, f = b.n / n, d = b.mean - a.mean;\n\
-             \x20 a.mean += d * f; a.m2 += b.m2 + d * d * a.n * f; a.n = n;\n}}\n"
+             \x20 if (b.n == ({r})1) {{ const {r} d = b.k + b.s1 - a.k; a.s1 += d; a.s2 += d * d; a.n += ({r})1; return; }}\n\
+             \x20 const {r} ma = a.k + a.s1 / a.n, mb = b.k + b.s1 / b.n;\n\
+             \x20 const {r} n = a.n + b.n, f = b.n / n, d = mb - ma;\n\
+             \x20 const {r} m2 = xp_m2(a) + xp_m2(b) + d * d * a.n * f;\n\
+             \x20 a.n = n; a.k = ma + d * f; a.s1 = ({r})0; a.s2 = m2;\n}}\n"
         )
     };
     (ty, guarded(&tag, &body))
@@ -555,15 +561,12 @@ pub fn builtin_reduce(name: &str, input: DType, ddof: i64) -> Result<ReduceOp> {
             op.map = if input.is_complex() {
                 format!("{ty}{{({r})1, ({r})in0.re, ({r})in0.im, ({r})0}}")
             } else {
-                format!("{ty}{{({r})1, ({r})in0, ({r})0}}")
+                format!("{ty}{{({r})1, ({r})in0, ({r})0, ({r})0}}")
             };
-            op.identity = if input.is_complex() {
-                format!("{ty}{{({r})0, ({r})0, ({r})0, ({r})0}}")
-            } else {
-                format!("{ty}{{({r})0, ({r})0, ({r})0}}")
-            };
+            op.identity = format!("{ty}{{({r})0, ({r})0, ({r})0, ({r})0}}");
             op.combine = "xp_merge(a, b);".into();
-            let value = if name == "std" { "xp::sqrt(a.m2 / d_)" } else { "a.m2 / d_" };
+            let m2 = if input.is_complex() { "a.m2" } else { "xp_m2(a)" };
+            let value = if name == "std" { format!("xp::sqrt({m2} / d_)") } else { format!("{m2} / d_") };
             op.post =
                 format!("{r} d_ = ({r})(_n - _ddof); if (d_ < ({r})0) d_ = ({r})0; out0 = {}({value});", out.c_name());
             op.acc_type = ty;
@@ -658,7 +661,7 @@ fn acc_size_of(name: &str, input: DType) -> usize {
             d if d.is_float() => fsize(d),
             _ => 8,
         },
-        "var" | "std" => fsize(input) * if input.is_complex() { 4 } else { 3 },
+        "var" | "std" => fsize(input) * 4,
         "min" | "max" => match input {
             d if d.is_float() => fsize(d),
             d => d.size(),
@@ -1004,7 +1007,7 @@ fn gpu_pass(n_out: usize, n_red: usize, columns: bool, sm: u32, ws: u32, maxb: u
     let (gx, gy) = if columns || n_red <= 16 {
         (1, 256.min(maxb))
     } else {
-        let want = (n_red.div_ceil(16) as u64).next_power_of_two().min(maxb as u64) as u32;
+        let want = (n_red.div_ceil(64) as u64).next_power_of_two().min(maxb as u64) as u32;
         let gx = if want >= ws { want } else { want.max(1) };
         // Groups wider than a warp combine through the block's shared memory: one per block.
         (gx, if gx > ws { 1 } else { (256 / gx).max(1) })
