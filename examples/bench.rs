@@ -86,6 +86,19 @@ fn run() -> xp::Result<()> {
             let ms = bench(&d, warm, iters, || a.max(None, false).map(|_| ()))?;
             r.rep("max f32 N=2^28", ms, gb(nb, ms));
         }
+        if gpu {
+            // User kernels against the same workloads as built-ins.
+            use xp::array::user::{fuse, ElementwiseKernel, ReductionKernel};
+            let ek = ElementwiseKernel::new("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "sqdiff")?;
+            let ms = bench(&d, warm, iters, || ek.call(&[(&a).into(), (&b).into(), (&out).into()]).map(|_| ()))?;
+            r.rep("ElementwiseKernel sqdiff N=2^28", ms, gb(3 * nb, ms));
+            let l2 = ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")?;
+            let ms = bench(&d, warm, iters, || l2.call(&a, None, false).map(|_| ()))?;
+            r.rep("ReductionKernel l2norm N=2^28", ms, gb(nb, ms));
+            let f = fuse("fused_sq2", |[x, y]| x * x + y * 2.0);
+            let ms = bench(&d, warm, iters, || f.call(&[(&a).into(), (&b).into()]).map(|_| ()))?;
+            r.rep("fuse x*x+2*y f32 N=2^28", ms, gb(3 * nb, ms));
+        }
         let side = if gpu { 16384 } else { 4096 };
         let m = a.slice(&[SliceArg::range(0, (side * side) as isize, 1)])?.reshape(&[side as isize, side as isize])?;
         let mb = side * side * 4;

@@ -37,7 +37,7 @@ bench)
   ;;
 sanitize)
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for t in gpu-bin/xp-backend-cuda-test-gpu gpu-bin/xp-test-*; do
+  for t in gpu-bin/*-test-*; do
     [ -f "$t" ] || continue
     case "$t" in *-test-conformance | *-test-devices) continue ;; esac
     echo "=== memcheck $t"

@@ -93,6 +93,16 @@ impl Array {
         if self.size() == 0 {
             return Err(Error::Index { op: "put".into(), reason: "cannot replace elements of an empty array".into() });
         }
+        // Every index is checked before anything is written, so a bad one changes nothing.
+        let (lo, hi) = (idx.min(None, false)?.item::<i64>()?, idx.max(None, false)?.item::<i64>()?);
+        let len = self.size() as i64;
+        if lo < -len || hi >= len {
+            let bad = if lo < -len { lo } else { hi };
+            return Err(Error::Index {
+                op: "put".into(),
+                reason: format!("index {bad} is out of bounds for size {len}"),
+            });
+        }
         let v = if values.dtype() == self.dtype() {
             values.ravel()?.ascontiguous()?
         } else {

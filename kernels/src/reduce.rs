@@ -1007,7 +1007,10 @@ fn gpu_pass(n_out: usize, n_red: usize, columns: bool, sm: u32, ws: u32, maxb: u
     let (gx, gy) = if columns || n_red <= 16 {
         (1, 256.min(maxb))
     } else {
-        let want = (n_red.div_ceil(64) as u64).next_power_of_two().min(maxb as u64) as u32;
+        // About 64 elements per thread on long rows (enough loads in flight per thread), and
+        // groups of up to 8 threads on short ones.
+        let want =
+            (n_red.div_ceil(64).max(n_red.div_ceil(16).min(8)) as u64).next_power_of_two().min(maxb as u64) as u32;
         let gx = if want >= ws { want } else { want.max(1) };
         // Groups wider than a warp combine through the block's shared memory: one per block.
         (gx, if gx > ws { 1 } else { (256 / gx).max(1) })
@@ -1307,7 +1310,7 @@ mod tests {
         // std along axis 1 of (16384, 16384): a block per row, no split.
         let p = plan_reduce(&op("std", DType::F32), &[16384, 16384], &[16384, 1], &[1], GPU).unwrap();
         assert_eq!(p.launches.len(), 1);
-        assert_eq!(p.launches[0].config.block, (512, 1).into());
+        assert_eq!(p.launches[0].config.block, (256, 1).into());
         // Short rows: a sub-warp group per row.
         let p = plan_reduce(&op("sum", DType::F32), &[100000, 64], &[64, 1], &[1], GPU).unwrap();
         assert_eq!(p.launches.len(), 1);

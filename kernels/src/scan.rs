@@ -404,6 +404,9 @@ struct Level<'a> {
     index: IndexWidth,
     target: Target,
     osize: usize,
+    /// Keep NumPy's left-to-right order (float products: where a running product overflows
+    /// or underflows depends on the order, so GPUs scan each row in one thread).
+    ordered: bool,
 }
 
 /// Where a level reads its rows from.
@@ -479,6 +482,7 @@ impl Level<'_> {
                 let chunk = if items < 4 * workers.max(1) && len >= 8192 { 4096 } else { len.max(1) };
                 (items, (1, 1), chunk, tile)
             }
+            Target::Gpu { .. } if self.ordered => (n_rows.div_ceil(256), (1, 256), len.max(1), 0),
             Target::Gpu { sm_count, warp_size, max_threads_per_block } => {
                 if rows.n_inner >= 32 || len <= 64 {
                     let blocks = n_rows.div_ceil(256);
@@ -569,7 +573,8 @@ pub fn plan_scan(op: &ScanOp, shape: &[usize], strides: &[isize], axis: usize, t
         }
     }
     let kernel = render_scan(op, plan.index);
-    let level = Level { kernel: &kernel, index: plan.index, target, osize: op.out_type.size() };
+    let ordered = op.name == "cumprod" && (op.out_type.is_float() || op.out_type.is_complex());
+    let level = Level { kernel: &kernel, index: plan.index, target, osize: op.out_type.size(), ordered };
     let rows = Rows {
         src: PlanArg::Input { offset_elems: 0 },
         rshape: c.rshape.clone(),
