@@ -250,6 +250,28 @@ fn strides_bytes(strides: &[isize]) -> Vec<u8> {
     v
 }
 
+/// Whether `code` may read variable `name`: true unless every use of it is the target of a
+/// plain assignment (`name = …`), so an output that is only written is not loaded first.
+fn reads_variable(code: &str, name: &str) -> bool {
+    let b = code.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while let Some(pos) = code[i..].find(name) {
+        let at = i + pos;
+        let end = at + name.len();
+        i = end;
+        if (at > 0 && ident(b[at - 1])) || (end < b.len() && ident(b[end])) {
+            continue;
+        }
+        let rest = code[end..].trim_start();
+        let plain_store = rest.starts_with('=') && !rest.starts_with("==");
+        if !plain_store {
+            return true;
+        }
+    }
+    false
+}
+
 /// Launch a user elementwise kernel over `shape` (every array input and every output has that
 /// shape). `key` identifies the kernel's code apart from layout and index width.
 fn launch_user(
@@ -562,7 +584,7 @@ impl ElementwiseKernel {
                 holders.push(o.clone());
                 srcs.push(Src::Raw(holders.len() - 1));
                 ops.push(KOp::scalar(DType::U64, DType::U64));
-            } else if !outs_given.is_empty() {
+            } else if !outs_given.is_empty() && reads_variable(&self.operation, &p.name) {
                 load_out_at.push((k, ops.len()));
                 holders.push(o.clone());
                 srcs.push(Src::Array(holders.len() - 1));
@@ -1705,6 +1727,18 @@ fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<&'static Ty
         op: op.name.into(),
         reason: format!("the op is not supported for input dtypes ({})", names.join(", ")),
     })
+}
+
+#[cfg(test)]
+mod reads_tests {
+    #[test]
+    fn outputs_only_assigned_are_not_read() {
+        assert!(!super::reads_variable("z = (x - y) * (x - y)", "z"));
+        assert!(super::reads_variable("z += x", "z"));
+        assert!(super::reads_variable("z = z * 2", "z"));
+        assert!(super::reads_variable("if (z == 0) z = 1", "z"));
+        assert!(!super::reads_variable("zz = 1; z = 2", "z"));
+    }
 }
 
 #[cfg(test)]
