@@ -357,7 +357,9 @@ fn launch_user(
         }
     }
     args.push(KernelArg::Value(&n_bytes));
-    current_stream(device).launch(&*f, &flat_config(device, n), &args)
+    // The contiguous layout takes four elements per thread.
+    let work = if layout == KLayout::Contiguous { n.div_ceil(4) } else { n };
+    current_stream(device).launch(&*f, &flat_config(device, work), &args)
 }
 
 /// `const idx i = …;` where a layout does not name the flat index `i` itself.
