@@ -680,6 +680,21 @@ fn acc_size_of(name: &str, input: DType) -> usize {
 
 /// Write the kernel of `op` for index width `index` (see the module docs for its parameters).
 pub fn render_reduce(op: &ReduceOp, index: IndexWidth) -> Rendered {
+    // Every call of a reduction plans one; its code is kept, so that a repeated reduction
+    // costs a lookup rather than writing (and hashing) the engine again.
+    type Memo = std::sync::Mutex<std::collections::HashMap<(ReduceOp, IndexWidth), Rendered>>;
+    static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    let key = (ReduceOp { ddof: 0, ..op.clone() }, index);
+    if let Some(r) = memo.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return r.clone();
+    }
+    let r = render_reduce_uncached(op, index);
+    memo.lock().unwrap_or_else(|e| e.into_inner()).insert(key, r.clone());
+    r
+}
+
+fn render_reduce_uncached(op: &ReduceOp, index: IndexWidth) -> Rendered {
     let idx = index_c(index);
     let mut tag = String::new();
     let _ = write!(

@@ -294,6 +294,20 @@ pub fn builtin_scan(name: &str, input: DType) -> Result<ScanOp> {
 
 /// Write the kernel of `op` for index width `index` (see the module docs for its parameters).
 pub fn render_scan(op: &ScanOp, index: IndexWidth) -> Rendered {
+    // Kept per op and width: a repeated scan costs a lookup, not a new rendering.
+    type Memo = std::sync::Mutex<std::collections::HashMap<(ScanOp, IndexWidth), Rendered>>;
+    static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    let key = (op.clone(), index);
+    if let Some(r) = memo.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return r.clone();
+    }
+    let r = render_scan_uncached(op, index);
+    memo.lock().unwrap_or_else(|e| e.into_inner()).insert(key, r.clone());
+    r
+}
+
+fn render_scan_uncached(op: &ScanOp, index: IndexWidth) -> Rendered {
     let idx = index_c(index);
     let tag =
         format!("{}|{}|{}|{}|{}|{:?}", op.in_type.short(), op.out_type.short(), op.map, op.combine, op.identity, index);
