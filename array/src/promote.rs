@@ -247,9 +247,9 @@ pub fn weak_dtype(op: &str, strong: DType, s: &Scalar) -> Result<DType> {
     Ok(d)
 }
 
-/// `Overflow` when integer `v` does not fit integer dtype `d` (other dtypes always take it).
-pub fn check_int_fits(op: &str, v: i128, d: DType) -> Result<()> {
-    let (lo, hi): (i128, i128) = match d {
+/// The range of integer dtype `d`, `None` for other dtypes.
+pub fn int_range(d: DType) -> Option<(i128, i128)> {
+    Some(match d {
         DType::I8 => (i8::MIN as i128, i8::MAX as i128),
         DType::I16 => (i16::MIN as i128, i16::MAX as i128),
         DType::I32 => (i32::MIN as i128, i32::MAX as i128),
@@ -258,12 +258,18 @@ pub fn check_int_fits(op: &str, v: i128, d: DType) -> Result<()> {
         DType::U16 => (0, u16::MAX as i128),
         DType::U32 => (0, u32::MAX as i128),
         DType::U64 => (0, u64::MAX as i128),
-        _ => return Ok(()),
-    };
-    if v < lo || v > hi {
-        return Err(Error::Overflow { op: op.into(), reason: format!("Python integer {v} out of bounds for {d}") });
+        _ => return None,
+    })
+}
+
+/// `Overflow` when integer `v` does not fit integer dtype `d` (other dtypes always take it).
+pub fn check_int_fits(op: &str, v: i128, d: DType) -> Result<()> {
+    match int_range(d) {
+        Some((lo, hi)) if v < lo || v > hi => {
+            Err(Error::Overflow { op: op.into(), reason: format!("Python integer {v} out of bounds for {d}") })
+        }
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]

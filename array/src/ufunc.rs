@@ -20,7 +20,7 @@ use xp_kernels::ops::{ElementwiseOp, TypeLoop};
 use crate::element::scalar_bytes;
 use crate::exec::{is_cpu, launch_elementwise, EwIn, KernelKey};
 use crate::layout::broadcast_shapes;
-use crate::promote::{can_cast_safe, can_cast_same_kind, check_int_fits, promote_types, weak_dtype, Scalar};
+use crate::promote::{can_cast_safe, can_cast_same_kind, check_int_fits, int_range, promote_types, weak_dtype, Scalar};
 use crate::Array;
 
 /// One operand of an op: an array or a weak scalar.
@@ -95,11 +95,26 @@ fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<&'static Ty
             return Ok(lp);
         }
     }
-    for lp in op.loops {
-        let (ins, _) = lp.dtypes();
-        if ins.len() == dts.len() && ins.iter().zip(dts).all(|(l, d)| can_cast_safe(*d, *l)) {
-            return Ok(lp);
+    // The search is NumPy's linear one; its answer is kept per (op, input dtypes), so a
+    // repeated call does not parse the loops' signatures again.
+    type Memo = parking_lot::RwLock<HashMap<(&'static str, Vec<DType>), Option<&'static TypeLoop>>>;
+    static MEMO: OnceLock<Memo> = OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    let key = (op.name, dts.to_vec());
+    let cached = memo.read().get(&key).copied();
+    let found = match cached {
+        Some(f) => f,
+        None => {
+            let f = op.loops.iter().find(|lp| {
+                let (ins, _) = lp.dtypes();
+                ins.len() == dts.len() && ins.iter().zip(dts).all(|(l, d)| can_cast_safe(*d, *l))
+            });
+            memo.write().insert(key, f);
+            f
         }
+    };
+    if let Some(lp) = found {
+        return Ok(lp);
     }
     let names: Vec<&str> = dts.iter().map(|d| d.name()).collect();
     Err(Error::DType {
@@ -262,26 +277,13 @@ pub fn clip(x: &Array, lo: impl Into<Scalar>, hi: impl Into<Scalar>) -> Result<A
     let fit = |s: Scalar| -> Scalar {
         match (s, x.dtype().kind()) {
             (Scalar::Int(v), DTypeKind::Signed | DTypeKind::Unsigned) => {
-                let (lo, hi) = int_range(x.dtype());
+                let (lo, hi) = int_range(x.dtype()).expect("an integer dtype has a range");
                 Scalar::Int(v.clamp(lo, hi))
             }
             _ => s,
         }
     };
     call("clip", &[Operand::Array(x), Operand::Scalar(fit(lo.into())), Operand::Scalar(fit(hi.into()))], None)
-}
-
-fn int_range(d: DType) -> (i128, i128) {
-    match d {
-        DType::I8 => (i8::MIN as i128, i8::MAX as i128),
-        DType::I16 => (i16::MIN as i128, i16::MAX as i128),
-        DType::I32 => (i32::MIN as i128, i32::MAX as i128),
-        DType::I64 => (i64::MIN as i128, i64::MAX as i128),
-        DType::U8 => (0, u8::MAX as i128),
-        DType::U16 => (0, u16::MAX as i128),
-        DType::U32 => (0, u32::MAX as i128),
-        _ => (0, u64::MAX as i128),
-    }
 }
 
 /// The result dtype of `where(cond, x, y)` and similar: NumPy's promotion of `x` and `y`.
