@@ -129,9 +129,9 @@ impl ElementwiseSpec {
             .chain((0..self.outputs.len()).map(|k| format!("out{k}")))
             .collect();
         if strided {
-            params.push("xp::Shape shape".into());
+            params.push("XP_GRID_CONST const xp::Shape shape".into());
             for a in &arrays {
-                params.push(format!("xp::Strides st_{a}"));
+                params.push(format!("XP_GRID_CONST const xp::Strides st_{a}"));
             }
         }
         params.push(format!("{idx} n"));
@@ -540,7 +540,7 @@ mod tests {
         let r = spec.render();
         assert!(r.name.starts_with("xp_add_"));
         assert!(r.code.contains("const xp::f16* __restrict__ in0_p, double in1_v, float* __restrict__ out0_p"));
-        assert!(r.code.contains("xp::Strides st_in0, xp::Strides st_out0, xp::i64 n"));
+        assert!(r.code.contains("const xp::Strides st_in0, XP_GRID_CONST const xp::Strides st_out0, xp::i64 n"));
         assert!(!r.code.contains("st_in1"));
         assert_eq!(crate::kernel_names(&r.code), vec![r.name.clone()]);
         // A different index width is a different kernel.

@@ -103,7 +103,7 @@ pub fn compact(bytes: usize) -> Rendered {
 pub fn nonzero() -> Rendered {
     let name = "xp_nonzero".to_string();
     let code = format!(
-        "extern \"C\" __global__ void {name}(const bool* __restrict__ mask, const xp::i64* __restrict__ pos, xp::i64* __restrict__ out, xp::Shape shape, xp::i64 n, xp::i64 count) {{
+        "extern \"C\" __global__ void {name}(const bool* __restrict__ mask, const xp::i64* __restrict__ pos, xp::i64* __restrict__ out, XP_GRID_CONST const xp::Shape shape, xp::i64 n, xp::i64 count) {{
   XP_FOR_EACH(xp::i64, i, n) {{
     if (!mask[i]) continue;
     const xp::i64 p = pos[i] - 1;

@@ -739,8 +739,9 @@ fn render_reduce_uncached(op: &ReduceOp, index: IndexWidth) -> Rendered {
          }};\n\
          }}  // namespace {name}_ns\n\
          extern \"C\" __global__ void {name}(const {inc}* __restrict__ in, const {acc}* __restrict__ pin, \
-         {outc}* __restrict__ out, {acc}* __restrict__ pout, xp::Shape kshape, xp::Strides kstrides, \
-         xp::Shape rshape, xp::Strides rstrides, {idx} n_out, {idx} n_red, {idx} seg, xp::i64 tile, \
+         {outc}* __restrict__ out, {acc}* __restrict__ pout, XP_GRID_CONST const xp::Shape kshape, \
+         XP_GRID_CONST const xp::Strides kstrides, XP_GRID_CONST const xp::Shape rshape, \
+         XP_GRID_CONST const xp::Strides rstrides, {idx} n_out, {idx} n_red, {idx} seg, xp::i64 tile, \
          xp::i64 n_post, xp::i64 ddof) {{\n\
          \x20 xp::red::run<{name}_ns::Op, {idx}>(in, pin, out, pout, kshape, kstrides, rshape, rstrides, n_out, n_red, \
          seg, tile, n_post, ddof);\n\

@@ -338,8 +338,8 @@ fn render_scan_uncached(op: &ScanOp, index: IndexWidth) -> Rendered {
          }};\n\
          }}  // namespace {name}_ns\n\
          extern \"C\" __global__ void {name}(const {inc}* __restrict__ in, const {outc}* __restrict__ pin, \
-         {outc}* __restrict__ out, {outc}* __restrict__ pout, const {outc}* __restrict__ carry, xp::Shape rshape, \
-         xp::Strides rstrides, {idx} n_rows, {idx} n_inner, {idx} len, {idx} ast, {idx} chunk, xp::i64 tile) {{\n\
+         {outc}* __restrict__ out, {outc}* __restrict__ pout, const {outc}* __restrict__ carry, \
+         XP_GRID_CONST const xp::Shape rshape, XP_GRID_CONST const xp::Strides rstrides, {idx} n_rows, {idx} n_inner, {idx} len, {idx} ast, {idx} chunk, xp::i64 tile) {{\n\
          \x20 xp::scan::run<{name}_ns::Op, {idx}>(in, pin, out, pout, carry, rshape, rstrides, n_rows, n_inner, len, ast, \
          chunk, tile);\n\
          }}\n",
