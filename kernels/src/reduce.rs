@@ -387,7 +387,18 @@ impl ReduceOp {
     pub fn uses_index(&self) -> bool {
         contains_ident(&self.map, "_j")
     }
+
+    /// Whether GPU plans fold each output's elements in order, one thread per output, up to
+    /// [`IN_ORDER_MAX`] elements: complex products, whose pattern of infinities and NaNs after
+    /// an overflow depends on the order of the multiplications (NumPy multiplies in order).
+    pub fn in_order(&self) -> bool {
+        self.name == "prod" && self.in_type.is_complex()
+    }
 }
+
+/// The longest reduced range an [`ReduceOp::in_order`] op folds in order on a GPU; longer
+/// ranges are split over threads as any other reduction.
+pub const IN_ORDER_MAX: usize = 1 << 16;
 
 fn contains_ident(code: &str, ident: &str) -> bool {
     let b = code.as_bytes();
@@ -1146,6 +1157,13 @@ pub fn plan_collapsed(op: &ReduceOp, c: &CollapsedReduction, target: Target) -> 
     let rst_last = *c.rstrides.last().expect("rank >= 1");
     let columns = n_out > 1 && kst_last == 1 && rst_last.unsigned_abs() != 1 && n_red > 1;
     let first = match target {
+        Target::Gpu { sm_count, warp_size, max_threads_per_block } if op.in_order() && n_red <= IN_ORDER_MAX => {
+            // A thread per output (as the columns strategy), the range never split.
+            let mut p = gpu_pass(n_out, n_red, true, sm_count, warp_size, max_threads_per_block);
+            p.segments = 1;
+            p.seg = n_red.max(1);
+            p
+        }
         Target::Gpu { sm_count, warp_size, max_threads_per_block } => {
             gpu_pass(n_out, n_red, columns, sm_count, warp_size, max_threads_per_block)
         }
@@ -1346,6 +1364,17 @@ mod tests {
         // 64-bit indexing past 2^30 elements.
         let p = plan_reduce(&op("sum", DType::U8), &[1 << 31], &[1], &[0], GPU).unwrap();
         assert_eq!(p.index, IndexWidth::I64);
+        // Complex products fold in order: one thread per output, never split.
+        let p = plan_reduce(&op("prod", DType::C64), &[257], &[1], &[0], GPU).unwrap();
+        assert_eq!(p.launches.len(), 1);
+        assert_eq!(p.launches[0].config.block.x, 1);
+        let p = plan_reduce(&op("prod", DType::C128), &[8, 1000], &[1000, 1], &[1], GPU).unwrap();
+        assert_eq!((p.launches.len(), p.launches[0].config.block.x), (1, 1));
+        // ... up to IN_ORDER_MAX elements; real products split as sums do.
+        let p = plan_reduce(&op("prod", DType::C64), &[IN_ORDER_MAX * 4], &[1], &[0], GPU).unwrap();
+        assert_eq!(p.launches.len(), 2);
+        let p = plan_reduce(&op("prod", DType::F32), &[257 * 64], &[1], &[0], GPU).unwrap();
+        assert!(p.launches[0].config.block.x > 1);
     }
 
     #[test]
