@@ -195,6 +195,33 @@ mod tests {
     }
 
     #[test]
+    fn a_source_that_needs_the_full_runtime_headers_still_compiles() {
+        if nvrtc_or_checked_absence("full_runtime_headers").is_none() {
+            return;
+        }
+        // Texture objects are among what `-minimal` leaves out.
+        let src = KernelSource::new(
+            "tex",
+            "extern \"C\" __global__ void tex(cudaTextureObject_t t, float* y) { y[0] = (float)(t != 0); }",
+        );
+        match compile_for_arch(&src, &CompileOptions::new(["-minimal"]), "sm_90") {
+            Err(Error::Compile { .. }) => {}
+            other => panic!("expected `-minimal` to leave texture objects out, got {other:?}"),
+        }
+        let cubin = compile_for_arch(&src, &CompileOptions::default(), "sm_90").expect("compiled without -minimal");
+        assert!(!cubin.is_empty());
+        // A real error is reported with the log of the full compile.
+        let bad = KernelSource::new("bad", "extern \"C\" __global__ void bad(float* y) { y[0] = undefined_name; }");
+        match compile_for_arch(&bad, &CompileOptions::default(), "sm_90") {
+            Err(Error::Compile { log, options, .. }) => {
+                assert!(log.contains("undefined_name"), "{log}");
+                assert!(!options.contains("-minimal"), "{options}");
+            }
+            other => panic!("expected Error::Compile, got {other:?}"),
+        }
+    }
+
+    #[test]
     fn a_non_nvidia_arch_is_a_value_error() {
         let src = KernelSource::new("k", "extern \"C\" __global__ void k(){}");
         match compile_for_arch(&src, &CompileOptions::default(), "gfx90a") {
