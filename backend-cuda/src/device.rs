@@ -40,6 +40,12 @@ impl Context {
         if let Some(e) = self.corrupted(api) {
             return Err(e);
         }
+        // Reading the thread's current context is cheaper than setting it; most calls find it set.
+        let mut current: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: `current` is a valid out-pointer.
+        if unsafe { sys::cuCtxGetCurrent(&mut current) } == sys::CUresult::CUDA_SUCCESS && current == self.raw {
+            return Ok(());
+        }
         // SAFETY: `raw` is the primary context retained in `CudaDevice::open`, never released.
         let r = unsafe { sys::cuCtxSetCurrent(self.raw) };
         self.check("cuCtxSetCurrent", r)
