@@ -140,8 +140,41 @@ fn run() -> xp::Result<()> {
         let us = t0.elapsed().as_secs_f64() / reps as f64 * 1e6;
         println!("per-op overhead small add: {us:.2} us");
         r.0.insert("small add 1000 (host-timed per op, us)".into(), us);
+        if d.backend_name() == "cuda" {
+            match bare_cuda_launch_us(d.ordinal()) {
+                Ok(bare) => {
+                    println!(
+                        "bare cudarc launch of the same add kernel: {bare:.2} us (xp per op / bare = {:.2})",
+                        us / bare
+                    );
+                    r.0.insert("bare cudarc launch, add 1000 (host-timed, us)".into(), bare);
+                }
+                Err(e) => println!("bare cudarc launch: not measured ({e})"),
+            }
+        }
         Ok(())
     })?;
+    // First call of a never-seen kernel (compile, load, launch, sync), then the same kernel in
+    // a new process, found in the disk cache.
+    let tag = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|t| t.as_nanos()).unwrap_or(0);
+    let first = first_call_ms(&d, tag)?;
+    println!("first call of a new ElementwiseKernel: {first:.2} ms (compile)");
+    r.0.insert("first call of a new ElementwiseKernel (ms)".into(), first);
+    if xp::backend::compile::default_cache_dir().is_some() {
+        let exe = std::env::current_exe().map_err(|e| Error::io("finding the benchmark binary", e))?;
+        let child = std::process::Command::new(exe)
+            .args(["--first-call", &tag.to_string()])
+            .output()
+            .map_err(|e| Error::io("running the benchmark binary again", e))?;
+        let text = String::from_utf8_lossy(&child.stdout);
+        match text.lines().find_map(|l| l.strip_prefix("first-call-ms ")).and_then(|v| v.trim().parse::<f64>().ok()) {
+            Some(ms) => {
+                println!("same kernel in a new process (disk cache): {ms:.3} ms");
+                r.0.insert("same kernel, new process, disk cache (ms)".into(), ms);
+            }
+            None => println!("disk-cache row not measured: {}", String::from_utf8_lossy(&child.stderr).trim()),
+        }
+    }
     let json =
         format!("{{\n{}\n}}\n", r.0.iter().map(|(k, v)| format!(" \"{k}\": {v}")).collect::<Vec<_>>().join(",\n"));
     let path = std::env::args().nth(1).or_else(|| std::env::var("OUT").ok().map(|o| format!("{o}/xp_bench.json")));
@@ -152,7 +185,79 @@ fn run() -> xp::Result<()> {
     Ok(())
 }
 
+/// The first call of an ElementwiseKernel whose source no earlier process compiled (`tag`
+/// makes it unique): compile (or disk-cache load), launch on 1,000 elements, synchronise.
+fn first_call_ms(d: &Arc<dyn DynDevice>, tag: u128) -> xp::Result<f64> {
+    use xp::array::user::ElementwiseKernel;
+    xp::with_device(d, || -> xp::Result<f64> {
+        let x = xp::arange(0, 1000, 1, Some(DType::F32))?;
+        current_stream(d).synchronize()?;
+        let body = format!("y = x * 2.0f + {}.0f", tag % 1_000_003);
+        let t0 = std::time::Instant::now();
+        let k = ElementwiseKernel::new("float32 x", "float32 y", &body, &format!("first_call_{tag}"))?;
+        k.call(&[(&x).into()])?;
+        current_stream(d).synchronize()?;
+        Ok(t0.elapsed().as_secs_f64() * 1e3)
+    })
+}
+
+/// Host time per launch of xp's own contiguous float32 add kernel on 1,000 elements, through
+/// cudarc alone: compiled by NVRTC, loaded, launched 2,000 times back to back.
+fn bare_cuda_launch_us(ordinal: usize) -> Result<f64, String> {
+    use cudarc::driver::{CudaContext, LaunchConfig as CuConfig, PushKernelArg};
+    use xp::kernels::elementwise::{loop_spec, IndexWidth, Layout};
+    let op = xp::kernels::ops::ALL.iter().find(|o| o.name == "add").ok_or("no add op")?;
+    let lp = op.loops.iter().find(|l| l.sig == "ff->f").ok_or("no ff->f loop")?;
+    let k = loop_spec(op, lp, Layout::Contiguous, IndexWidth::I32).render();
+    let ctx = CudaContext::new(ordinal).map_err(|e| e.to_string())?;
+    let (major, minor) = ctx.compute_capability().map_err(|e| e.to_string())?;
+    let arch: &'static str = Box::leak(format!("sm_{major}{minor}").into_boxed_str());
+    let opts =
+        cudarc::nvrtc::CompileOptions { arch: Some(arch), options: vec!["-std=c++17".into()], ..Default::default() };
+    let ptx =
+        cudarc::nvrtc::compile_ptx_with_opts(xp::kernels::with_prelude(&k.code), opts).map_err(|e| e.to_string())?;
+    let module = ctx.load_module(ptx).map_err(|e| e.to_string())?;
+    let f = module.load_function(&k.name).map_err(|e| e.to_string())?;
+    let stream = ctx.new_stream().map_err(|e| e.to_string())?;
+    let a = stream.clone_htod(&vec![1.0f32; 1000]).map_err(|e| e.to_string())?;
+    let mut out = stream.alloc_zeros::<f32>(1000).map_err(|e| e.to_string())?;
+    let n = 1000i32;
+    let cfg = CuConfig { grid_dim: (1, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let mut launch = || -> Result<(), String> {
+        let mut b = stream.launch_builder(&f);
+        b.arg(&a).arg(&a).arg(&mut out).arg(&n);
+        // SAFETY: the kernel takes (const float*, const float*, float*, int) and reads and writes
+        // the first `n` elements of buffers of 1,000 floats.
+        unsafe { b.launch(cfg) }.map(|_| ()).map_err(|e| e.to_string())
+    };
+    for _ in 0..100 {
+        launch()?;
+    }
+    stream.synchronize().map_err(|e| e.to_string())?;
+    let reps = 2000;
+    let t0 = std::time::Instant::now();
+    for _ in 0..reps {
+        launch()?;
+    }
+    stream.synchronize().map_err(|e| e.to_string())?;
+    Ok(t0.elapsed().as_secs_f64() / reps as f64 * 1e6)
+}
+
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() == 3 && args[1] == "--first-call" {
+        let tag: u128 = args[2].parse().unwrap_or(0);
+        return match default_device().and_then(|d| first_call_ms(&d, tag)) {
+            Ok(ms) => {
+                println!("first-call-ms {ms}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
