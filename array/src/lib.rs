@@ -26,6 +26,7 @@ mod exec;
 pub mod index;
 pub mod layout;
 pub mod module;
+pub mod ndarray_interop;
 pub mod npy;
 pub mod promote;
 pub mod reduce;

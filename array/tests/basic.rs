@@ -88,3 +88,28 @@ fn transposed_copies_are_tiled_and_exact() {
         assert_eq!(t2[0], v[(r - 1) * c]);
     });
 }
+
+#[test]
+fn ndarray_round_trip_keeps_shape_order_and_dtype() {
+    let d = cpu();
+    with_device(&d, || {
+        let h = ndarray::Array::from_shape_fn((3, 4), |(i, j)| (10 * i + j) as f32);
+        let a = Array::from_ndarray(&h).unwrap();
+        assert_eq!((a.shape(), a.dtype()), (&[3usize, 4][..], DType::F32));
+        assert_eq!(a.to_ndarray::<f32>().unwrap(), h.clone().into_dyn());
+        // A transposed (non-standard) view is read in logical order.
+        let t = Array::from_ndarray(&h.t()).unwrap();
+        assert_eq!(t.shape(), &[4, 3]);
+        assert_eq!(t.to_ndarray::<f32>().unwrap(), h.t().to_owned().into_dyn());
+        assert_eq!(t.to_vec::<f32>().unwrap()[..4], [0.0, 10.0, 20.0, 1.0]);
+        // Device results come back as standard ndarray arrays, converted on request.
+        let s = a.sum(Some(&[1]), false).unwrap().to_ndarray::<f64>().unwrap();
+        assert_eq!(s, ndarray::arr1(&[6.0, 46.0, 86.0]).into_dyn());
+        let z = Array::from_ndarray(&ndarray::Array2::<i16>::zeros((0, 5))).unwrap();
+        assert_eq!((z.shape(), z.to_ndarray::<i16>().unwrap().len()), (&[0usize, 5][..], 0));
+        let c = ndarray::arr0(num_complex::Complex::new(1.5f64, -2.0));
+        let a0 = Array::from_ndarray(&c).unwrap();
+        assert_eq!((a0.ndim(), a0.dtype()), (0, DType::C128));
+        assert_eq!(a0.to_ndarray::<num_complex::Complex<f64>>().unwrap(), c.into_dyn());
+    });
+}
