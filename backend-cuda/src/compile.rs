@@ -9,9 +9,10 @@
 //!
 //! NVRTC first runs with `-minimal`, which leaves out the runtime headers (textures,
 //! device-side runtime calls, the driver's types) that no generated kernel uses and that cost
-//! more than half the compile time of a small kernel. A source that does not compile that way
-//! (a raw kernel using textures, say) is compiled again without it, and a failure is reported
-//! with the log of that full compile.
+//! more than half the compile time of a small kernel, and with `-pch`, which keeps the parsed
+//! prelude (passed as the header `xp_prelude.h`) between the compiles of one process. A source
+//! that does not compile that way (a raw kernel using textures, say) is compiled again with the
+//! plain options, and a failure is reported with the log of that compile.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -123,10 +124,10 @@ pub(crate) fn compile_cubin(
         return Err(Error::value("compile", format!("`{arch}` is not an NVIDIA GPU arch such as sm_90")));
     }
     let opts = nvrtc_options(options, arch);
-    if !opts.iter().any(|o| o == "-minimal" || o == "--minimal") {
-        let mut minimal = opts.clone();
-        minimal.push("-minimal".to_string());
-        if let Ok(cubin) = compile_cubin_with(nvrtc, source, minimal, arch) {
+    if !opts.iter().any(|o| o == "-minimal" || o == "--minimal" || o == "-pch" || o == "--pch") {
+        let mut fast = opts.clone();
+        fast.extend(["-minimal".to_string(), "-pch".to_string()]);
+        if let Ok(cubin) = compile_cubin_with(nvrtc, source, fast, arch) {
             return Ok(cubin);
         }
     }
@@ -136,7 +137,13 @@ pub(crate) fn compile_cubin(
 /// [`compile_cubin`] with NVRTC's options given in full.
 fn compile_cubin_with(nvrtc: &Nvrtc, source: &KernelSource, opts: Vec<String>, arch: &str) -> Result<Vec<u8>> {
     let opts_line = opts.join(" ");
-    let code = nul_free("kernel source", format!("{}\n#line 1\n{}", xp_kernels::PRELUDE, source.code))?;
+    // The prelude is a header (so that `-pch` can keep it parsed between compiles); the user's
+    // code starts at line 1.
+    let code = nul_free("kernel source", format!("#include \"xp_prelude.h\"\n#line 1\n{}", source.code))?;
+    let header = nul_free("prelude", xp_kernels::PRELUDE.to_string())?;
+    let header_name = nul_free("prelude name", "xp_prelude.h".to_string())?;
+    let headers = [header.as_ptr()];
+    let header_names = [header_name.as_ptr()];
     let name = nul_free("kernel name", format!("{}.cu", source.name))?;
     let c_opts = opts.iter().map(|o| nul_free("compile options", o.clone())).collect::<Result<Vec<_>>>()?;
     let opt_ptrs: Vec<*const std::ffi::c_char> = c_opts.iter().map(|o| o.as_ptr()).collect();
@@ -148,10 +155,10 @@ fn compile_cubin_with(nvrtc: &Nvrtc, source: &KernelSource, opts: Vec<String>, a
     };
 
     let mut raw: *mut c_void = std::ptr::null_mut();
-    // SAFETY: `code` and `name` are NUL-terminated strings that outlive the call; no headers
-    // are passed (count 0, null arrays); `raw` is a valid out-pointer.
+    // SAFETY: `code`, `name`, the header and its name are NUL-terminated strings that outlive
+    // the call (one header: arrays of one pointer each); `raw` is a valid out-pointer.
     let r = unsafe {
-        (nvrtc.create_program)(&mut raw, code.as_ptr(), name.as_ptr(), 0, std::ptr::null(), std::ptr::null())
+        (nvrtc.create_program)(&mut raw, code.as_ptr(), name.as_ptr(), 1, headers.as_ptr(), header_names.as_ptr())
     };
     if r != 0 {
         return Err(driver_err("nvrtcCreateProgram", r, format!("kernel `{}`", source.name)));
