@@ -7,8 +7,10 @@
 //! 128-bit hash of the source, the options, the compiler's identity (name, version, target
 //! arch) and the prelude's hash. An entry is the compiled image followed by a 16-byte trailer
 //! (its 64-bit checksum and a magic tag); it is written to a temporary file in the same folder
-//! and renamed into place, so readers never see half an entry. A corrupt entry is compiled again
-//! and overwritten. A failed compile is never cached.
+//! and renamed into place, so readers never see half an entry. It is not flushed to the disk
+//! first (that would cost a first compile tens of milliseconds): an entry that a crash leaves
+//! torn fails its checksum, and a corrupt entry is compiled again and overwritten. A failed
+//! compile is never cached.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -212,7 +214,6 @@ fn write_entry(path: &Path, image: &[u8]) -> Result<()> {
         f.write_all(image)?;
         f.write_all(&xxhash_rust::xxh3::xxh3_64(image).to_le_bytes())?;
         f.write_all(TRAILER_MAGIC)?;
-        f.sync_data()?;
         std::fs::rename(&tmp, path)
     };
     write().map_err(|e| {
