@@ -1309,7 +1309,7 @@ pub fn plan_collapsed(op: &ReduceOp, c: &CollapsedReduction, target: Target) -> 
         Target::Cpu { workers } => {
             if n_out >= 8 {
                 // Rows of partials, as many tiles as workers can share (at least 256 wide).
-                let cap = n_out.div_ceil(4 * workers.max(1)).max(256).min(CPU_TILE_MAX);
+                let cap = n_out.div_ceil(4 * workers.max(1)).clamp(256, CPU_TILE_MAX);
                 let tile = cpu_tile_width(n_out, cap.min(cpu_tile_fit(s, op.acc_size)));
                 Pass { gx: 1, gy: 1, segments: 1, seg: s, tile, blocks: n_out.div_ceil(tile).min(1 << 30) as u32 }
             } else {
@@ -1511,7 +1511,7 @@ mod tests {
         assert_eq!(l0.config.grid.x, 1);
         let s = l0.config.grid.y as usize;
         assert_eq!(s, 8);
-        assert_eq!(seg_of(l0) % CPU_ROW_BLOCK, 0);
+        assert!(seg_of(l0).is_multiple_of(CPU_ROW_BLOCK));
         assert!(seg_of(l0) * s >= 4096);
         assert_eq!(p.scratch_bytes, align16(4096 * s * 4));
         // The partials: rows of 4096, shared by the workers in tiles.
@@ -1522,7 +1522,7 @@ mod tests {
         let p = plan_reduce(&op("sum", DType::F32), &[64, 40000], &[40000, 1], &[0], two).unwrap();
         assert_eq!(p.launches.len(), 1);
         let t = tile_of(&p.launches[0]);
-        assert!(t <= CPU_TILE_MAX && t % 16 == 0, "{t}");
+        assert!(t <= CPU_TILE_MAX && t.is_multiple_of(16), "{t}");
         assert_eq!(p.launches[0].config.grid.x as usize, 40000usize.div_ceil(t));
         // Long narrow columns: one tile per row, rows split over the workers.
         let p = plan_reduce(&op("sum", DType::F32), &[1 << 20, 16], &[16, 1], &[0], two).unwrap();
