@@ -41,9 +41,13 @@
 //!   per work item, reduced with eight independent accumulators over blocks of 512 elements
 //!   (a loop the compiler vectorises when the range is contiguous), the blocks combined in a
 //!   binary cascade so float error grows like log n; or, when outputs are contiguous and the
-//!   reduced range is not, tiles of 64 neighbouring outputs walked row by row (`tile > 0`).
-//!   With fewer work items than four per worker, the range is split and a second launch
-//!   combines the partials.
+//!   reduced range is not (`mean(axis=0)` of a C-contiguous matrix), tiles of neighbouring
+//!   outputs (`tile > 0`) — whole rows up to 4096 outputs — walked row after row, so that
+//!   reads are long sequential streams: each output keeps an accumulator for a block of 64
+//!   rows, and the blocks are combined in the same binary cascade (its arrays, like the
+//!   tile's width, bounded by 96 KiB of stack). With fewer work items than four per worker,
+//!   the range (the rows, in tile mode) is split into segments and a second launch combines
+//!   the partials.
 
 use std::fmt::Write;
 
@@ -97,10 +101,11 @@ XP_DEVICE void emit(typename Op::Out* __restrict__ out, typename Op::Acc* __rest
 // ---------------------------------------------------------------------------------------------
 // CPU: one work item (a block of one thread) per output, or per tile of outputs; no barriers.
 // ---------------------------------------------------------------------------------------------
-constexpr int kLanes = 8;      // independent accumulators: the compiler vectorises across them
-constexpr int kBlock = 512;    // elements per block; blocks are then combined pairwise
-constexpr int kTile = 64;      // outputs per work item in tile mode
-constexpr int kRowBlock = 256; // reduced elements per inner accumulator in tile mode
+constexpr int kLanes = 8;               // independent accumulators: the compiler vectorises across them
+constexpr int kBlock = 512;             // elements per block; blocks are then combined pairwise
+constexpr int kSweep = 8;               // rows read together along a tile in tile mode
+constexpr int kRowBlock = 64;           // rows per inner accumulator in tile mode; blocks combined pairwise
+constexpr int kTileBytes = 96 * 1024;   // stack bytes for one tile's accumulators (inner and cascade)
 
 // The reduction of elements [j0, j1) of one output whose first element is `p`: blocks of
 // kBlock elements over kLanes lanes, the blocks combined in a binary cascade, so that the
@@ -145,30 +150,89 @@ inline typename Op::Acc cpu_range(const T* __restrict__ p, I j0, I j1, const Sha
   return acc;
 }
 
-// Tile mode: `nt` outputs whose first elements are `p + t * kst`, reduced together row by row
-// of the reduced range, so that the inner loop runs over neighbouring outputs (contiguous
-// when kst == 1).
+// Tile mode keeps, for each output of a tile, an inner accumulator of kRowBlock rows and one
+// per level of the binary cascade that combines those blocks: `tile_levels(seg)` levels for a
+// segment of `seg` rows. The tile is as wide as these arrays allow in kTileBytes (the planner
+// asks for no wider).
+template <class I> inline int tile_levels(I seg) {
+  unsigned long long blocks = (unsigned long long)((seg + (I)kRowBlock - 1) / (I)kRowBlock);
+  int n = 0;
+  for (; blocks; blocks >>= 1) ++n;
+  return n;
+}
+
+template <class Acc, class I> inline I tile_width(i64 tile, I seg) {
+  const I fit = (I)(kTileBytes / ((tile_levels<I>(seg) + 1) * (i64)sizeof(Acc)));
+  const I tw = (I)tile < fit ? (I)tile : fit;
+  return tw > 0 ? tw : (I)1;
+}
+
+// One row `j` of the reduced range folded into the `nt` accumulators `a` of a tile whose row
+// starts at `q` (neighbouring outputs `kst` elements apart).
 template <class Op, bool PART, class T, class I>
-inline void cpu_tile(const T* __restrict__ p, I kst, int nt, I j0, I j1, const Shape& rs, const Strides& rst,
-                     typename Op::Acc* __restrict__ acc) {
+inline void tile_row(typename Op::Acc* __restrict__ a, const T* __restrict__ q, I kst, I nt, I j) {
+  if (kst == 1) {
+    for (I t = 0; t < nt; ++t) Op::combine(a[t], load<Op, PART>(q[t], (i64)j));
+  } else {
+    for (I t = 0; t < nt; ++t) Op::combine(a[t], load<Op, PART>(q[t * kst], (i64)j));
+  }
+}
+
+// Tile mode: `nt` outputs whose first elements are `p + t * kst`, reduced together over rows
+// [j0, j1) of the reduced range. The rows are walked in order, each read along the tile (one
+// sequential stream when kst == 1 and the tile spans whole rows), into inner accumulators of
+// kRowBlock rows; the blocks are combined in a binary cascade, as in cpu_range, over the
+// arrays of `lev` (`nlev` arrays of `nt`). Returns the array holding the result, or null when
+// the range is empty.
+template <class Op, bool PART, class T, class I>
+inline typename Op::Acc* cpu_tile(const T* __restrict__ p, I kst, I nt, I j0, I j1, const Shape& rs,
+                                  const Strides& rst, typename Op::Acc* __restrict__ inner,
+                                  typename Op::Acc* __restrict__ lev) {
   typedef typename Op::Acc Acc;
-  Acc inner[kTile];
-  for (int t = 0; t < nt; ++t) acc[t] = Op::identity();
   const bool r1 = rs.ndim == 1;
   const I st = (I)rst.s[0];
+  unsigned long long count = 0;
   for (I b0 = j0; b0 < j1; b0 += (I)kRowBlock) {
     const I b1 = imin<I>(j1, b0 + (I)kRowBlock);
-    for (int t = 0; t < nt; ++t) inner[t] = Op::identity();
-    for (I j = b0; j < b1; ++j) {
-      const T* __restrict__ q = p + (r1 ? j * st : offset_of<I>(j, rs, rst));
-      if (kst == 1) {
-        for (int t = 0; t < nt; ++t) Op::combine(inner[t], load<Op, PART>(q[t], (i64)j));
-      } else {
-        for (int t = 0; t < nt; ++t) Op::combine(inner[t], load<Op, PART>(q[t * kst], (i64)j));
+    for (I t = 0; t < nt; ++t) inner[t] = Op::identity();
+    I j = b0;
+    if (r1 && kst == 1) {
+      // Sweeps of kSweep rows: each accumulator is loaded and stored once for kSweep
+      // elements, which still join it in row order.
+      for (; j + (I)kSweep <= b1; j += (I)kSweep) {
+        const T* __restrict__ q = p + j * st;
+        for (I t = 0; t < nt; ++t) {
+          Acc a = inner[t];
+          for (int r = 0; r < kSweep; ++r) Op::combine(a, load<Op, PART>(q[t + (I)r * st], (i64)(j + r)));
+          inner[t] = a;
+        }
       }
     }
-    for (int t = 0; t < nt; ++t) Op::combine(acc[t], inner[t]);
+    for (; j < b1; ++j) tile_row<Op, PART>(inner, p + (r1 ? j * st : offset_of<I>(j, rs, rst)), kst, nt, j);
+    // The block joins the cascade: equal levels merge (the earlier one on the left).
+    unsigned long long c = count++;
+    int lv = 0;
+    Acc* cur = inner;
+    while (c & 1ull) {
+      Acc* __restrict__ l = lev + (I)lv * nt;
+      for (I t = 0; t < nt; ++t) Op::combine(l[t], cur[t]);
+      cur = l;
+      c >>= 1;
+      ++lv;
+    }
+    Acc* __restrict__ l = lev + (I)lv * nt;
+    for (I t = 0; t < nt; ++t) l[t] = cur[t];
   }
+  if (count == 0) return nullptr;
+  int top = 63;
+  while (!((count >> top) & 1ull)) --top;
+  Acc* __restrict__ r = lev + (I)top * nt;
+  for (int lv = top - 1; lv >= 0; --lv)
+    if ((count >> lv) & 1ull) {
+      const Acc* __restrict__ l = lev + (I)lv * nt;
+      for (I t = 0; t < nt; ++t) Op::combine(r[t], l[t]);
+    }
+  return r;
 }
 
 template <class Op, class I>
@@ -188,23 +252,23 @@ inline void run(const typename Op::In* __restrict__ in, const typename Op::Acc* 
     }
     return;
   }
-  // Tiles of up to `tile` neighbouring outputs along the last kept dimension.
+  // Tiles of up to `tile` neighbouring outputs along the last kept dimension, as wide as the
+  // accumulators for a segment of `seg` rows fit in kTileBytes.
   const I klast = (I)ks.dims[ks.ndim - 1];
   const I kstl = (I)kst.s[ks.ndim - 1];
-  const I tw = (I)tile < (I)kTile ? (I)tile : (I)kTile;
+  const I tw = tile_width<Acc, I>(tile, seg);
   const I tpr = (klast + tw - 1) / tw;
   const I items = klast > 0 ? (n_out / klast) * tpr : 0;
-  Acc acc[kTile];
+  alignas(64) unsigned char buf[kTileBytes];
+  Acc* const inner = reinterpret_cast<Acc*>(buf);
+  Acc* const lev = inner + tw;
   for (I w = (I)blockIdx.x; w < items; w += (I)gridDim.x) {
     const I o0 = (w / tpr) * klast + (w % tpr) * tw;
-    const int nt = (int)imin<I>(tw, klast - (w % tpr) * tw);
+    const I nt = imin<I>(tw, klast - (w % tpr) * tw);
     const I b = offset_of<I>(o0, ks, kst);
-    if (pin) {
-      cpu_tile<Op, true>(pin + b, kstl, nt, j0, j1, rs, rst, acc);
-    } else {
-      cpu_tile<Op, false>(in + b, kstl, nt, j0, j1, rs, rst, acc);
-    }
-    for (int t = 0; t < nt; ++t) emit<Op, I>(out, pout, o0 + (I)t, s, n_out, acc[t], n_post, ddof);
+    const Acc* r = pin ? cpu_tile<Op, true>(pin + b, kstl, nt, j0, j1, rs, rst, inner, lev)
+                       : cpu_tile<Op, false>(in + b, kstl, nt, j0, j1, rs, rst, inner, lev);
+    for (I t = 0; t < nt; ++t) emit<Op, I>(out, pout, o0 + t, s, n_out, r ? r[t] : Op::identity(), n_post, ddof);
   }
 }
 
@@ -1057,17 +1121,55 @@ fn gpu_pass(n_out: usize, n_red: usize, columns: bool, sm: u32, ws: u32, maxb: u
     Pass { gx, gy, segments, seg, tile: 0, blocks }
 }
 
-fn cpu_pass(n_out: usize, n_red: usize, klast: usize, tile_mode: bool, workers: usize) -> Pass {
+/// Rows per inner accumulator in CPU tile mode (the engine's `kRowBlock`).
+const CPU_ROW_BLOCK: usize = 64;
+/// Bytes of one CPU tile's accumulators, inner and cascade (the engine's `kTileBytes`).
+const CPU_TILE_BYTES: usize = 96 << 10;
+/// The widest CPU tile planned: rows of up to 16 KiB of float32 read in one sweep, while the
+/// inner accumulators stay in the first-level cache.
+const CPU_TILE_MAX: usize = 4096;
+
+/// The widest tile the engine fits for segments of `seg` rows (its `tile_width`): an inner
+/// array and one per level of the cascade over blocks of [`CPU_ROW_BLOCK`] rows.
+fn cpu_tile_fit(seg: usize, acc_size: usize) -> usize {
+    let blocks = seg.div_ceil(CPU_ROW_BLOCK);
+    let levels = (usize::BITS - blocks.leading_zeros()) as usize;
+    (CPU_TILE_BYTES / ((levels + 1) * acc_size.max(1))).max(1)
+}
+
+/// Tiles of at most `cap` outputs splitting rows of `klast` evenly (a multiple of 16 wide
+/// where that still fits).
+fn cpu_tile_width(klast: usize, cap: usize) -> usize {
+    let cap = cap.max(1);
+    let per_row = klast.div_ceil(cap);
+    if per_row <= 1 {
+        return klast.max(1);
+    }
+    let even = klast.div_ceil(per_row);
+    let rounded = even.div_ceil(16) * 16;
+    if rounded <= cap {
+        rounded
+    } else {
+        even
+    }
+}
+
+fn cpu_pass(n_out: usize, n_red: usize, klast: usize, tile_mode: bool, acc_size: usize, workers: usize) -> Pass {
     let target = 4 * workers.max(1);
     if tile_mode {
-        let tile = 64usize;
-        let items = (n_out / klast) * klast.div_ceil(tile);
+        // Rows are read whole (or in tiles of up to CPU_TILE_MAX outputs), one after another:
+        // long sequential reads. Parallelism comes from tiles, then from segments of rows.
+        let outer = n_out / klast;
+        let items = outer * klast.div_ceil(CPU_TILE_MAX);
         let mut segments = 1;
-        if items < target && n_red >= 512 {
-            segments = target.div_ceil(items).min(n_red / 256).clamp(1, 65535);
+        if items < target && n_red >= 2 * CPU_ROW_BLOCK {
+            segments = target.div_ceil(items).min(n_red / CPU_ROW_BLOCK).clamp(1, 65535);
         }
-        let seg = if segments > 1 { n_red.div_ceil(segments) } else { n_red.max(1) };
+        let seg =
+            if segments > 1 { n_red.div_ceil(segments).div_ceil(CPU_ROW_BLOCK) * CPU_ROW_BLOCK } else { n_red.max(1) };
         let segments = if segments > 1 { n_red.div_ceil(seg) } else { 1 };
+        let tile = cpu_tile_width(klast, CPU_TILE_MAX.min(cpu_tile_fit(seg, acc_size)));
+        let items = outer * klast.div_ceil(tile);
         return Pass { gx: 1, gy: 1, segments, seg, tile, blocks: items.min(1 << 30) as u32 };
     }
     let mut segments = 1;
@@ -1167,7 +1269,7 @@ pub fn plan_collapsed(op: &ReduceOp, c: &CollapsedReduction, target: Target) -> 
         Target::Gpu { sm_count, warp_size, max_threads_per_block } => {
             gpu_pass(n_out, n_red, columns, sm_count, warp_size, max_threads_per_block)
         }
-        Target::Cpu { workers } => cpu_pass(n_out, n_red, klast, columns && klast >= 8, workers),
+        Target::Cpu { workers } => cpu_pass(n_out, n_red, klast, columns && klast >= 8, op.acc_size, workers),
     };
     let index = match target {
         Target::Cpu { .. } => IndexWidth::I64,
@@ -1223,10 +1325,15 @@ pub fn plan_collapsed(op: &ReduceOp, c: &CollapsedReduction, target: Target) -> 
             p.seg = s;
             p
         }
-        Target::Cpu { .. } => {
-            let tile = n_out >= 8;
-            let items = if tile { n_out.div_ceil(64) } else { n_out };
-            Pass { gx: 1, gy: 1, segments: 1, seg: s, tile: if tile { 64 } else { 0 }, blocks: items.max(1) as u32 }
+        Target::Cpu { workers } => {
+            if n_out >= 8 {
+                // Rows of partials, as many tiles as workers can share (at least 256 wide).
+                let cap = n_out.div_ceil(4 * workers.max(1)).clamp(256, CPU_TILE_MAX);
+                let tile = cpu_tile_width(n_out, cap.min(cpu_tile_fit(s, op.acc_size)));
+                Pass { gx: 1, gy: 1, segments: 1, seg: s, tile, blocks: n_out.div_ceil(tile).min(1 << 30) as u32 }
+            } else {
+                Pass { gx: 1, gy: 1, segments: 1, seg: s, tile: 0, blocks: n_out as u32 }
+            }
         }
     };
     plan.launches.push(launch(
@@ -1384,9 +1491,10 @@ mod tests {
         assert_eq!(p.launches.len(), 2);
         assert_eq!(p.launches[0].config.block.volume(), 1);
         assert!(p.launches[0].config.grid.y >= 32);
-        // Columns of a C-contiguous matrix: tiles of 64 outputs.
+        // Columns of a C-contiguous matrix: whole rows per work item, rows split in segments.
         let p = plan_reduce(&op("mean", DType::F32), &[1000, 1000], &[1000, 1], &[0], CPU).unwrap();
-        assert_eq!(p.launches[0].args[11], PlanArg::I64(64));
+        assert_eq!(p.launches[0].args[11], PlanArg::I64(1000));
+        assert_eq!(p.launches.len(), 2);
         // Rows: one output per work item.
         let p = plan_reduce(&op("mean", DType::F32), &[1000, 1000], &[1000, 1], &[1], CPU).unwrap();
         assert_eq!(p.launches.len(), 1);
@@ -1397,6 +1505,88 @@ mod tests {
         let p = plan_reduce(&op("sum", DType::F32), &[5, 0], &[0, 1], &[1], CPU).unwrap();
         assert_eq!(p.launches.len(), 1);
         assert_eq!(p.n_red, 0);
+    }
+
+    /// The tile width a CPU launch asks for.
+    fn tile_of(l: &PlannedLaunch) -> usize {
+        match l.args[11] {
+            PlanArg::I64(t) => t as usize,
+            ref a => panic!("tile argument {a:?}"),
+        }
+    }
+
+    /// The rows per segment of a CPU launch.
+    fn seg_of(l: &PlannedLaunch) -> usize {
+        match l.args[10] {
+            PlanArg::I64(s) => s as usize,
+            ref a => panic!("seg argument {a:?}"),
+        }
+    }
+
+    #[test]
+    fn cpu_tile_constants_match_the_engine() {
+        assert!(ENGINE.contains(&format!("constexpr int kRowBlock = {CPU_ROW_BLOCK};")));
+        assert!(ENGINE.contains(&format!("constexpr int kTileBytes = {} * 1024;", CPU_TILE_BYTES >> 10)));
+    }
+
+    #[test]
+    fn cpu_columns_stream_whole_rows_split_into_segments() {
+        // mean(axis=0) of a C-contiguous 4096 x 4096 on 2 workers: a work item per segment of
+        // rows, each reading whole rows; a second launch combines the segments.
+        let two = Target::Cpu { workers: 2 };
+        let p = plan_reduce(&op("mean", DType::F32), &[4096, 4096], &[4096, 1], &[0], two).unwrap();
+        assert_eq!(p.launches.len(), 2);
+        let (l0, l1) = (&p.launches[0], &p.launches[1]);
+        assert_eq!(tile_of(l0), 4096);
+        assert_eq!(l0.config.grid.x, 1);
+        let s = l0.config.grid.y as usize;
+        assert_eq!(s, 8);
+        assert!(seg_of(l0).is_multiple_of(CPU_ROW_BLOCK));
+        assert!(seg_of(l0) * s >= 4096);
+        assert_eq!(p.scratch_bytes, align16(4096 * s * 4));
+        // The partials: rows of 4096, shared by the workers in tiles.
+        assert_eq!(l1.args[7], PlanArg::Strides(vec![4096]));
+        assert!(tile_of(l1) >= 256 && l1.config.grid.x as usize * tile_of(l1) >= 4096);
+        assert!(l1.config.grid.x >= 2);
+        // Rows wider than CPU_TILE_MAX: equal tiles, enough of them that rows need no split.
+        let p = plan_reduce(&op("sum", DType::F32), &[64, 40000], &[40000, 1], &[0], two).unwrap();
+        assert_eq!(p.launches.len(), 1);
+        let t = tile_of(&p.launches[0]);
+        assert!(t <= CPU_TILE_MAX && t.is_multiple_of(16), "{t}");
+        assert_eq!(p.launches[0].config.grid.x as usize, 40000usize.div_ceil(t));
+        // Long narrow columns: one tile per row, rows split over the workers.
+        let p = plan_reduce(&op("sum", DType::F32), &[1 << 20, 16], &[16, 1], &[0], two).unwrap();
+        assert_eq!(p.launches.len(), 2);
+        assert_eq!(tile_of(&p.launches[0]), 16);
+        assert_eq!(p.launches[0].config.grid.y, 8);
+        // Axis 1 of a C-contiguous (A, B, C): tiles along C, one per outer index.
+        let p = plan_reduce(&op("sum", DType::F64), &[32, 300, 100], &[30000, 100, 1], &[1], two).unwrap();
+        assert_eq!(p.launches.len(), 1);
+        assert_eq!((tile_of(&p.launches[0]), p.launches[0].config.grid.x), (100, 32));
+    }
+
+    #[test]
+    fn cpu_tiles_fit_their_stack_budget() {
+        // Wide accumulators (Welford's four doubles, value and index) and long segments make
+        // narrower tiles; the inner array and every level of the cascade fit in the budget.
+        for (name, d) in [("var", DType::F64), ("argmax", DType::F64), ("sum", DType::C128), ("mean", DType::F32)] {
+            let o = op(name, d);
+            for rows in [100, 5000, 1 << 20] {
+                for workers in [1, 2, 64] {
+                    let t = Target::Cpu { workers };
+                    let p = plan_reduce(&o, &[rows, 8192], &[8192, 1], &[0], t).unwrap();
+                    for l in &p.launches {
+                        let (tile, seg) = (tile_of(l), seg_of(l));
+                        if tile == 0 {
+                            continue;
+                        }
+                        let levels = (usize::BITS - seg.div_ceil(CPU_ROW_BLOCK).leading_zeros()) as usize;
+                        assert!((levels + 1) * tile * o.acc_size <= CPU_TILE_BYTES, "{name} {rows} {workers}");
+                        assert!(tile >= 16, "{name} {rows} {workers}: tile {tile}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
