@@ -981,3 +981,53 @@ template <class T> XP_DEVICE T shfl_up(const T& v, unsigned delta, int width) {
 }
 }  // namespace xp
 #endif  // shuffles
+
+// ---------------------------------------------------------------------------------------------
+// CPU row kernels (Layout::Rows): streaming stores
+// ---------------------------------------------------------------------------------------------
+#if defined(XP_CPU)
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+namespace xp {
+namespace cpu {
+// How many of a row's `len` elements at `p` to store normally before the rest are 16-byte
+// aligned for streaming; `len` when they never are (then the row is not streamed).
+template <class T> inline long long stream_head(const T* p, long long len) {
+#if defined(__SSE2__)
+  const unsigned long long a = (unsigned long long)p;
+  const long long h = (long long)(((16 - a % 16) % 16) / sizeof(T));
+  if (a % sizeof(T) != 0 || (a + (unsigned long long)h * sizeof(T)) % 16 != 0 || h > len) return len;
+  return h;
+#else
+  (void)p;
+  return len;
+#endif
+}
+// Copies a block computed in a local buffer to its place in an output: with non-temporal stores
+// when `stream` (`dst` 16-byte aligned), which write memory without reading the lines into the
+// cache first, else with ordinary stores.
+inline void store_block(void* __restrict dst, const void* __restrict src, unsigned long long bytes, bool stream) {
+#if defined(__SSE2__)
+  if (stream) {
+    const unsigned long long v = bytes / 16;
+    for (unsigned long long i = 0; i < v; ++i)
+      _mm_stream_si128(static_cast<__m128i*>(dst) + i, _mm_load_si128(static_cast<const __m128i*>(src) + i));
+    memcpy(static_cast<char*>(dst) + v * 16, static_cast<const char*>(src) + v * 16, bytes - v * 16);
+    return;
+  }
+#else
+  (void)stream;
+#endif
+  memcpy(dst, src, bytes);
+}
+// Orders this thread's streaming stores before whatever follows (the launcher's join).
+inline void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+}  // namespace cpu
+}  // namespace xp
+#endif  // XP_CPU
