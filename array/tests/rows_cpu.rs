@@ -1,5 +1,6 @@
 //! The CPU backend's row kernels past their plain loop: streamed stores for large outputs
-//! (unaligned heads, odd tails, views, every element size, an output that is an input).
+//! (unaligned heads, odd tails, views, every element size, an output that is an input) and the
+//! vectorised float32 sine and cosine with their exact fallback lanes.
 
 use std::sync::Arc;
 
@@ -17,6 +18,114 @@ fn cpu() -> Arc<dyn xp_backend_api::DynDevice> {
 /// Elements of `size` bytes that make an output of about twice the streaming threshold, odd.
 fn streamed_len(size: usize) -> usize {
     2 * STREAM_MIN_BYTES / size + 3
+}
+
+/// Distance in units in the last place between two float32 values of the same sign.
+fn ulps(a: f32, b: f32) -> u32 {
+    let key = |x: f32| {
+        let b = x.to_bits() as i64;
+        if b < 0x8000_0000 {
+            b
+        } else {
+            0x8000_0000 - b
+        }
+    };
+    (key(a) - key(b)).unsigned_abs() as u32
+}
+
+/// Arguments of every kind the fast path leaves to libm, among ordinary ones.
+fn sincos_arguments(n: usize) -> Vec<f32> {
+    let special = [
+        1e6,
+        -1e6,
+        1e30,
+        -1e30,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -0.0,
+        0.0,
+        1e-40,
+        -1e-45,
+        f32::MIN_POSITIVE,
+        1048576.0,
+        1048576.1,
+        -1048577.0,
+        3.0e5,
+        std::f32::consts::PI,
+        std::f32::consts::FRAC_PI_2,
+        -std::f32::consts::FRAC_PI_4,
+        102.101_77,
+        8_388_607.5,
+    ];
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    (0..n)
+        .map(|i| {
+            if i % 97 < special.len() && i % 3 == 0 {
+                return special[i % 97];
+            }
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let u = (s >> 40) as f32 / (1u64 << 24) as f32;
+            match i % 5 {
+                0 => u * 2.0e3 - 1.0e3,
+                1 => u * 20.0 - 10.0,
+                2 => (u - 0.5) * 4.0e6,
+                _ => u,
+            }
+        })
+        .collect()
+}
+
+fn check_sincos(x: &[f32], got: &[f32], f: fn(f32) -> f32, what: &str) {
+    for (i, (&x, &g)) in x.iter().zip(got).enumerate() {
+        let want = f(x);
+        if want.is_nan() {
+            assert!(g.is_nan(), "{what}({x:e}) at {i}: {g:e}, want NaN");
+        } else {
+            assert!(
+                g.to_bits() == want.to_bits()
+                    || (g.is_sign_negative() == want.is_sign_negative() && ulps(g, want) <= 2),
+                "{what}({x:e}) at {i}: {g:e}, want {want:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn float32_sin_and_cos_take_libm_on_large_and_special_lanes() {
+    let d = cpu();
+    with_device(&d, || {
+        // A short array (one partial block), one of many blocks, and one past the streaming
+        // threshold.
+        for n in [37, 5000, streamed_len(4)] {
+            let x = sincos_arguments(n);
+            let a = Array::from_slice(&x, &[n]).unwrap();
+            check_sincos(&x, &a.sin().unwrap().to_vec::<f32>().unwrap(), f32::sin, "sin");
+            check_sincos(&x, &a.cos().unwrap().to_vec::<f32>().unwrap(), f32::cos, "cos");
+            // A view that starts one element in, and a strided one (the plain loop).
+            let v = a.slice(&[SliceArg::range(1, n as isize, 1)]).unwrap();
+            check_sincos(&x[1..], &v.sin().unwrap().to_vec::<f32>().unwrap(), f32::sin, "sin of a[1:]");
+            let s = a.slice(&[SliceArg::Range { start: None, stop: None, step: Some(3) }]).unwrap();
+            let xs: Vec<f32> = x.iter().step_by(3).copied().collect();
+            check_sincos(&xs, &s.cos().unwrap().to_vec::<f32>().unwrap(), f32::cos, "cos of a[::3]");
+        }
+    });
+}
+
+#[test]
+fn sin_in_place_keeps_the_inputs_of_its_exact_lanes() {
+    let d = cpu();
+    with_device(&d, || {
+        for n in [300, streamed_len(4)] {
+            let x = sincos_arguments(n);
+            let a = Array::from_slice(&x, &[n]).unwrap();
+            call("sin", &[Operand::Array(&a)], Some(&a)).unwrap();
+            check_sincos(&x, &a.to_vec::<f32>().unwrap(), f32::sin, "sin in place");
+        }
+    });
 }
 
 #[test]
