@@ -258,6 +258,7 @@ pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&
             preamble: op.preamble.to_string(),
             layout,
             index,
+            fast: lp.fast,
         },
         &ew,
         &[&result],

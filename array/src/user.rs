@@ -687,6 +687,7 @@ impl ElementwiseKernel {
             preamble: self.preamble.clone(),
             layout,
             index,
+            fast: None,
         }
     }
 
@@ -1576,6 +1577,7 @@ impl<const N: usize, F: Fn([FuseVar; N]) -> FuseVar> Fused<N, F> {
                 preamble: plan.preamble.clone(),
                 layout,
                 index,
+                fast: None,
             },
             &user_in,
             &[&out],

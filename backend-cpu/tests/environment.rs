@@ -65,6 +65,7 @@ fn run_builtin_add(d: &dyn DynDevice) -> Vec<f32> {
         preamble: String::new(),
         layout: Layout::Rows,
         index: IndexWidth::I64,
+        fast: None,
     };
     let r = spec.render();
     let k = d.compile(&KernelSource::new(&r.name, &r.code), &Default::default()).unwrap().function(&r.name).unwrap();

@@ -56,6 +56,7 @@ fn run(in0: DType, in1: DType, compute: DType, layout: Layout, grid: u32) -> Vec
         preamble: String::new(),
         layout,
         index: IndexWidth::I64,
+        fast: None,
     };
     let r = spec.render();
     let k = d.compile(&KernelSource::new(&r.name, &r.code), &Default::default()).unwrap().function(&r.name).unwrap();

@@ -191,6 +191,7 @@ fn spec_for(op: &ElementwiseOp, lp: &TypeLoop) -> ElementwiseSpec {
         preamble: op.preamble.to_string(),
         layout: Layout::Contiguous,
         index: IndexWidth::I64,
+        fast: None,
     }
 }
 
@@ -347,6 +348,7 @@ fn cast_f64_to(to: DType, values: &[f64]) -> Vec<u64> {
         preamble: String::new(),
         layout: Layout::Contiguous,
         index: IndexWidth::I64,
+        fast: None,
     };
     let r = spec.render();
     let k = d.compile(&KernelSource::new(&r.name, &r.code), &Default::default()).unwrap().function(&r.name).unwrap();

@@ -26,6 +26,20 @@ pub struct TypeLoop {
     pub sig: &'static str,
     /// A body for this loop only.
     pub body: Option<&'static str>,
+    /// A vectorisable form of the body for the CPU's row kernels.
+    pub fast: Option<FastBody>,
+}
+
+/// A form of a loop's body that a host compiler vectorises, exact on the lanes it covers, for
+/// the CPU backend's row kernels ([`crate::elementwise::Layout::Rows`]). The kernel runs it over a
+/// block of elements, then the loop's own body on the lanes `exact_if` picks (`libm` for large
+/// or special arguments): a call on some lanes only would keep the whole loop scalar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FastBody {
+    /// Statements computing `out0…` from `in0…`.
+    pub body: &'static str,
+    /// A C condition on `in0…`, true where the result must come from the loop's body.
+    pub exact_if: &'static str,
 }
 
 /// An elementwise op.
@@ -98,11 +112,15 @@ impl TypeLoop {
 }
 
 const fn l(sig: &'static str) -> TypeLoop {
-    TypeLoop { sig, body: None }
+    TypeLoop { sig, body: None, fast: None }
 }
 
 const fn b(sig: &'static str, body: &'static str) -> TypeLoop {
-    TypeLoop { sig, body: Some(body) }
+    TypeLoop { sig, body: Some(body), fast: None }
+}
+
+const fn fast(sig: &'static str, body: &'static str, exact_if: &'static str) -> TypeLoop {
+    TypeLoop { sig, body: None, fast: Some(FastBody { body, exact_if }) }
 }
 
 /// `out0 = in0` for every dtype: copies and (with differing storage types) casts.
@@ -1214,7 +1232,14 @@ pub const SIN: ElementwiseOp = ElementwiseOp {
     name: "sin",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &[
+        l("e->e"),
+        l("E->E"),
+        fast("f->f", "out0 = xp::cpu::sin_fast(in0);", "xp::cpu::sincos_needs_exact(in0)"),
+        l("d->d"),
+        l("F->F"),
+        l("D->D"),
+    ],
     body: "out0 = xp::sin(in0);",
     preamble: "",
 };
@@ -1224,7 +1249,14 @@ pub const COS: ElementwiseOp = ElementwiseOp {
     name: "cos",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &[
+        l("e->e"),
+        l("E->E"),
+        fast("f->f", "out0 = xp::cpu::cos_fast(in0);", "xp::cpu::sincos_needs_exact(in0)"),
+        l("d->d"),
+        l("F->F"),
+        l("D->D"),
+    ],
     body: "out0 = xp::cos(in0);",
     preamble: "",
 };
