@@ -1076,4 +1076,28 @@ inline float cos_fast(float x) { return sincos_fast<1>(x); }
 inline bool sincos_needs_exact(float x) { return !(fabsf(x) <= sincos_fast_max); }
 }  // namespace cpu
 }  // namespace xp
+#else
+// GPU compilers see the same row kernels (every kernel compiles for every vendor): plain
+// stores, and the ordinary sine and cosine, which no lane needs to redo.
+#define XP_CPU_CLONES
+namespace xp {
+namespace cpu {
+template <class T> XP_DEVICE long long stream_head(const T* p, long long len) {
+  (void)p;
+  return len;
+}
+XP_DEVICE void store_block(void* __restrict__ dst, const void* __restrict__ src, unsigned long long bytes, bool stream) {
+  (void)stream;
+  for (unsigned long long i = 0; i < bytes; ++i) static_cast<char*>(dst)[i] = static_cast<const char*>(src)[i];
+}
+XP_DEVICE void stream_fence() {}
+constexpr float sincos_fast_max = 0x1p20f;
+XP_DEVICE float sin_fast(float x) { return xp::sin(x); }
+XP_DEVICE float cos_fast(float x) { return xp::cos(x); }
+XP_DEVICE bool sincos_needs_exact(float x) {
+  (void)x;
+  return false;
+}
+}  // namespace cpu
+}  // namespace xp
 #endif  // XP_CPU
