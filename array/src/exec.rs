@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::RwLock;
-use xp_backend_api::{DType, DynDevice, Error, Kernel, KernelArg, KernelSource, LaunchConfig, Result, Stream};
+use xp_backend_api::{
+    CompileOptions, DType, DynDevice, Error, Kernel, KernelArg, KernelSource, LaunchConfig, Result, Stream,
+};
 use xp_kernels::elementwise::{collapse, index_width_for, ElementwiseSpec, IndexWidth, Layout as KLayout};
 
 use crate::Array;
@@ -38,6 +40,14 @@ fn device_id(d: &Arc<dyn DynDevice>) -> usize {
     Arc::as_ptr(d) as *const () as usize
 }
 
+/// How xp's generated kernels are compiled: with the compiler's quicker optimisation level
+/// ([`CompileOptions::fast_compile`]) unless `XP_FAST_COMPILE=0`.
+fn generated_options() -> CompileOptions {
+    static FAST: OnceLock<bool> = OnceLock::new();
+    let fast = *FAST.get_or_init(|| std::env::var("XP_FAST_COMPILE").map(|v| v.trim() != "0").unwrap_or(true));
+    CompileOptions::default().with_fast_compile(fast)
+}
+
 /// The kernel for `key` on `device`, compiled from `render()` the first time.
 pub(crate) fn kernel(
     device: &Arc<dyn DynDevice>,
@@ -49,7 +59,7 @@ pub(crate) fn kernel(
         return Ok(Arc::clone(f));
     }
     let (name, code) = render();
-    let module = device.compile(&KernelSource::new(&name, &code), &Default::default())?;
+    let module = device.compile(&KernelSource::new(&name, &code), &generated_options())?;
     let f = module.function(&name)?;
     cache().write().insert(k, Arc::clone(&f));
     Ok(f)

@@ -274,6 +274,37 @@ struct bf16 {
 XP_HD float xp_fma(float a, float b, float c) { return ::fmaf(a, b, c); }
 XP_HD double xp_fma(double a, double b, double c) { return ::fma(a, b, c); }
 
+// A product rounded on its own, never fused with a following add: NVRTC and hiprtc contract
+// a*b + c into one fma by default, the C library (and the CPU build, ISO C++) does not. Used
+// where NumPy's result comes from the C library's rounding, as in cpow.
+#if defined(XP_CUDA)
+XP_DEVICE float xp_mul_rn(float a, float b) { return __fmul_rn(a, b); }
+XP_DEVICE double xp_mul_rn(double a, double b) { return __dmul_rn(a, b); }
+#elif defined(XP_HIP)
+XP_DEVICE float xp_mul_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+XP_DEVICE double xp_mul_rn(double a, double b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+#else
+// GCC contracts across statements when the target has FMA (-march=native): an empty asm that
+// takes the product in a vector register keeps it a separate rounding.
+template <class T> XP_DEVICE T xp_mul_rn_cpu(T a, T b) {
+  T p = a * b;
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__("" : "+x"(p));
+#elif defined(__aarch64__)
+  __asm__("" : "+w"(p));
+#endif
+  return p;
+}
+XP_DEVICE float xp_mul_rn(float a, float b) { return xp_mul_rn_cpu(a, b); }
+XP_DEVICE double xp_mul_rn(double a, double b) { return xp_mul_rn_cpu(a, b); }
+#endif
+
 template <class T> struct complex {
   typedef T value_type;
   T re, im;
@@ -449,7 +480,7 @@ template <class T> XP_DEVICE complex<T> log(complex<T> z) {
   T h = abs(z), re;
   if (h > (T)0.5 && h < (T)2) {
     // Near the unit circle log(|z|) cancels; log1p(|z|^2 - 1) does not.
-    re = (T)0.5 * log1p((z.re - 1) * (z.re + 1) + z.im * z.im);
+    re = (T)0.5 * log1p(xp_mul_rn(z.re - 1, z.re + 1) + xp_mul_rn(z.im, z.im));
   } else {
     re = log(h);
   }
@@ -575,7 +606,8 @@ template <class T> XP_DEVICE complex<T> rint(complex<T> z) { return complex<T>(r
 // exp(b·log a), the product rounded per operation as the C library's cpow does.
 template <class T> XP_DEVICE complex<T> pow(complex<T> a, complex<T> b) {
   const complex<T> l = log(a);
-  return exp(complex<T>(b.re * l.re - b.im * l.im, b.re * l.im + b.im * l.re));
+  return exp(complex<T>(xp_mul_rn(b.re, l.re) - xp_mul_rn(b.im, l.im),
+                        xp_mul_rn(b.re, l.im) + xp_mul_rn(b.im, l.re)));
 }
 
 // complex<float> through complex<double>.
