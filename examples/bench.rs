@@ -172,11 +172,20 @@ fn run() -> xp::Result<()> {
     // a new process, found in the disk cache.
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|t| t.as_nanos()).unwrap_or(0);
     let tags: Vec<u128> = (0..5).map(|k| stamp * 8 + k).collect();
-    let mut firsts = tags.iter().map(|&t| first_call_ms(&d, t)).collect::<xp::Result<Vec<f64>>>()?;
+    let mut firsts = tags.iter().map(|&t| first_call_ms(&d, t, 1000)).collect::<xp::Result<Vec<f64>>>()?;
     firsts.sort_by(|a, b| a.total_cmp(b));
     let first = firsts[firsts.len() / 2];
     println!("first call of a new ElementwiseKernel: {first:.2} ms (compile; median of {})", firsts.len());
     r.0.insert("first call of a new ElementwiseKernel (ms)".into(), first);
+    if gpu {
+        // The same on an array large enough for the vector form (VECTOR_MIN), a bigger kernel.
+        let big = xp::kernels::elementwise::VECTOR_MIN * 4;
+        let mut fs = (0..3).map(|k| first_call_ms(&d, stamp * 8 + 5 + k, big)).collect::<xp::Result<Vec<f64>>>()?;
+        fs.sort_by(|a, b| a.total_cmp(b));
+        let ms = fs[fs.len() / 2];
+        println!("first call of a new ElementwiseKernel on {big} elements (vector form): {ms:.2} ms (median of 3)");
+        r.0.insert("first call of a new ElementwiseKernel, vector form (ms)".into(), ms);
+    }
     if xp::backend::compile::default_cache_dir().is_some() {
         let exe = std::env::current_exe().map_err(|e| Error::io("finding the benchmark binary", e))?;
         let mut loads = Vec::new();
@@ -210,11 +219,11 @@ fn run() -> xp::Result<()> {
 }
 
 /// The first call of an ElementwiseKernel whose source no earlier process compiled (`tag`
-/// makes it unique): compile (or disk-cache load), launch on 1,000 elements, synchronise.
-fn first_call_ms(d: &Arc<dyn DynDevice>, tag: u128) -> xp::Result<f64> {
+/// makes it unique): compile (or disk-cache load), launch on `n` elements, synchronise.
+fn first_call_ms(d: &Arc<dyn DynDevice>, tag: u128, n: usize) -> xp::Result<f64> {
     use xp::array::user::ElementwiseKernel;
     xp::with_device(d, || -> xp::Result<f64> {
-        let x = xp::arange(0, 1000, 1, Some(DType::F32))?;
+        let x = xp::arange(0, n as i64, 1, Some(DType::F32))?;
         current_stream(d).synchronize()?;
         let body = format!("y = x * 2.0f + {}.0f", tag % 1_000_003);
         let t0 = std::time::Instant::now();
@@ -237,10 +246,10 @@ struct BareLaunch {
 impl BareLaunch {
     fn new(ordinal: usize) -> Result<Self, String> {
         use cudarc::driver::CudaContext;
-        use xp::kernels::elementwise::{loop_spec, IndexWidth, Layout};
+        use xp::kernels::elementwise::{gpu_layout, loop_spec, IndexWidth};
         let op = xp::kernels::ops::ALL.iter().find(|o| o.name == "add").ok_or("no add op")?;
         let lp = op.loops.iter().find(|l| l.sig == "ff->f").ok_or("no ff->f loop")?;
-        let k = loop_spec(op, lp, Layout::Contiguous, IndexWidth::I32).render();
+        let k = loop_spec(op, lp, gpu_layout(1000, true), IndexWidth::I32).render();
         let ctx = CudaContext::new(ordinal).map_err(|e| e.to_string())?;
         let (major, minor) = ctx.compute_capability().map_err(|e| e.to_string())?;
         let arch: &'static str = Box::leak(format!("sm_{major}{minor}").into_boxed_str());
@@ -284,7 +293,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.len() == 3 && args[1] == "--first-call" {
         let tag: u128 = args[2].parse().unwrap_or(0);
-        return match default_device().and_then(|d| first_call_ms(&d, tag)) {
+        return match default_device().and_then(|d| first_call_ms(&d, tag, 1000)) {
             Ok(ms) => {
                 println!("first-call-ms {ms}");
                 ExitCode::SUCCESS

@@ -53,7 +53,7 @@ fn seed_sources() -> Vec<(String, String)> {
         (xp::array::ElementwiseKernel::new("raw T x", "T y", "y = x[n - 1 - i]", "reverse").unwrap(), vec![DType::F32]),
     ];
     for (k, dts) in &ew {
-        for layout in [Layout::Contiguous, Layout::Strided] {
+        for layout in [Layout::Contiguous, Layout::Flat, Layout::Strided] {
             for index in [IndexWidth::I32, IndexWidth::I64] {
                 let r = k.render(dts, layout, index).unwrap();
                 out.push((r.name, r.code));

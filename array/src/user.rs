@@ -40,13 +40,13 @@ use xp_backend_api::{
     Result, Stream,
 };
 use xp_kernels::elementwise::{
-    collapse, index_width_for, ElementwiseSpec, IndexWidth, Layout as KLayout, Operand as KOp, Rendered,
+    collapse, gpu_layout, index_width_for, ElementwiseSpec, IndexWidth, Layout as KLayout, Operand as KOp, Rendered,
 };
 use xp_kernels::ops::{ElementwiseOp, TypeLoop};
 use xp_kernels::reduce::{builtin_reduce, plan_reduce, ReduceOp};
 
 use crate::element::scalar_bytes;
-use crate::exec::{current_stream, flat_config, is_cpu, kernel, shape_arg_bytes, KernelKey};
+use crate::exec::{current_stream, elementwise_kernel, flat_config, is_cpu, shape_arg_bytes, KernelKey};
 use crate::layout::{broadcast_shapes, normalize_axes};
 use crate::promote::{can_cast_safe, can_cast_same_kind, check_int_fits, promote_types, weak_dtype, Scalar};
 use crate::reduce::{run_launches, target_of};
@@ -327,12 +327,10 @@ fn launch_user(
         .max(raw_reach);
     let (layout, index) = if is_cpu(device) {
         (KLayout::Rows, IndexWidth::I64)
-    } else if cshape.len() == 1 && cstrides.iter().all(|s| s[0] == 1) {
-        (KLayout::Contiguous, index_width_for(n, reach))
     } else {
-        (KLayout::Strided, index_width_for(n, reach))
+        (gpu_layout(n, cshape.len() == 1 && cstrides.iter().all(|s| s[0] == 1)), index_width_for(n, reach))
     };
-    let f = kernel(device, KernelKey::Named(format!("{key}|{layout:?}|{index:?}")), || {
+    let f = elementwise_kernel(device, KernelKey::Named(format!("{key}|{layout:?}|{index:?}")), || {
         let r = spec(layout, index).render();
         (r.name, r.code)
     })?;
@@ -350,7 +348,7 @@ fn launch_user(
     for o in outputs {
         args.push(o.kernel_arg());
     }
-    if layout != KLayout::Contiguous {
+    if layout == KLayout::Strided || layout == KLayout::Rows {
         args.push(KernelArg::Value(&shape_bytes));
         for s in &stride_bytes {
             args.push(KernelArg::Value(s));
