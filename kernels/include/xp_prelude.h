@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <utility>
 #include <type_traits>
+extern "C" __complex__ double cpow(__complex__ double, __complex__ double);
 #define __global__
 #define __device__
 #define __host__
@@ -602,6 +603,138 @@ template <class T> XP_DEVICE complex<T> atanh(complex<T> z) {
 }
 template <class T> XP_DEVICE complex<T> atan(complex<T> z) { return mul_neg_i(atanh(mul_i(z))); }
 template <class T> XP_DEVICE complex<T> rint(complex<T> z) { return complex<T>(rint(z.re), rint(z.im)); }
+// Double-double refinements of the vendor's exp, log, log1p, hypot, atan2, sin and cos: the
+// result is the correctly rounded value in all but rare hard cases, as the C library's usually
+// is. GPU complex power uses them (below): CUDA's own functions are within an ulp or two, and
+// cpow's exp(b·log a) turns one ulp of log into several of the result. XP_DD_SEED perturbs the
+// vendor's first approximation in tests of the refinement.
+#ifndef XP_DD_SEED
+#define XP_DD_SEED(v) (v)
+#endif
+struct xp_dd {
+  double hi, lo;
+};
+XP_DEVICE xp_dd xp_dd_quick(double a, double b) {
+  double s = a + b;
+  return xp_dd{s, b - (s - a)};
+}
+XP_DEVICE xp_dd xp_dd_sum(double a, double b) {
+  double s = a + b, bb = s - a;
+  return xp_dd{s, (a - (s - bb)) + (b - bb)};
+}
+XP_DEVICE xp_dd xp_dd_prod(double a, double b) {
+  double p = xp_mul_rn(a, b);
+  return xp_dd{p, xp_fma(a, b, -p)};
+}
+XP_DEVICE xp_dd xp_dd_add(xp_dd a, xp_dd b) {
+  xp_dd s = xp_dd_sum(a.hi, b.hi), t = xp_dd_sum(a.lo, b.lo);
+  s = xp_dd_quick(s.hi, s.lo + t.hi);
+  return xp_dd_quick(s.hi, s.lo + t.lo);
+}
+XP_DEVICE xp_dd xp_dd_mul(xp_dd a, xp_dd b) {
+  xp_dd p = xp_dd_prod(a.hi, b.hi);
+  return xp_dd_quick(p.hi, p.lo + (a.hi * b.lo + a.lo * b.hi));
+}
+XP_DEVICE xp_dd xp_dd_mul_d(xp_dd a, double b) {
+  xp_dd p = xp_dd_prod(a.hi, b);
+  return xp_dd_quick(p.hi, p.lo + a.lo * b);
+}
+XP_DEVICE xp_dd xp_dd_div_d(xp_dd a, double b) {
+  double q = a.hi / b;
+  xp_dd r = xp_dd_add(a, xp_dd_prod(-q, b));
+  return xp_dd_quick(q, (r.hi + r.lo) / b);
+}
+XP_DEVICE double xp_dd_round(xp_dd a) { return a.hi + a.lo; }
+// ln 2 and pi/2 in two and three parts.
+#define XP_LN2_HI 0x1.62e42fefa39efp-1
+#define XP_LN2_LO 0x1.abc9e3b39803fp-56
+#define XP_PIO2_1 0x1.921fb54442d18p+0
+#define XP_PIO2_2 0x1.1a62633145c07p-54
+#define XP_PIO2_3 -0x1.f1976b7ed8fbcp-110
+// e^x for |x| < 700: x = k·ln2 + r, then expm1(r/256) by its series, squared back 8 times.
+XP_DEVICE xp_dd xp_dd_exp(xp_dd x) {
+  const double k = rint(x.hi * 1.4426950408889634);
+  xp_dd r = xp_dd_add(x, xp_dd_mul_d(xp_dd{XP_LN2_HI, XP_LN2_LO}, -k));
+  r = xp_dd{r.hi * 0.00390625, r.lo * 0.00390625};
+  xp_dd p{1, 0};
+  for (int i = 10; i >= 2; --i) p = xp_dd_add(xp_dd{1, 0}, xp_dd_div_d(xp_dd_mul(p, r), (double)i));
+  xp_dd m = xp_dd_mul(p, r);
+  for (int i = 0; i < 8; ++i) m = xp_dd_add(xp_dd{2 * m.hi, 2 * m.lo}, xp_dd_mul(m, m));
+  m = xp_dd_add(xp_dd{1, 0}, m);
+  return xp_dd{ldexp(m.hi, (int)k), ldexp(m.lo, (int)k)};
+}
+// log x for x in (e^-700, e^700): one Newton step from the vendor's log, y + (x·e^-y - 1).
+XP_DEVICE xp_dd xp_dd_log(xp_dd x) {
+  const double y = XP_DD_SEED(log(x.hi));
+  xp_dd t = xp_dd_mul(x, xp_dd_exp(xp_dd{-y, 0}));
+  return xp_dd_add(xp_dd{y, 0}, xp_dd_add(t, xp_dd{-1, 0}));
+}
+XP_DEVICE bool xp_dd_log_domain(double x) { return x > 1e-300 && x < 1e300; }
+XP_DEVICE double xp_cr_exp(double x) {
+  return fabs(x) < 700 ? xp_dd_round(xp_dd_exp(xp_dd{x, 0})) : exp(x);
+}
+XP_DEVICE double xp_cr_log(double x) { return xp_dd_log_domain(x) ? xp_dd_round(xp_dd_log(xp_dd{x, 0})) : log(x); }
+XP_DEVICE double xp_cr_log1p(double x) {
+  xp_dd y = xp_dd_sum(1, x);
+  return x > -0.5 && x < 1e300 && y.hi > 0 ? xp_dd_round(xp_dd_log(y)) : log1p(x);
+}
+XP_DEVICE double xp_cr_hypot(double x, double y) {
+  const double m = fmax(fabs(x), fabs(y));
+  if (!(m > 1e-150 && m < 1e150)) return hypot(x, y);
+  xp_dd s = xp_dd_add(xp_dd_prod(x, x), xp_dd_prod(y, y));
+  const double h = sqrt(s.hi);
+  xp_dd e = xp_dd_add(s, xp_dd_prod(-h, h));
+  return xp_dd_round(xp_dd_quick(h, (e.hi + e.lo) / (2 * h)));
+}
+// sin and cos of r, |r| <= pi/4, by their series.
+XP_DEVICE void xp_dd_sincos_small(xp_dd r, xp_dd* s, xp_dd* c) {
+  xp_dd r2 = xp_dd_mul(r, r), ps{1, 0}, pc{1, 0};
+  for (int i = 13; i >= 1; --i) {
+    // sin: 1 - r^2/(2i(2i+1))·(...); cos: 1 - r^2/((2i-1)2i)·(...)
+    ps = xp_dd_add(xp_dd{1, 0}, xp_dd_div_d(xp_dd_mul(ps, xp_dd{-r2.hi, -r2.lo}), (double)(2 * i * (2 * i + 1))));
+    pc = xp_dd_add(xp_dd{1, 0}, xp_dd_div_d(xp_dd_mul(pc, xp_dd{-r2.hi, -r2.lo}), (double)((2 * i - 1) * 2 * i)));
+  }
+  *s = xp_dd_mul(r, ps);
+  *c = pc;
+}
+// sin and cos of x, |x| < 1e5: x = k·pi/2 + r.
+XP_DEVICE void xp_dd_sincos(xp_dd x, xp_dd* s, xp_dd* c) {
+  const double k = rint(x.hi * 0x1.45f306dc9c883p-1);
+  xp_dd r = xp_dd_add(x, xp_dd_prod(-k, XP_PIO2_1));
+  r = xp_dd_add(r, xp_dd_prod(-k, XP_PIO2_2));
+  r = xp_dd_add(r, xp_dd{-k * XP_PIO2_3, 0});
+  xp_dd sr, cr;
+  xp_dd_sincos_small(r, &sr, &cr);
+  switch (((long long)k) & 3) {
+    case 0: *s = sr; *c = cr; break;
+    case 1: *s = cr; *c = xp_dd{-sr.hi, -sr.lo}; break;
+    case 2: *s = xp_dd{-sr.hi, -sr.lo}; *c = xp_dd{-cr.hi, -cr.lo}; break;
+    default: *s = xp_dd{-cr.hi, -cr.lo}; *c = sr; break;
+  }
+}
+XP_DEVICE void xp_cr_sincos(double x, double* s, double* c) {
+  if (fabs(x) < 1e5) {
+    xp_dd ds, dc;
+    xp_dd_sincos(xp_dd{x, 0}, &ds, &dc);
+    *s = x == 0 ? x : xp_dd_round(ds);
+    *c = xp_dd_round(dc);
+  } else {
+    *s = sin(x);
+    *c = cos(x);
+  }
+}
+// atan2 by one Newton step from the vendor's: t + (y cos t - x sin t) / (x cos t + y sin t).
+XP_DEVICE double xp_cr_atan2(double y, double x) {
+  const double t = XP_DD_SEED(atan2(y, x));
+  const double m = fmax(fabs(x), fabs(y));
+  if (!(m > 1e-150 && m < 1e150) || y == 0 || fabs(t) >= 1e5) return atan2(y, x);
+  xp_dd s, c;
+  xp_dd_sincos(xp_dd{t, 0}, &s, &c);
+  xp_dd num = xp_dd_add(xp_dd_mul_d(c, y), xp_dd_mul_d(s, -x));
+  const double den = x * c.hi + y * s.hi;
+  return xp_dd_round(xp_dd_quick(t, (num.hi + num.lo) / den));
+}
+
 // C's cpow: exp(b log a), with 0**b as NumPy defines it (see `power` below).
 // exp(b·log a), the product rounded per operation as the C library's cpow does.
 template <class T> XP_DEVICE complex<T> pow(complex<T> a, complex<T> b) {
@@ -609,7 +742,132 @@ template <class T> XP_DEVICE complex<T> pow(complex<T> a, complex<T> b) {
   return exp(complex<T>(xp_mul_rn(b.re, l.re) - xp_mul_rn(b.im, l.im),
                         xp_mul_rn(b.re, l.im) + xp_mul_rn(b.im, l.re)));
 }
-
+// hypot as the GNU C library (2.35 and later, without FMA) computes it: a square root, then one
+// correction from the exact residual; every product rounded on its own.
+XP_DEVICE double xp_glibc_hypot(double x, double y) {
+  double ax = fabs(x), ay = fabs(y);
+  if (!isfinite(ax) || !isfinite(ay)) return hypot(x, y);
+  if (ax < ay) {
+    const double t = ax;
+    ax = ay;
+    ay = t;
+  }
+  if (!(ax > 0x1p-500 && ax < 0x1p500 && ay > 0x1p-500)) return hypot(x, y);
+  if (ay <= ax * 0x1p-54) return ax + ay;
+  double h = sqrt(xp_mul_rn(ax, ax) + xp_mul_rn(ay, ay)), t1, t2;
+  if (h <= 2.0 * ay) {
+    const double d = h - ay;
+    t1 = xp_mul_rn(ax, 2.0 * d - ax);
+    t2 = xp_mul_rn(d - 2.0 * (ax - ay), d);
+  } else {
+    const double d = h - ax;
+    t1 = xp_mul_rn(2.0 * d, ax - 2.0 * ay);
+    t2 = xp_mul_rn(4.0 * d - ay, ay) + xp_mul_rn(d, d);
+  }
+  return h - (t1 + t2) / (2.0 * h);
+}
+// log1p as the GNU C library computes it (fdlibm's algorithm: x = 2^k·(1+f), then a
+// polynomial in s = f/(2+f)); it is within an ulp, not correctly rounded, so clog's near-unit
+// branches follow it step by step. Every product is rounded on its own.
+XP_DEVICE double xp_glibc_log1p(double x) {
+  const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+  const double Lp1 = 6.666666666666735130e-01, Lp2 = 3.999999999940941908e-01, Lp3 = 2.857142874366239149e-01,
+               Lp4 = 2.222219843214978396e-01, Lp5 = 1.818357216161805012e-01, Lp6 = 1.531383769920937332e-01,
+               Lp7 = 1.479819860511658591e-01;
+  const int hx = (int)(f64_to_bits(x) >> 32), ax = hx & 0x7fffffff;
+  double f = 0, c = 0;
+  int k = 1, hu = 0;
+  if (hx < 0x3FDA827A) {
+    if (ax >= 0x3ff00000) return log1p(x);  // x <= -1
+    if (ax < 0x3e200000) return ax < 0x3c900000 ? x : x - xp_mul_rn(xp_mul_rn(x, x), 0.5);
+    if (hx > 0 || hx <= (int)0xbfd2bec3) {
+      k = 0;
+      f = x;
+      hu = 1;
+    }
+  } else if (hx >= 0x7ff00000) {
+    return x + x;
+  }
+  if (k != 0) {
+    double u;
+    if (hx < 0x43400000) {
+      u = 1.0 + x;
+      hu = (int)(f64_to_bits(u) >> 32);
+      k = (hu >> 20) - 1023;
+      c = k > 0 ? 1.0 - (u - x) : x - (u - 1.0);
+      c /= u;
+    } else {
+      u = x;
+      hu = (int)(f64_to_bits(u) >> 32);
+      k = (hu >> 20) - 1023;
+      c = 0;
+    }
+    hu &= 0x000fffff;
+    const u64 low = f64_to_bits(u) & 0xffffffffull;
+    if (hu < 0x6a09e) {
+      u = bits_to_f64(((u64)(unsigned)(hu | 0x3ff00000) << 32) | low);
+    } else {
+      k += 1;
+      u = bits_to_f64(((u64)(unsigned)(hu | 0x3fe00000) << 32) | low);
+      hu = (0x00100000 - hu) >> 2;
+    }
+    f = u - 1.0;
+  }
+  const double hfsq = xp_mul_rn(xp_mul_rn(0.5, f), f);
+  if (hu == 0) {
+    if (f == 0) {
+      if (k == 0) return 0;
+      c += xp_mul_rn((double)k, ln2_lo);
+      return xp_mul_rn((double)k, ln2_hi) + c;
+    }
+    const double R = xp_mul_rn(hfsq, 1.0 - xp_mul_rn(0.66666666666666666, f));
+    if (k == 0) return f - R;
+    return xp_mul_rn((double)k, ln2_hi) - ((R - (xp_mul_rn((double)k, ln2_lo) + c)) - f);
+  }
+  const double s = f / (2.0 + f), z = xp_mul_rn(s, s);
+  const double z2 = xp_mul_rn(z, z), z4 = xp_mul_rn(z2, z2), z6 = xp_mul_rn(z4, z2);
+  const double R = xp_mul_rn(z, Lp1) + xp_mul_rn(z2, Lp2 + xp_mul_rn(z, Lp3)) + xp_mul_rn(z4, Lp4 + xp_mul_rn(z, Lp5)) +
+                   xp_mul_rn(z6, Lp6 + xp_mul_rn(z, Lp7));
+  if (k == 0) return f - (hfsq - xp_mul_rn(s, hfsq + R));
+  return xp_mul_rn((double)k, ln2_hi) - ((hfsq - (xp_mul_rn(s, hfsq + R) + (xp_mul_rn((double)k, ln2_lo) + c))) - f);
+}
+// C's cpow, exp(b·clog a), taken in the C library's steps: clog's branches (log1p of
+// |a|^2 - 1 near the unit circle, else log of hypot), its hypot, and correctly rounded log,
+// log1p, atan2, exp, sin and cos (the C library's are, but for rare cases).
+XP_DEVICE c128 xp_cr_pow(c128 a, c128 b) {
+  if (!isfinite(a) || !isfinite(b) || (a.re == 0 && a.im == 0)) return pow<double>(a, b);
+  double ax = fabs(a.re), ay = fabs(a.im);
+  if (ax < ay) {
+    const double t = ax;
+    ax = ay;
+    ay = t;
+  }
+  double lre;
+  if (ax > 0x1p1000 || ax < 0x1p-1000) {
+    lre = log(a).re;
+  } else if (ax == 1) {
+    lre = xp_glibc_log1p(xp_mul_rn(ay, ay)) / 2;
+  } else if (ax > 1 && ax < 2 && ay < 1) {
+    double d2m1 = xp_mul_rn(ax - 1, ax + 1);
+    if (ay >= 0x1p-52) d2m1 += xp_mul_rn(ay, ay);
+    lre = xp_glibc_log1p(d2m1) / 2;
+  } else if (ax < 1 && ax >= 0.5 && ay < 0x1p-53) {
+    lre = xp_glibc_log1p(xp_mul_rn(ax - 1, ax + 1)) / 2;
+  } else if (ax < 1 && ax >= 0.5 && xp_mul_rn(ax, ax) + xp_mul_rn(ay, ay) >= 0.5) {
+    xp_dd d = xp_dd_add(xp_dd_add(xp_dd_prod(ax, ax), xp_dd{-1, 0}), xp_dd_prod(ay, ay));
+    lre = xp_glibc_log1p(xp_dd_round(d)) / 2;
+  } else {
+    lre = xp_cr_log(xp_glibc_hypot(ax, ay));
+  }
+  const double lim = xp_cr_atan2(a.im, a.re);
+  const double wre = xp_mul_rn(b.re, lre) - xp_mul_rn(b.im, lim);
+  const double wim = xp_mul_rn(b.re, lim) + xp_mul_rn(b.im, lre);
+  if (wim == 0 || !isfinite(wre) || !isfinite(wim) || fabs(wre) >= 700) return exp(c128(wre, wim));
+  const double e = xp_cr_exp(wre);
+  double sn, cs;
+  xp_cr_sincos(wim, &sn, &cs);
+  return c128(xp_mul_rn(e, cs), xp_mul_rn(e, sn));
+}
 // complex<float> through complex<double>.
 #define XP_C64_VIA_C128(name) \
   XP_DEVICE c64 name(c64 z) { return c64(name(c128(z))); }
@@ -629,6 +887,20 @@ XP_C64_VIA_C128(asinh)
 XP_C64_VIA_C128(acosh)
 XP_C64_VIA_C128(atanh)
 #undef XP_C64_VIA_C128
+#if defined(XP_GPU)
+XP_DEVICE c128 pow(c128 a, c128 b) { return xp_cr_pow(a, b); }
+#else
+// The C library's own cpow, which NumPy calls.
+XP_DEVICE c128 pow(c128 a, c128 b) {
+  __complex__ double x, y;
+  __real__ x = a.re;
+  __imag__ x = a.im;
+  __real__ y = b.re;
+  __imag__ y = b.im;
+  const __complex__ double r = ::cpow(x, y);
+  return c128(__real__ r, __imag__ r);
+}
+#endif
 XP_DEVICE c64 pow(c64 a, c64 b) { return c64(pow(c128(a), c128(b))); }
 
 // NumPy's own complex exp2, expm1, log2, log10 and log1p (no C99 counterparts), computed in the
