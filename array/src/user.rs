@@ -873,6 +873,7 @@ impl ReductionKernel {
             ),
             identity: format!("({acc})({})", self.identity),
             ddof: 0,
+            in_order: false,
         }
     }
 

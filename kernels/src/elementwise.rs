@@ -167,18 +167,14 @@ impl ElementwiseSpec {
             }
             let _ = writeln!(b, "    }}");
         }
-        let at = |a: &str| if strided { format!("o_{a}") } else { "i".to_string() };
-        for (k, o) in self.inputs.iter().enumerate() {
-            let src = if o.scalar { format!("in{k}_v") } else { format!("in{k}_p[{}]", at(&format!("in{k}"))) };
-            let _ = writeln!(b, "    const {c} in{k} = xp::cast<{c}>({src});", c = o.compute.c_name());
-        }
-        for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(b, "    {} out{k};", o.compute.c_name());
-        }
-        let _ = writeln!(b, "    {}", self.body);
-        for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(b, "    out{k}_p[{}] = xp::cast<{}>(out{k});", at(&format!("out{k}")), o.storage.c_name());
-        }
+        let at = |a: String| if strided { format!("o_{a}") } else { "i".to_string() };
+        self.element(
+            &mut b,
+            "    ",
+            &self.body,
+            |k| format!("in{k}_p[{}]", at(format!("in{k}"))),
+            |k| format!("out{k}_p[{}]", at(format!("out{k}"))),
+        );
 
         let (mut code, name) = self.head();
         let vector = self.layout == Layout::Contiguous;
@@ -232,17 +228,7 @@ impl ElementwiseSpec {
         let _ = writeln!(c, "      for (int e_ = 0; e_ < 4; ++e_) {{");
         let _ = writeln!(c, "        const {idx} i = v_ * 4 + e_;");
         let _ = writeln!(c, "        (void)i;");
-        for (k, o) in self.inputs.iter().enumerate() {
-            let src = if o.scalar { format!("in{k}_v") } else { format!("a{k}_.v[e_]") };
-            let _ = writeln!(c, "        const {t} in{k} = xp::cast<{t}>({src});", t = o.compute.c_name());
-        }
-        for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(c, "        {} out{k};", o.compute.c_name());
-        }
-        let _ = writeln!(c, "        {}", self.body);
-        for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(c, "        r{k}_.v[e_] = xp::cast<{}>(out{k});", o.storage.c_name());
-        }
+        self.element(c, "        ", &self.body, |k| format!("a{k}_.v[e_]"), |k| format!("r{k}_.v[e_]"));
         let _ = writeln!(c, "      }}");
         for (k, o) in self.outputs.iter().enumerate() {
             let _ = writeln!(c, "      reinterpret_cast<xp_vec4<{}>*>(out{k}_p)[v_] = r{k}_;", o.storage.c_name());
@@ -476,17 +462,13 @@ impl ElementwiseSpec {
             let _ = writeln!(w, "          {skip}");
         }
         let _ = writeln!(w, "          const {idx} j_ = b0_ + k_;");
-        for (k, o) in self.inputs.iter().enumerate() {
-            let src = if o.scalar { format!("in{k}_v") } else { format!("p_in{k}[{}]", at[&format!("in{k}")]) };
-            let _ = writeln!(w, "          const {c} in{k} = xp::cast<{c}>({src});", c = o.compute.c_name());
-        }
-        for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(w, "          {} out{k};", o.compute.c_name());
-        }
-        let _ = writeln!(w, "          {body}");
-        for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(w, "          buf_out{k}[k_] = xp::cast<{}>(out{k});", o.storage.c_name());
-        }
+        self.element(
+            w,
+            "          ",
+            body,
+            |k| format!("p_in{k}[{}]", at[&format!("in{k}")]),
+            |k| format!("buf_out{k}[k_]"),
+        );
     }
 
     /// One loop over elements `[from, to)` of a row, operand `a` addressed at `p_a[at[a]]`.
@@ -499,19 +481,39 @@ impl ElementwiseSpec {
         to: &str,
     ) {
         let _ = writeln!(w, "      for ({idx} j_ = {from}; j_ < {to}; ++j_) {{");
-        for (k, o) in self.inputs.iter().enumerate() {
-            let src = if o.scalar { format!("in{k}_v") } else { format!("p_in{k}[{}]", at[&format!("in{k}")]) };
-            let _ = writeln!(w, "        const {c} in{k} = xp::cast<{c}>({src});", c = o.compute.c_name());
-        }
-        for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(w, "        {} out{k};", o.compute.c_name());
-        }
-        let _ = writeln!(w, "        {}", self.body);
-        for (k, o) in self.outputs.iter().enumerate() {
-            let _ =
-                writeln!(w, "        p_out{k}[{}] = xp::cast<{}>(out{k});", at[&format!("out{k}")], o.storage.c_name());
-        }
+        self.element(
+            w,
+            "        ",
+            &self.body,
+            |k| format!("p_in{k}[{}]", at[&format!("in{k}")]),
+            |k| format!("p_out{k}[{}]", at[&format!("out{k}")]),
+        );
         let _ = writeln!(w, "      }}");
+    }
+
+    /// One element's statements, each line indented by `pad`: every input read (array input
+    /// `k` from `src(k)`, a scalar from its argument) and cast to its compute dtype, the outputs
+    /// declared, `body`, then every output cast to its storage dtype and written to `dst(k)`.
+    /// Every layout's loops emit their elements through it.
+    fn element(
+        &self,
+        w: &mut String,
+        pad: &str,
+        body: &str,
+        src: impl Fn(usize) -> String,
+        dst: impl Fn(usize) -> String,
+    ) {
+        for (k, o) in self.inputs.iter().enumerate() {
+            let from = if o.scalar { format!("in{k}_v") } else { src(k) };
+            let _ = writeln!(w, "{pad}const {c} in{k} = xp::cast<{c}>({from});", c = o.compute.c_name());
+        }
+        for (k, o) in self.outputs.iter().enumerate() {
+            let _ = writeln!(w, "{pad}{} out{k};", o.compute.c_name());
+        }
+        let _ = writeln!(w, "{pad}{body}");
+        for (k, o) in self.outputs.iter().enumerate() {
+            let _ = writeln!(w, "{pad}{} = xp::cast<{}>(out{k});", dst(k), o.storage.c_name());
+        }
     }
 }
 

@@ -444,19 +444,17 @@ pub struct ReduceOp {
     pub identity: String,
     /// The value of `_ddof` (an argument of the kernel, not part of its code).
     pub ddof: i64,
+    /// GPU plans fold each output's elements in order, one thread per output, up to
+    /// [`IN_ORDER_MAX`] elements. Complex products need it: their pattern of infinities and
+    /// NaNs after an overflow depends on the order of the multiplications, and NumPy
+    /// multiplies in order.
+    pub in_order: bool,
 }
 
 impl ReduceOp {
     /// Whether `map` reads the element index `_j` (then the reduced axes keep their order).
     pub fn uses_index(&self) -> bool {
         contains_ident(&self.map, "_j")
-    }
-
-    /// Whether GPU plans fold each output's elements in order, one thread per output, up to
-    /// [`IN_ORDER_MAX`] elements: complex products, whose pattern of infinities and NaNs after
-    /// an overflow depends on the order of the multiplications (NumPy multiplies in order).
-    pub fn in_order(&self) -> bool {
-        self.name == "prod" && self.in_type.is_complex()
     }
 }
 
@@ -574,6 +572,7 @@ pub fn builtin_reduce(name: &str, input: DType, ddof: i64) -> Result<ReduceOp> {
         post: "out0 = a;".into(),
         identity: String::new(),
         ddof,
+        in_order: name == "prod" && input.is_complex(),
     };
     let no_loop = || Error::UnsupportedDType {
         op: name.to_string(),
@@ -1259,7 +1258,7 @@ pub fn plan_collapsed(op: &ReduceOp, c: &CollapsedReduction, target: Target) -> 
     let rst_last = *c.rstrides.last().expect("rank >= 1");
     let columns = n_out > 1 && kst_last == 1 && rst_last.unsigned_abs() != 1 && n_red > 1;
     let first = match target {
-        Target::Gpu { sm_count, warp_size, max_threads_per_block } if op.in_order() && n_red <= IN_ORDER_MAX => {
+        Target::Gpu { sm_count, warp_size, max_threads_per_block } if op.in_order && n_red <= IN_ORDER_MAX => {
             // A thread per output (as the columns strategy), the range never split.
             let mut p = gpu_pass(n_out, n_red, true, sm_count, warp_size, max_threads_per_block);
             p.segments = 1;
