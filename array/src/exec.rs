@@ -230,8 +230,11 @@ pub(crate) fn launch_elementwise(
         (r.name, r.code)
     })?;
     let stream = current_stream(&device);
-    let shape_bytes = shape_arg(&cshape);
-    let stride_bytes: Vec<Vec<u8>> = cstrides.iter().map(|s| strides_arg(s)).collect();
+    // Only the strided layouts take the shape and strides.
+    let strided = layout == KLayout::Strided || layout == KLayout::Rows;
+    let shape_bytes = if strided { shape_arg(&cshape) } else { Vec::new() };
+    let stride_bytes: Vec<Vec<u8>> =
+        if strided { cstrides.iter().map(|s| strides_arg(s)).collect() } else { Vec::new() };
     let n_bytes: Vec<u8> =
         if index == IndexWidth::I32 { (n as i32).to_ne_bytes().to_vec() } else { (n as i64).to_ne_bytes().to_vec() };
     let mut args: Vec<KernelArg<'_>> = Vec::with_capacity(arrays.len() * 2 + 3);
@@ -244,7 +247,7 @@ pub(crate) fn launch_elementwise(
     for o in outputs {
         args.push(o.kernel_arg());
     }
-    if layout == KLayout::Strided || layout == KLayout::Rows {
+    if strided {
         args.push(KernelArg::Value(&shape_bytes));
         for s in &stride_bytes {
             args.push(KernelArg::Value(s));
