@@ -7,7 +7,7 @@ use xp_backend_api::{Buffer, DType, DynDevice, Error, KernelArg, Result};
 use xp_kernels::elementwise::cast_spec;
 
 use crate::element::{as_bytes, from_bytes, scalar_bytes, scalar_from_bytes, Element};
-use crate::exec::{current_stream, launch_elementwise, EwIn, KernelKey};
+use crate::exec::{current_stream, launch_elementwise, DTypes, EwIn, KernelKey};
 use crate::layout::{checked_size, Layout, SliceArg};
 use crate::promote::Scalar;
 
@@ -193,7 +193,7 @@ impl Array {
             |layout, index| KernelKey::Ufunc {
                 op: "copy",
                 sig: lp.sig,
-                storage: vec![dtype, dtype],
+                storage: DTypes::new("full", &[dtype, dtype]).expect("two operands"),
                 scalars,
                 layout,
                 index,
@@ -347,7 +347,7 @@ impl Array {
                 |layout, index| KernelKey::Ufunc {
                     op: "copy",
                     sig: lp.sig,
-                    storage: vec![d, d],
+                    storage: DTypes::new("copy", &[d, d]).expect("two operands"),
                     scalars: 0,
                     layout,
                     index,

@@ -22,11 +22,35 @@ use crate::Array;
 pub(crate) enum KernelKey {
     /// A ufunc loop: op name, loop signature, storage dtypes of the operands (inputs then
     /// outputs), which inputs are by-value scalars, layout, index width.
-    Ufunc { op: &'static str, sig: &'static str, storage: Vec<DType>, scalars: u8, layout: KLayout, index: IndexWidth },
+    Ufunc { op: &'static str, sig: &'static str, storage: DTypes, scalars: u8, layout: KLayout, index: IndexWidth },
     /// `astype`.
     Cast { from: DType, to: DType, layout: KLayout, index: IndexWidth },
     /// Any other kernel, by its unique name.
     Named(String),
+}
+
+/// The storage dtypes of a ufunc call's operands, inline (a key is built for every launch):
+/// up to [`DTypes::MAX`], unused places `Bool`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct DTypes([DType; DTypes::MAX], u8);
+
+impl DTypes {
+    /// More operands than any ufunc has (`where`: three inputs and an output; `divmod`: two
+    /// and two).
+    pub(crate) const MAX: usize = 8;
+
+    pub(crate) fn new(op: &str, dts: &[DType]) -> Result<Self> {
+        if dts.len() > Self::MAX {
+            return Err(Error::Unsupported(format!(
+                "{op}: {} operands (elementwise kernels take {})",
+                dts.len(),
+                Self::MAX
+            )));
+        }
+        let mut a = [DType::Bool; Self::MAX];
+        a[..dts.len()].copy_from_slice(dts);
+        Ok(DTypes(a, dts.len() as u8))
+    }
 }
 
 type Cache = RwLock<HashMap<(usize, KernelKey), Arc<dyn Kernel>>>;
@@ -184,7 +208,7 @@ pub(crate) fn launch_elementwise(
     if n == 0 {
         return Ok(());
     }
-    let shape = out0.shape().to_vec();
+    let shape = out0.shape();
     let arrays: Vec<&Array> = inputs
         .iter()
         .filter_map(|i| match i {
@@ -194,11 +218,11 @@ pub(crate) fn launch_elementwise(
         .chain(outputs.iter().copied())
         .collect();
     for a in &arrays {
-        if a.shape() != shape.as_slice() {
+        if a.shape() != shape {
             return Err(Error::ShapeMismatch {
                 op: op.into(),
                 lhs: a.shape().to_vec(),
-                rhs: shape.clone(),
+                rhs: shape.to_vec(),
                 reason: "differ inside an elementwise launch".into(),
             });
         }
@@ -206,24 +230,35 @@ pub(crate) fn launch_elementwise(
             return Err(Error::DeviceMismatch { op: op.into(), lhs: a.device().label(), rhs: device.label() });
         }
     }
-    let strides: Vec<Vec<isize>> = arrays.iter().map(|a| a.strides().to_vec()).collect();
-    let (cshape, cstrides) = collapse(&shape, &strides);
+    let cpu = is_cpu(&device);
+    // On GPUs, C-contiguous operands need neither merged dimensions nor strides.
+    let flat = !cpu && arrays.iter().all(|a| a.is_contiguous());
+    let (cshape, cstrides) = if flat {
+        (Vec::new(), Vec::new())
+    } else {
+        let strides: Vec<Vec<isize>> = arrays.iter().map(|a| a.strides().to_vec()).collect();
+        collapse(shape, &strides)
+    };
     if cshape.len() > 8 {
         return Err(Error::Unsupported(format!(
             "{op}: operands whose layouts need {} dimensions after merging (kernels take 8)",
             cshape.len()
         )));
     }
-    let reach = cstrides
-        .iter()
-        .map(|st| st.iter().zip(&cshape).map(|(s, d)| s.unsigned_abs() * (d - 1)).sum::<usize>())
-        .max()
-        .unwrap_or(0);
-    let cpu = is_cpu(&device);
+    let reach = if flat {
+        n - 1
+    } else {
+        cstrides
+            .iter()
+            .map(|st| st.iter().zip(&cshape).map(|(s, d)| s.unsigned_abs() * (d - 1)).sum::<usize>())
+            .max()
+            .unwrap_or(0)
+    };
     let (layout, index) = if cpu {
         (KLayout::Rows, IndexWidth::I64)
     } else {
-        (gpu_layout(n, cshape.len() == 1 && cstrides.iter().all(|s| s[0] == 1)), index_width_for(n, reach))
+        let contiguous = flat || (cshape.len() == 1 && cstrides.iter().all(|s| s[0] == 1));
+        (gpu_layout(n, contiguous), index_width_for(n, reach))
     };
     let f = elementwise_kernel(&device, key(layout, index), || {
         let r = spec(layout, index).render();

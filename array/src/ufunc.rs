@@ -18,7 +18,7 @@ use xp_kernels::elementwise::{ElementwiseSpec, Operand as KOperand};
 use xp_kernels::ops::{ElementwiseOp, TypeLoop};
 
 use crate::element::scalar_bytes;
-use crate::exec::{is_cpu, launch_elementwise, EwIn, KernelKey};
+use crate::exec::{is_cpu, launch_elementwise, DTypes, EwIn, KernelKey};
 use crate::layout::broadcast_shapes;
 use crate::promote::{can_cast_safe, can_cast_same_kind, check_int_fits, int_range, promote_types, weak_dtype, Scalar};
 use crate::Array;
@@ -197,20 +197,21 @@ pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&
         _ => Array::empty_on(&device, &shape, out_dt)?,
     };
     let cpu = is_cpu(&device);
-    // Inputs as the kernel sees them.
+    // Inputs as the kernel sees them: arrays as given where they have the result's shape (and,
+    // on the CPU, the loop's dtype), else converted or broadcast copies held here.
     let mut holders: Vec<Array> = Vec::new();
     let mut values: Vec<Option<Vec<u8>>> = Vec::new();
-    let mut storage: Vec<DType> = Vec::new();
+    let mut storage: Vec<DType> = Vec::with_capacity(inputs.len() + 1);
     let mut scalars = 0u8;
     for (k, i) in inputs.iter().enumerate() {
         match i {
             Operand::Array(a) => {
-                let mut a = (*a).clone();
-                if cpu && a.dtype() != loop_in[k] {
-                    a = a.astype(loop_in[k])?;
+                let convert = cpu && a.dtype() != loop_in[k];
+                if convert || a.shape() != shape.as_slice() {
+                    let c = if convert { a.astype(loop_in[k])? } else { (*a).clone() };
+                    holders.push(c.broadcast_to(&shape)?);
                 }
-                storage.push(a.dtype());
-                holders.push(a.broadcast_to(&shape)?);
+                storage.push(if convert { loop_in[k] } else { a.dtype() });
                 values.push(None);
             }
             Operand::Scalar(s) => {
@@ -230,18 +231,26 @@ pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&
         }
     }
     storage.push(out_dt);
-    let mut ew: Vec<EwIn<'_>> = Vec::new();
+    let mut ew: Vec<EwIn<'_>> = Vec::with_capacity(inputs.len());
     let mut h = holders.iter();
-    for v in values {
-        match v {
-            Some(b) => ew.push(EwIn::Value(b)),
-            None => ew.push(EwIn::Array(h.next().expect("one holder per array input"))),
+    for (i, v) in inputs.iter().zip(values) {
+        match (i, v) {
+            (_, Some(b)) => ew.push(EwIn::Value(b)),
+            (Operand::Array(a), None) => {
+                let convert = cpu && a.dtype() != loop_in[ew.len()];
+                if convert || a.shape() != shape.as_slice() {
+                    ew.push(EwIn::Array(h.next().expect("one holder per converted or broadcast input")));
+                } else {
+                    ew.push(EwIn::Array(a));
+                }
+            }
+            (Operand::Scalar(_), None) => ew.push(EwIn::Array(h.next().expect("one holder per CPU scalar"))),
         }
     }
-    let st = storage.clone();
+    let st = DTypes::new(op.name, &storage)?;
     launch_elementwise(
         op.name,
-        |layout, index| KernelKey::Ufunc { op: op.name, sig: lp.sig, storage: st.clone(), scalars, layout, index },
+        |layout, index| KernelKey::Ufunc { op: op.name, sig: lp.sig, storage: st, scalars, layout, index },
         |layout, index| ElementwiseSpec {
             op: op.name.to_string(),
             inputs: (0..op.nin)
