@@ -6,7 +6,9 @@
 //! calls need no temporary arrays.
 //!
 //! Layouts: [`Layout::Contiguous`] when every array operand is C-contiguous with the output's
-//! shape (index `i` addresses element `i` of each), [`Layout::Strided`] otherwise, with the
+//! shape (index `i` addresses element `i` of each; four elements per thread through vector
+//! loads), [`Layout::Flat`] for the same below [`VECTOR_MIN`] elements (one element per thread:
+//! as fast there, and quicker to compile), [`Layout::Strided`] otherwise, with the
 //! broadcast shape and per-operand strides in elements (zero for broadcast dimensions). The
 //! caller collapses contiguous dimensions first, so ranks stay small, and picks 32-bit indexing
 //! when every offset fits.
