@@ -303,3 +303,20 @@ pub(crate) fn launch_elementwise(
     };
     stream.launch(&*f, &config, &args)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtype_keys_hold_up_to_their_capacity_and_refuse_more() {
+        let a = DTypes::new("add", &[DType::F32, DType::F32, DType::F32]).unwrap();
+        let b = DTypes::new("add", &[DType::F32, DType::F32, DType::F64]).unwrap();
+        assert_ne!(a, b);
+        // Unused places do not alias a shorter list.
+        assert_ne!(DTypes::new("x", &[DType::Bool]).unwrap(), DTypes::new("x", &[DType::Bool, DType::Bool]).unwrap());
+        assert!(DTypes::new("x", &[DType::I8; DTypes::MAX]).is_ok());
+        let e = DTypes::new("my_op", &[DType::I8; DTypes::MAX + 1]).unwrap_err().to_string();
+        assert!(e.contains("my_op") && e.contains("9 operands"), "{e}");
+    }
+}
