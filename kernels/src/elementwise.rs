@@ -649,19 +649,9 @@ pub fn gpu_kernels() -> Vec<Rendered> {
     let mut out = Vec::new();
     for op in crate::ops::ALL {
         for lp in op.loops {
-            let (ins, outs) = lp.dtypes();
+            // GPU layouts ignore fast bodies (see `fast_bodies_shape_only_cpu_row_kernels`).
             for (layout, index) in GPU_FORMS {
-                let spec = ElementwiseSpec {
-                    op: op.name.to_string(),
-                    inputs: ins.iter().map(|d| Operand::array(*d, *d)).collect(),
-                    outputs: outs.iter().map(|d| Operand::array(*d, *d)).collect(),
-                    body: lp.body.unwrap_or(op.body).to_string(),
-                    preamble: op.preamble.to_string(),
-                    layout,
-                    index,
-                    fast: None,
-                };
-                out.push(spec.render());
+                out.push(loop_spec(op, lp, layout, index).render());
             }
         }
     }
