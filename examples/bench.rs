@@ -27,8 +27,7 @@ fn bench(d: &Arc<dyn DynDevice>, warm: usize, iters: usize, mut f: impl FnMut() 
         b.synchronize()?;
         ts.push(a.elapsed_ms(&*b)? as f64);
     }
-    ts.sort_by(|a, b| a.total_cmp(b));
-    Ok(ts[ts.len() / 2])
+    Ok(median(&mut ts))
 }
 
 fn random(n: usize, seed: u64) -> Vec<f32> {
@@ -154,15 +153,11 @@ fn run() -> xp::Result<()> {
                 }
             }
         }
-        let med = |v: &mut Vec<f64>| {
-            v.sort_by(|a, b| a.total_cmp(b));
-            v[v.len() / 2]
-        };
-        let us = med(&mut xs);
+        let us = median(&mut xs);
         println!("per-op overhead small add: {us:.2} us");
         r.0.insert("small add 1000 (host-timed per op, us)".into(), us);
         if !bs.is_empty() {
-            let bare = med(&mut bs);
+            let bare = median(&mut bs);
             println!("bare cudarc launch of the same add kernel: {bare:.2} us (xp per op / bare = {:.2})", us / bare);
             r.0.insert("bare cudarc launch, add 1000 (host-timed, us)".into(), bare);
         }
@@ -173,16 +168,14 @@ fn run() -> xp::Result<()> {
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|t| t.as_nanos()).unwrap_or(0);
     let tags: Vec<u128> = (0..5).map(|k| stamp * 8 + k).collect();
     let mut firsts = tags.iter().map(|&t| first_call_ms(&d, t, 1000)).collect::<xp::Result<Vec<f64>>>()?;
-    firsts.sort_by(|a, b| a.total_cmp(b));
-    let first = firsts[firsts.len() / 2];
+    let first = median(&mut firsts);
     println!("first call of a new ElementwiseKernel: {first:.2} ms (compile; median of {})", firsts.len());
     r.0.insert("first call of a new ElementwiseKernel (ms)".into(), first);
     if gpu {
         // The same on an array large enough for the vector form (VECTOR_MIN), a bigger kernel.
         let big = xp::kernels::elementwise::VECTOR_MIN * 4;
         let mut fs = (0..3).map(|k| first_call_ms(&d, stamp * 8 + 5 + k, big)).collect::<xp::Result<Vec<f64>>>()?;
-        fs.sort_by(|a, b| a.total_cmp(b));
-        let ms = fs[fs.len() / 2];
+        let ms = median(&mut fs);
         println!("first call of a new ElementwiseKernel on {big} elements (vector form): {ms:.2} ms (median of 3)");
         r.0.insert("first call of a new ElementwiseKernel, vector form (ms)".into(), ms);
     }
@@ -202,8 +195,7 @@ fn run() -> xp::Result<()> {
             }
         }
         if !loads.is_empty() {
-            loads.sort_by(|a, b| a.total_cmp(b));
-            let ms = loads[loads.len() / 2];
+            let ms = median(&mut loads);
             println!("same kernel in a new process (disk cache): {ms:.3} ms (median of {})", loads.len());
             r.0.insert("same kernel, new process, disk cache (ms)".into(), ms);
         }
@@ -216,6 +208,12 @@ fn run() -> xp::Result<()> {
         println!("wrote {p}");
     }
     Ok(())
+}
+
+/// The median of `v` (not empty; sorted in place).
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
 }
 
 /// The first call of an ElementwiseKernel whose source no earlier process compiled (`tag`

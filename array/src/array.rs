@@ -185,7 +185,7 @@ impl Array {
         let lp = copy_loop(dtype);
         let input = match &src {
             Some(a) => EwIn::Array(a),
-            None => EwIn::Value(v),
+            None => EwIn::Value(&v),
         };
         let scalars = src.is_none() as u8;
         launch_elementwise(

@@ -173,7 +173,7 @@ pub(crate) enum EwIn<'a> {
     /// An array already broadcast to the output shape.
     Array(&'a Array),
     /// A value passed by copy (its bytes in the loop's dtype).
-    Value(Vec<u8>),
+    Value(&'a [u8]),
 }
 
 fn shape_arg(shape: &[usize]) -> Vec<u8> {
@@ -191,6 +191,12 @@ fn strides_arg(strides: &[isize]) -> Vec<u8> {
         v.extend((*strides.get(d).unwrap_or(&0) as i64).to_ne_bytes());
     }
     v
+}
+
+/// Whether kernels of `layout` take the (merged) shape and each operand's strides after their
+/// pointers; the contiguous layouts take only the element count.
+pub(crate) fn takes_strides(layout: KLayout) -> bool {
+    matches!(layout, KLayout::Strided | KLayout::Rows)
 }
 
 /// Launch an elementwise kernel over `outputs[0]`'s shape. `spec(layout, index)` gives the
@@ -265,8 +271,7 @@ pub(crate) fn launch_elementwise(
         (r.name, r.code)
     })?;
     let stream = current_stream(&device);
-    // Only the strided layouts take the shape and strides.
-    let strided = layout == KLayout::Strided || layout == KLayout::Rows;
+    let strided = takes_strides(layout);
     let shape_bytes = if strided { shape_arg(&cshape) } else { Vec::new() };
     let stride_bytes: Vec<Vec<u8>> =
         if strided { cstrides.iter().map(|s| strides_arg(s)).collect() } else { Vec::new() };

@@ -198,21 +198,27 @@ pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&
     };
     let cpu = is_cpu(&device);
     // Inputs as the kernel sees them: arrays as given where they have the result's shape (and,
-    // on the CPU, the loop's dtype), else converted or broadcast copies held here.
-    let mut holders: Vec<Array> = Vec::new();
-    let mut values: Vec<Option<Vec<u8>>> = Vec::new();
+    // on the CPU, the loop's dtype), else converted or broadcast copies held here; scalars by
+    // value on GPUs, as 0-d arrays on the CPU.
+    enum Src<'a> {
+        Given(&'a Array),
+        Held(Array),
+        Value(Vec<u8>),
+    }
+    let mut srcs: Vec<Src<'_>> = Vec::with_capacity(inputs.len());
     let mut storage: Vec<DType> = Vec::with_capacity(inputs.len() + 1);
     let mut scalars = 0u8;
     for (k, i) in inputs.iter().enumerate() {
         match i {
             Operand::Array(a) => {
                 let convert = cpu && a.dtype() != loop_in[k];
-                if convert || a.shape() != shape.as_slice() {
+                srcs.push(if convert || a.shape() != shape.as_slice() {
                     let c = if convert { a.astype(loop_in[k])? } else { (*a).clone() };
-                    holders.push(c.broadcast_to(&shape)?);
-                }
+                    Src::Held(c.broadcast_to(&shape)?)
+                } else {
+                    Src::Given(a)
+                });
                 storage.push(if convert { loop_in[k] } else { a.dtype() });
-                values.push(None);
             }
             Operand::Scalar(s) => {
                 if let (Scalar::Int(v), true) = (s, loop_in[k].kind() != DTypeKind::Bool) {
@@ -220,33 +226,24 @@ pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&
                 }
                 let bytes = scalar_bytes(*s, loop_in[k])?;
                 storage.push(loop_in[k]);
-                if cpu {
-                    holders.push(Array::from_bytes_on(&device, &[], loop_in[k], &bytes)?.broadcast_to(&shape)?);
-                    values.push(None);
+                srcs.push(if cpu {
+                    Src::Held(Array::from_bytes_on(&device, &[], loop_in[k], &bytes)?.broadcast_to(&shape)?)
                 } else {
                     scalars |= 1 << k;
-                    values.push(Some(bytes));
-                }
+                    Src::Value(bytes)
+                });
             }
         }
     }
     storage.push(out_dt);
-    let mut ew: Vec<EwIn<'_>> = Vec::with_capacity(inputs.len());
-    let mut h = holders.iter();
-    for (i, v) in inputs.iter().zip(values) {
-        match (i, v) {
-            (_, Some(b)) => ew.push(EwIn::Value(b)),
-            (Operand::Array(a), None) => {
-                let convert = cpu && a.dtype() != loop_in[ew.len()];
-                if convert || a.shape() != shape.as_slice() {
-                    ew.push(EwIn::Array(h.next().expect("one holder per converted or broadcast input")));
-                } else {
-                    ew.push(EwIn::Array(a));
-                }
-            }
-            (Operand::Scalar(_), None) => ew.push(EwIn::Array(h.next().expect("one holder per CPU scalar"))),
-        }
-    }
+    let ew: Vec<EwIn<'_>> = srcs
+        .iter()
+        .map(|s| match s {
+            Src::Given(a) => EwIn::Array(a),
+            Src::Held(a) => EwIn::Array(a),
+            Src::Value(b) => EwIn::Value(b),
+        })
+        .collect();
     let st = DTypes::new(op.name, &storage)?;
     launch_elementwise(
         op.name,

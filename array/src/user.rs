@@ -46,7 +46,7 @@ use xp_kernels::ops::{ElementwiseOp, TypeLoop};
 use xp_kernels::reduce::{builtin_reduce, plan_reduce, ReduceOp};
 
 use crate::element::scalar_bytes;
-use crate::exec::{current_stream, elementwise_kernel, flat_config, is_cpu, shape_arg_bytes, KernelKey};
+use crate::exec::{current_stream, elementwise_kernel, flat_config, is_cpu, shape_arg_bytes, takes_strides, KernelKey};
 use crate::layout::{broadcast_shapes, normalize_axes};
 use crate::promote::{can_cast_safe, can_cast_same_kind, check_int_fits, promote_types, weak_dtype, Scalar};
 use crate::reduce::{run_launches, target_of};
@@ -348,7 +348,7 @@ fn launch_user(
     for o in outputs {
         args.push(o.kernel_arg());
     }
-    if layout == KLayout::Strided || layout == KLayout::Rows {
+    if takes_strides(layout) {
         args.push(KernelArg::Value(&shape_bytes));
         for s in &stride_bytes {
             args.push(KernelArg::Value(s));

@@ -45,7 +45,8 @@ pub struct CompileOptions {
     pub flags: Vec<String>,
     /// Ask for the compiler's quicker optimisation level, where it has one that keeps the code
     /// as fast for short loops (NVRTC: `-Ofc=min`, about a third off a small kernel's compile).
-    /// xp's generated kernels set it; user sources keep the compiler's default.
+    /// xp's elementwise kernels set it (built-in ops, `ElementwiseKernel`, `fuse`); reductions,
+    /// scans, other built-in kernels and raw user sources keep the compiler's default.
     pub fast_compile: bool,
 }
 

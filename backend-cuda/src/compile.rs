@@ -14,11 +14,11 @@
 //! that does not compile that way (a raw kernel using textures, say) is compiled again with the
 //! plain options, and a failure is reported with the log of that compile.
 //!
-//! xp's generated kernels ask for [`CompileOptions::fast_compile`], which that first try turns
-//! into `-Ofc=min`: NVVM and ptxas skip their costliest passes, which cuts the compile of a
-//! small elementwise kernel by about a third (47 to 32 ms on a 2-core x86-64), while the
-//! short, memory-bound loops xp generates run as fast. The plain retry leaves it out, so an
-//! NVRTC without the option still compiles.
+//! xp's elementwise kernels ask for [`CompileOptions::fast_compile`], which that first try
+//! turns into `-Ofc=min`: NVVM and ptxas skip their costliest passes, which cuts the compile of
+//! a small elementwise kernel by about a third (47 to 34 ms on a 2-core x86-64), while those
+//! short, memory-bound loops run as fast. The plain retry leaves it out, so an NVRTC without
+//! the option still compiles.
 
 use std::any::Any;
 use std::collections::HashMap;
