@@ -53,7 +53,7 @@ impl Report {
 
 fn run() -> xp::Result<()> {
     let d = default_device()?;
-    let gpu = d.backend_name() != "cpu";
+    let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
     xp::with_device(&d, || -> xp::Result<()> {

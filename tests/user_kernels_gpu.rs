@@ -13,7 +13,7 @@ use xp::DynDevice;
 mod checks;
 
 fn gpus() -> Vec<Arc<dyn DynDevice>> {
-    xp::devices().into_iter().filter(|d| d.backend_name() != "cpu").collect()
+    xp::devices().into_iter().filter(|d| !d.properties().is_host).collect()
 }
 
 #[test]

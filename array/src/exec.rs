@@ -139,7 +139,7 @@ pub fn current_stream(device: &Arc<dyn DynDevice>) -> Arc<dyn Stream> {
 /// Whether `device` is the CPU backend (which has only ahead-of-time built-in kernels for
 /// operands of a loop's own dtypes, and passes scalars as one-element arrays).
 pub(crate) fn is_cpu(device: &Arc<dyn DynDevice>) -> bool {
-    device.backend_name() == "cpu"
+    device.properties().is_host
 }
 
 /// A launch configuration of `n` independent work items (grid-stride kernels).

@@ -29,6 +29,14 @@ pub struct DeviceProperties {
     pub max_grid_dim: [u32; 3],
     /// Largest static + dynamic shared memory per block, in bytes.
     pub max_shared_memory_per_block: usize,
+    /// Whether the device is the host itself (its memory is host memory and its kernels run
+    /// on host threads). Planners ask this, never the backend's name.
+    pub is_host: bool,
+    /// Compute capability `(major, minor)`: `(9, 0)` on an H100; the GCN major and minor
+    /// on AMD (`(9, 0)` on gfx90a); `(0, 0)` on the CPU.
+    pub compute_capability: (u32, u32),
+    /// Peak clock rate in kHz, as CUDA's `clockRate` (0 when the device does not say).
+    pub clock_rate_khz: u32,
 }
 
 /// An in-order queue of work on a device.
@@ -130,8 +138,8 @@ pub trait DynDevice: Send + Sync {
     fn synchronize(&self) -> Result<()>;
     /// `cpu`, `cuda:0`, `hip:1`.
     fn label(&self) -> String {
-        if self.backend_name() == "cpu" {
-            "cpu".to_string()
+        if self.properties().is_host {
+            self.backend_name().to_string()
         } else {
             format!("{}:{}", self.backend_name(), self.ordinal())
         }

@@ -31,6 +31,9 @@ impl CpuDevice {
             max_block_dim: [1024, 1024, 64],
             max_grid_dim: [u32::MAX, 65535, 65535],
             max_shared_memory_per_block: 48 << 10,
+            is_host: true,
+            compute_capability: (0, 0),
+            clock_rate_khz: cpu_clock_khz(),
         });
         let pool = MemoryPool::new(Arc::new(HostMemory::new(total)), "cpu", "XP_CPU_MEMORY_LIMIT")?;
         let default_stream = CpuStream::new(Arc::clone(&props), Arc::clone(&pool))?;
@@ -59,6 +62,23 @@ fn cpu_name() -> String {
                 .map(|v| v.trim().to_string())
         })
         .unwrap_or_else(|| format!("{} CPU", std::env::consts::ARCH))
+}
+
+/// The largest clock any core reports (`cpu MHz` in `/proc/cpuinfo`, else the cpufreq maximum),
+/// in kHz; 0 when the system does not say.
+fn cpu_clock_khz() -> u32 {
+    let from_cpuinfo = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+        s.lines()
+            .filter(|l| l.starts_with("cpu MHz"))
+            .filter_map(|l| l.split(':').nth(1)?.trim().parse::<f64>().ok())
+            .reduce(f64::max)
+            .map(|mhz| (mhz * 1000.0) as u32)
+    });
+    from_cpuinfo
+        .or_else(|| {
+            std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq").ok()?.trim().parse().ok()
+        })
+        .unwrap_or(0)
 }
 
 impl Device for CpuDevice {

@@ -167,6 +167,9 @@ fn properties(dev: CUdevice) -> Result<DeviceProperties> {
         ],
         // The opt-in limit: launches above 48 KiB raise the kernel's own limit first.
         max_shared_memory_per_block: attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as usize,
+        is_host: false,
+        compute_capability: (major, minor),
+        clock_rate_khz: attribute(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,
     })
 }
 

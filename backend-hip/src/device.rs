@@ -68,6 +68,12 @@ fn query_properties(ordinal: usize) -> Result<(DeviceProperties, String)> {
             attr(sys::hipDeviceAttributeMaxGridDimZ)?,
         ],
         max_shared_memory_per_block: attr(sys::hipDeviceAttributeMaxSharedMemoryPerBlock)? as usize,
+        is_host: false,
+        compute_capability: (
+            attr(sys::hipDeviceAttributeComputeCapabilityMajor)?,
+            attr(sys::hipDeviceAttributeComputeCapabilityMinor)?,
+        ),
+        clock_rate_khz: attr(sys::hipDeviceAttributeClockRate)?,
     };
     Ok((props, gcn))
 }
