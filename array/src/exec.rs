@@ -60,7 +60,7 @@ fn cache() -> &'static Cache {
     C.get_or_init(Default::default)
 }
 
-fn device_id(d: &Arc<dyn DynDevice>) -> usize {
+pub(crate) fn device_id(d: &Arc<dyn DynDevice>) -> usize {
     Arc::as_ptr(d) as *const () as usize
 }
 

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use xp_backend_api::{Buffer, DynDevice, Error, KernelArg, Result};
-use xp_kernels::reduce::{builtin_reduce, plan_reduce, PlanArg, PlannedLaunch, Target};
+use xp_kernels::reduce::{builtin_reduce, plan_reduce, PlanArg, PlannedLaunch, ReduceOp, Target};
 
 use crate::exec::{current_stream, is_cpu, kernel, KernelKey};
 use crate::layout::{normalize_axes, normalize_axis};
@@ -62,6 +62,28 @@ pub(crate) fn run_launches(
     Ok(())
 }
 
+/// Run `op` over `axes` of `x` into a fresh array of the `kept` extents (the extents of the
+/// axes not reduced): plan, allocate the output and the plan's scratch memory, run.
+pub(crate) fn run_reduce_op(
+    dev: &Arc<dyn DynDevice>,
+    op: &ReduceOp,
+    x: &Array,
+    axes: &[usize],
+    kept: &[usize],
+) -> Result<Array> {
+    let out = Array::empty_on(dev, kept, op.out_type)?;
+    if out.size() == 0 {
+        return Ok(out);
+    }
+    // Kernels address up to 8 dimensions; merge first when a view has more.
+    let x = if x.ndim() > 8 { x.copy()? } else { x.clone() };
+    let plan = plan_reduce(op, x.shape(), x.strides(), axes, target_of(dev))?;
+    let scratch =
+        if plan.scratch_bytes > 0 { Some(dev.alloc(plan.scratch_bytes, &current_stream(dev))?) } else { None };
+    run_launches(dev, &plan.launches, &x, &out, scratch.as_ref())?;
+    Ok(out)
+}
+
 fn op_label(name: &str) -> &str {
     match name {
         "min" => "minimum",
@@ -87,13 +109,7 @@ impl Array {
                 format!("zero-size array to reduction operation {} which has no identity", op_label(name)),
             ));
         }
-        // Kernels address up to 8 dimensions; merge first when a view has more.
-        let x = if self.ndim() > 8 { self.copy()? } else { self.clone() };
-        let plan = plan_reduce(&op, x.shape(), x.strides(), &axes, target_of(&dev))?;
-        let out = Array::empty_on(&dev, &kept, op.out_type)?;
-        let scratch =
-            if plan.scratch_bytes > 0 { Some(dev.alloc(plan.scratch_bytes, &current_stream(&dev))?) } else { None };
-        run_launches(&dev, &plan.launches, &x, &out, scratch.as_ref())?;
+        let out = run_reduce_op(&dev, &op, self, &axes, &kept)?;
         if keepdims {
             let shape: Vec<isize> =
                 (0..self.ndim()).map(|d| if axes.contains(&d) { 1 } else { self.shape()[d] as isize }).collect();

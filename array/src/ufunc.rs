@@ -79,7 +79,7 @@ fn input_dtypes(op: &str, inputs: &[Operand<'_>]) -> Result<Vec<DType>> {
 }
 
 /// The loop of `op` for input dtypes `dts`.
-fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<&'static TypeLoop> {
+pub(crate) fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<&'static TypeLoop> {
     // NumPy refuses `-` and `sign` on booleans (use `~` / logical_not).
     if matches!(op.name, "negative" | "sign") && dts.iter().all(|d| *d == DType::Bool) {
         return Err(Error::DType {

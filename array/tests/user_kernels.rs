@@ -57,6 +57,11 @@ fn fused() {
 }
 
 #[test]
+fn fused_negative_on_bool() {
+    checks::fused_negative_on_bool(&cpu());
+}
+
+#[test]
 fn bad_input() {
     checks::bad_input(&cpu());
 }

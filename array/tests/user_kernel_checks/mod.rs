@@ -363,6 +363,23 @@ pub fn fused(d: &Arc<dyn DynDevice>) {
     });
 }
 
+/// A fused `-x` refuses a bool input as the `negative` ufunc does (NumPy: "The numpy boolean
+/// negative, the `-` operator, is not supported, use the `~` operator or the logical_not
+/// function instead"), and runs on a float input.
+pub fn fused_negative_on_bool(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let neg = fuse("fused_negative", |[x]| -x);
+        let b = Array::from_slice(&[true, false, true], &[3]).unwrap();
+        let plain = xp_array::call("negative", &[(&b).into()], None).unwrap_err();
+        let fused = neg.call(&[(&b).into()]).unwrap_err();
+        assert_eq!(fused.kind(), "DType", "{fused}");
+        assert_eq!(fused.to_string(), plain.to_string());
+        assert!(fused.to_string().contains("logical_not"), "{fused}");
+        let x = arange_f32(4);
+        assert_eq!(f32s(&neg.call(&[(&x).into()]).unwrap()), [-0.0, -1.0, -2.0, -3.0]);
+    });
+}
+
 /// Bad input, each provoked.
 pub fn bad_input(d: &Arc<dyn DynDevice>) {
     with_device(d, || {
@@ -432,5 +449,6 @@ pub fn all(d: &Arc<dyn DynDevice>) {
     raw_kernels(d);
     tiled_matmul_and_module(d);
     fused(d);
+    fused_negative_on_bool(d);
     bad_input(d);
 }

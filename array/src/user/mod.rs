@@ -1,0 +1,66 @@
+//! User-defined kernels, as CuPy's: [`ElementwiseKernel`], [`ReductionKernel`],
+//! [`RawKernel`] / [`RawModule`], and [`fuse`].
+//!
+//! All of them run on every backend: on GPUs through NVRTC or hiprtc, on the CPU compiled as
+//! C++ at run time (a C++ compiler is then needed; built-in ops are not affected). Kernels are
+//! compiled on first use per device and per dtype combination, and cached.
+//!
+//! # Parameter strings
+//! `"float32 x, T y, raw T z"`: comma-separated `[raw] type name`. A type is a NumPy dtype
+//! name (`float32`, `int64`, `complex64`, also `float`, `double`, `int`) or a one-letter
+//! *placeholder*: every parameter with the same letter has the same dtype, taken from the
+//! arguments — from the output arrays first when they are given, then from the inputs (an
+//! array binds a placeholder; two arrays that bind one placeholder to two dtypes are an
+//! [`Error::DType`](crate::Error::DType)). A scalar argument binds a placeholder only when no array does.
+//!
+//! Choices where CuPy is silent or strict:
+//! - an input array whose dtype differs from a parameter of fixed type is converted as it is
+//!   loaded when the conversion is safe (NumPy's `can_cast`), else it is a `DType` error;
+//! - an output array of another dtype than its parameter's is written with conversion when
+//!   NumPy's `same_kind` rule allows;
+//! - outputs start undefined unless given: an operation that reads an output (`z += x`) needs
+//!   the output array passed in, which is then loaded first.
+//!
+//! # Names in an operation
+//! Non-raw parameters are values (`const` for inputs, references for outputs) of their
+//! element; `raw` parameters are pointers to the first element of a C-contiguous array,
+//! indexed by hand with `i`, the flat (C-order) index of the element being computed; `n` is
+//! the number of elements. Reserved, so not allowed as parameter names: `i`, `n`, names of the
+//! form `inK`/`outK`, names starting or ending with `_`, and C++ keywords.
+//!
+//! # Files
+//! - `params`: parameter strings, placeholder bindings and name checks;
+//! - `elementwise`: [`ElementwiseKernel`] and the launch of user elementwise kernels;
+//! - `reduction`: [`ReductionKernel`];
+//! - `raw`: [`RawKernel`], [`RawModule`] and their [`LaunchArg`]s;
+//! - `fuse`: [`fuse`], [`FuseVar`] and [`Fused`].
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+mod elementwise;
+mod fuse;
+mod params;
+mod raw;
+mod reduction;
+
+pub use elementwise::ElementwiseKernel;
+pub use fuse::{fuse, FuseVar, Fused};
+pub use params::{parse_params, Param, ParamType};
+pub use raw::{LaunchArg, RawKernel, RawModule};
+pub use reduction::ReductionKernel;
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// FNV-1a of `s`: enough to keep the names of generated helpers apart.
+fn fnv64(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}

@@ -1,0 +1,229 @@
+//! [`RawKernel`] and [`RawModule`]: CUDA C++ source launched as written, with [`LaunchArg`]s.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use xp_backend_api::{
+    CompileOptions, Dim3, DynDevice, Error, Kernel, KernelArg, KernelSource, LaunchConfig, Module, Result, Stream,
+};
+
+use crate::exec::{current_stream, device_id};
+use crate::ufunc::common_device;
+use crate::Array;
+
+/// An argument of a [`RawKernel`] launch: an array (a pointer to its first element) or a
+/// typed scalar, passed as the C type of its Rust type (`f32` as `float`, `i32` as `int`…).
+#[derive(Debug, Clone, Copy)]
+pub enum LaunchArg<'a> {
+    /// An array.
+    Array(&'a Array),
+    /// `bool`.
+    Bool(bool),
+    /// `xp::i8`.
+    I8(i8),
+    /// `xp::i16`.
+    I16(i16),
+    /// `int`.
+    I32(i32),
+    /// `long long`.
+    I64(i64),
+    /// `xp::u8`.
+    U8(u8),
+    /// `xp::u16`.
+    U16(u16),
+    /// `unsigned int`.
+    U32(u32),
+    /// `unsigned long long`.
+    U64(u64),
+    /// `float`.
+    F32(f32),
+    /// `double`.
+    F64(f64),
+}
+
+impl<'a> From<&'a Array> for LaunchArg<'a> {
+    fn from(a: &'a Array) -> Self {
+        LaunchArg::Array(a)
+    }
+}
+macro_rules! raw_arg_from {
+    ($($t:ty => $v:ident),*) => { $(impl From<$t> for LaunchArg<'_> { fn from(x: $t) -> Self { LaunchArg::$v(x) } })* };
+}
+raw_arg_from!(bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32,
+    u64 => U64, f32 => F32, f64 => F64);
+
+impl LaunchArg<'_> {
+    fn value_bytes(&self) -> Option<Vec<u8>> {
+        Some(match *self {
+            LaunchArg::Array(_) => return None,
+            LaunchArg::Bool(v) => vec![v as u8],
+            LaunchArg::I8(v) => v.to_ne_bytes().to_vec(),
+            LaunchArg::I16(v) => v.to_ne_bytes().to_vec(),
+            LaunchArg::I32(v) => v.to_ne_bytes().to_vec(),
+            LaunchArg::I64(v) => v.to_ne_bytes().to_vec(),
+            LaunchArg::U8(v) => v.to_ne_bytes().to_vec(),
+            LaunchArg::U16(v) => v.to_ne_bytes().to_vec(),
+            LaunchArg::U32(v) => v.to_ne_bytes().to_vec(),
+            LaunchArg::U64(v) => v.to_ne_bytes().to_vec(),
+            LaunchArg::F32(v) => v.to_ne_bytes().to_vec(),
+            LaunchArg::F64(v) => v.to_ne_bytes().to_vec(),
+        })
+    }
+}
+
+/// The source of a [`RawModule`], compiled once per device.
+struct ModuleSource {
+    code: String,
+    options: CompileOptions,
+    names: Vec<String>,
+    compiled: Mutex<HashMap<usize, Arc<dyn Module>>>,
+}
+
+impl ModuleSource {
+    fn module(&self, device: &Arc<dyn DynDevice>) -> Result<Arc<dyn Module>> {
+        let id = device_id(device);
+        if let Some(m) = self.compiled.lock().get(&id) {
+            return Ok(Arc::clone(m));
+        }
+        let name = self.names.first().cloned().unwrap_or_else(|| "module".into());
+        let m = device.compile(&KernelSource::new(name, self.code.clone()), &self.options)?;
+        self.compiled.lock().insert(id, Arc::clone(&m));
+        Ok(m)
+    }
+}
+
+/// Several kernels in one source, as CuPy's `RawModule`: compiled on first use per device,
+/// kernels taken with [`RawModule::get_function`].
+#[derive(Clone)]
+pub struct RawModule {
+    source: Arc<ModuleSource>,
+}
+
+impl std::fmt::Debug for RawModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawModule").field("kernels", &self.source.names).finish()
+    }
+}
+
+impl RawModule {
+    /// A module from CUDA C++ source (kernels declared `extern "C" __global__`) and compiler
+    /// flags (`-DTILE=16`, `-I…`).
+    pub fn new(code: &str, options: &[&str]) -> RawModule {
+        RawModule {
+            source: Arc::new(ModuleSource {
+                code: code.to_string(),
+                options: CompileOptions::new(options.iter().copied()),
+                names: xp_kernels::kernel_names(code),
+                compiled: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The names of the kernels the source defines.
+    pub fn kernel_names(&self) -> &[String] {
+        &self.source.names
+    }
+
+    /// Compile the module for `device` now (launches compile on first use otherwise); compile
+    /// errors carry the compiler's log.
+    pub fn compile(&self, device: &Arc<dyn DynDevice>) -> Result<()> {
+        self.source.module(device).map(|_| ())
+    }
+
+    /// The kernel `name` of this module.
+    pub fn get_function(&self, name: &str) -> Result<RawKernel> {
+        if !self.source.names.iter().any(|n| n == name) {
+            return Err(Error::value(
+                "get_function",
+                format!("the module defines no kernel `{name}` (it has: {})", self.source.names.join(", ")),
+            ));
+        }
+        Ok(RawKernel { source: Arc::clone(&self.source), name: name.to_string() })
+    }
+}
+
+/// One kernel from CUDA C++ source, as CuPy's `RawKernel`, launched with an explicit grid,
+/// block, dynamic shared memory and stream. It runs on the CPU too, barriers and shared memory
+/// included.
+#[derive(Clone)]
+pub struct RawKernel {
+    source: Arc<ModuleSource>,
+    name: String,
+}
+
+impl std::fmt::Debug for RawKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawKernel").field("name", &self.name).finish()
+    }
+}
+
+impl RawKernel {
+    /// The kernel `name` of `code`.
+    pub fn new(code: &str, name: &str) -> RawKernel {
+        RawKernel::with_options(code, name, &[])
+    }
+
+    /// As [`RawKernel::new`], with compiler flags.
+    pub fn with_options(code: &str, name: &str, options: &[&str]) -> RawKernel {
+        let m = RawModule::new(code, options);
+        RawKernel { source: m.source, name: name.to_string() }
+    }
+
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The compiled kernel on `device`.
+    pub fn kernel(&self, device: &Arc<dyn DynDevice>) -> Result<Arc<dyn Kernel>> {
+        self.source.module(device)?.function(&self.name)
+    }
+
+    /// Launch `grid` blocks of `block` threads on the current stream of the arrays' device
+    /// (the current device when no array is passed).
+    pub fn launch(&self, grid: impl Into<Dim3>, block: impl Into<Dim3>, args: &[LaunchArg<'_>]) -> Result<()> {
+        self.launch_with(grid, block, 0, None, args)
+    }
+
+    /// Launch with `shared_mem_bytes` of dynamic shared memory on `stream` (the current
+    /// stream of the arrays' device when `None`).
+    pub fn launch_with(
+        &self,
+        grid: impl Into<Dim3>,
+        block: impl Into<Dim3>,
+        shared_mem_bytes: u32,
+        stream: Option<&Arc<dyn Stream>>,
+        args: &[LaunchArg<'_>],
+    ) -> Result<()> {
+        let arrays: Vec<&Array> = args
+            .iter()
+            .filter_map(|a| match a {
+                LaunchArg::Array(a) => Some(*a),
+                _ => None,
+            })
+            .collect();
+        let device = common_device(&self.name, &arrays)?;
+        let f = self.kernel(&device)?;
+        if let Some(n) = f.num_params() {
+            if n != args.len() {
+                return Err(Error::value(&self.name, format!("the kernel takes {n} arguments, {} given", args.len())));
+            }
+        }
+        let values: Vec<Option<Vec<u8>>> = args.iter().map(|a| a.value_bytes()).collect();
+        let kargs: Vec<KernelArg<'_>> = args
+            .iter()
+            .zip(&values)
+            .map(|(a, v)| match a {
+                LaunchArg::Array(a) => a.kernel_arg(),
+                _ => KernelArg::Value(v.as_deref().expect("scalars have bytes")),
+            })
+            .collect();
+        let config = LaunchConfig::new(grid, block).with_shared_mem(shared_mem_bytes);
+        let stream = match stream {
+            Some(s) => Arc::clone(s),
+            None => current_stream(&device),
+        };
+        stream.launch(&*f, &config, &kargs)
+    }
+}
