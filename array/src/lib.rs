@@ -19,13 +19,13 @@
 #![warn(missing_docs)]
 
 mod array;
+pub mod array_module;
 pub mod creation;
 pub mod device;
 pub mod element;
 mod exec;
 pub mod index;
 pub mod layout;
-pub mod module;
 pub mod ndarray_interop;
 pub mod npy;
 pub mod promote;
@@ -34,6 +34,7 @@ pub mod ufunc;
 pub mod user;
 
 pub use array::Array;
+pub use array_module::{get_array_module, ArrayModule};
 pub use creation::*;
 pub use device::{
     current_device, default_device, device, devices, parse_device_label, register_backend, registered_backends,
@@ -43,7 +44,6 @@ pub use element::Element;
 pub use exec::{current_stream, with_stream};
 pub use index::{concatenate, stack};
 pub use layout::{Layout, SliceArg};
-pub use module::{get_array_module, ArrayModule};
 pub use promote::{can_cast_safe, promote_types, result_type, Scalar};
 pub use ufunc::{call, clip, where_, Operand};
 pub use user::{fuse, ElementwiseKernel, FuseVar, LaunchArg, RawKernel, RawModule, ReductionKernel};
