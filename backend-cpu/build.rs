@@ -12,7 +12,7 @@ fn main() {
     println!("cargo:rustc-env=XP_CPU_HOST={host}");
     println!("cargo:rerun-if-changed=build.rs");
 
-    let kernels = xp_kernels::cpu_builtin_kernels();
+    let kernels = xp_kernels::cpu::cpu_builtin_kernels();
     let mut build = cc::Build::new();
     build.cpp(true).std("c++17").opt_level(3).flag("-fno-exceptions").warnings(false);
     let mut table = String::new();
@@ -24,7 +24,7 @@ fn main() {
             tu.push('\n');
             tu.push_str(&k.code);
         }
-        tu.push_str(&xp_kernels::cpu_entry_points(&names));
+        tu.push_str(&xp_kernels::cpu::cpu_entry_points(&names));
         let path = out.join(format!("builtins_{i}.cpp"));
         std::fs::write(&path, tu).expect("write builtin source");
         build.file(&path);

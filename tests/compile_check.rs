@@ -58,7 +58,7 @@ extern "C" __global__ void matmul_tiled(const float* A, const float* B, float* C
 /// (name, code) of every kernel to check, batched into translation units of `batch` kernels
 /// (one compiler run per batch; a failing batch is retried kernel by kernel).
 fn units(batch: usize) -> Vec<Vec<(String, String)>> {
-    let all: Vec<(String, String)> = xp::kernels::cpu_builtin_kernels()
+    let all: Vec<(String, String)> = xp::kernels::cpu::cpu_builtin_kernels()
         .into_iter()
         .chain(xp::kernels::elementwise::gpu_kernels())
         .chain(xp::kernels::index::gpu_only_kernels())

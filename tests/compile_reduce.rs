@@ -5,7 +5,7 @@
 #![cfg(all(feature = "cuda", feature = "hip"))]
 
 use xp::backend::{CompileOptions, Error, KernelSource};
-use xp::kernels::reduce::TargetKind;
+use xp::kernels::plan::TargetKind;
 
 /// (name, code) of every kernel of `set`, batched into translation units of `batch` kernels
 /// (one compiler run per batch; a failing batch is retried kernel by kernel).

@@ -8,23 +8,15 @@
 use std::sync::Arc;
 
 use xp_backend_api::{Buffer, DynDevice, Error, KernelArg, Result};
-use xp_kernels::reduce::{builtin_reduce, plan_reduce, PlanArg, PlannedLaunch, ReduceOp, Target};
+use xp_kernels::plan::{PlanArg, PlannedLaunch, Target};
+use xp_kernels::reduce::{builtin_reduce, plan_reduce, ReduceOp};
 
-use crate::exec::{current_stream, is_cpu, kernel, KernelKey};
+use crate::exec::{current_stream, kernel, KernelKey};
 use crate::layout::{normalize_axes, normalize_axis};
 use crate::Array;
 
 pub(crate) fn target_of(device: &Arc<dyn DynDevice>) -> Target {
-    let p = device.properties();
-    if is_cpu(device) {
-        Target::Cpu { workers: p.multiprocessor_count.max(1) as usize }
-    } else {
-        Target::Gpu {
-            sm_count: p.multiprocessor_count,
-            warp_size: p.warp_size,
-            max_threads_per_block: p.max_threads_per_block,
-        }
-    }
+    Target::from_properties(device.properties())
 }
 
 /// Run planned launches: `input` is read from its first element, `output` written from its

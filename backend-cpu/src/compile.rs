@@ -69,7 +69,7 @@ pub(crate) fn builtin_module(source: &KernelSource, options: &CompileOptions) ->
             blocks: b.blocks,
             thread: b.thread,
             nparams,
-            fibers: xp_kernels::uses_barrier(&source.code),
+            fibers: xp_kernels::cpu::uses_barrier(&source.code),
             _lib: None,
         },
     );
@@ -151,11 +151,11 @@ impl KernelCompiler for CpuCompiler {
                 options: options.display(),
             });
         }
-        let mut full = xp_kernels::with_prelude(&xp_kernels::cpu_dynamic_shared(&source.code));
+        let mut full = xp_kernels::with_prelude(&xp_kernels::cpu::cpu_dynamic_shared(&source.code));
         full.push_str("\n#line 1 \"<xp entry points>\"\n");
-        full.push_str(&xp_kernels::cpu_entry_points(&names));
+        full.push_str(&xp_kernels::cpu::cpu_entry_points(&names));
         // A small manifest lets `load` list the kernels without parsing the library.
-        let fibers = if xp_kernels::uses_barrier(&source.code) { " !fibers" } else { "" };
+        let fibers = if xp_kernels::cpu::uses_barrier(&source.code) { " !fibers" } else { "" };
         full.push_str(&format!(
             "extern \"C\" const char* xp_cpu_manifest() {{ return \"{}{fibers}\"; }}\n",
             names.join(" ")

@@ -27,6 +27,8 @@ use std::fmt::Write;
 use xp_backend_api::DType;
 
 use crate::ops::FastBody;
+use crate::render::sanitize;
+pub use crate::render::{IndexWidth, Rendered};
 
 /// How operands are addressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,21 +46,11 @@ pub enum Layout {
     Rows,
 }
 
-/// The integer type of indices and offsets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum IndexWidth {
-    /// `xp::i32`: faster on GPUs; needs every offset below 2^31.
-    I32,
-    /// `xp::i64`.
-    I64,
-}
-
-impl IndexWidth {
-    fn c_name(self) -> &'static str {
-        match self {
-            IndexWidth::I32 => "xp::i32",
-            IndexWidth::I64 => "xp::i64",
-        }
+impl Layout {
+    /// Whether kernels of this layout take the (merged) shape and each array operand's
+    /// strides after their pointers; the contiguous layouts take only the element count.
+    pub fn takes_strides(self) -> bool {
+        matches!(self, Layout::Strided | Layout::Rows)
     }
 }
 
@@ -104,15 +96,6 @@ pub struct ElementwiseSpec {
     /// A vectorisable form of `body` for [`Layout::Rows`] (see [`FastBody`]); other layouts
     /// ignore it.
     pub fast: Option<FastBody>,
-}
-
-/// A rendered kernel: its name and its code (without the prelude).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rendered {
-    /// The `extern "C"` name.
-    pub name: String,
-    /// The code.
-    pub code: String,
 }
 
 impl ElementwiseSpec {
@@ -572,10 +555,6 @@ pub fn index_width_for(n: usize, max_offset: usize) -> IndexWidth {
     } else {
         IndexWidth::I64
     }
-}
-
-fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
 
 /// The kernel the array layer renders for op `op`'s loop `lp` when every operand's storage

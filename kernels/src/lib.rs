@@ -10,23 +10,20 @@
 //!
 //! Ops are data ([`ops::ElementwiseOp`]: a name, type loops, a C expression, a preamble), and
 //! [`elementwise::ElementwiseSpec`] turns one op call — dtypes, layout, index width — into a
-//! kernel source. This crate knows nothing of devices; it only writes text.
+//! kernel source; reductions and scans are data too ([`reduce::ops`], [`scan::ScanOp`]). The
+//! planners ([`plan`], [`reduce::plan_reduce`], [`scan::plan_scan`]) turn a call into launches
+//! as data for a [`plan::Target`]. This crate knows nothing of devices beyond their
+//! properties; it only writes text and plans. What only the CPU backend needs is in [`cpu`].
 #![warn(missing_docs)]
 
+pub mod cpu;
 pub mod elementwise;
 pub mod index;
 pub mod ops;
+pub mod plan;
 pub mod reduce;
+pub mod render;
 pub mod scan;
-
-/// Every kernel the CPU backend builds ahead of time: what the array layer launches there.
-pub fn cpu_builtin_kernels() -> Vec<elementwise::Rendered> {
-    let mut v = elementwise::builtin_kernels();
-    v.extend(index::builtin_kernels());
-    v.extend(reduce::builtin_reduce_kernels(reduce::TargetKind::Cpu));
-    v.extend(scan::builtin_scan_kernels(reduce::TargetKind::Cpu));
-    v
-}
 
 /// The prelude every kernel is compiled with (`include/xp_prelude.h`).
 pub const PRELUDE: &str = include_str!("../include/xp_prelude.h");
@@ -83,13 +80,6 @@ pub fn kernel_names(code: &str) -> Vec<String> {
     names
 }
 
-/// Whether `code` uses a block-wide barrier (such kernels run their threads as fibers on
-/// the CPU backend).
-pub fn uses_barrier(code: &str) -> bool {
-    let clean = strip_comments(code);
-    clean.contains("__syncthreads")
-}
-
 /// `code` with `//` and `/* */` comments replaced by spaces (string literals are kept).
 pub fn strip_comments(code: &str) -> String {
     let b = code.as_bytes();
@@ -135,62 +125,6 @@ pub fn strip_comments(code: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| code.to_string())
 }
 
-/// The CPU entry points of kernels `names`, appended to a translation unit that defines them:
-/// for each kernel `K`, `xp_cpu_blocks_K` (runs a range of blocks, threads in turn),
-/// `xp_cpu_thread_K` (runs one thread whose indices the launcher set; for fibers) and
-/// `xp_cpu_nparams_K` (its parameter count). Arguments arrive as an array of pointers to their
-/// values, unpacked against the kernel's own signature.
-pub fn cpu_entry_points(names: &[String]) -> String {
-    let mut s = String::new();
-    for k in names {
-        s.push_str(&format!(
-            "extern \"C\" void xp_cpu_blocks_{k}(void** a, xp::cpu::Ctx* c, unsigned long long b0, unsigned long long b1) \
-             {{ xp::cpu::run_blocks({k}, a, c, b0, b1); }}\n\
-             extern \"C\" void xp_cpu_thread_{k}(void** a, xp::cpu::Ctx* c) {{ xp::cpu::run_thread({k}, a, c); }}\n\
-             extern \"C\" int xp_cpu_nparams_{k}() {{ return xp::cpu::param_count({k}); }}\n"
-        ));
-    }
-    s
-}
-
-/// Rewrite `extern __shared__ T name[];` (dynamic shared memory) for the CPU, where it becomes
-/// the launch's per-block scratch buffer.
-pub fn cpu_dynamic_shared(code: &str) -> String {
-    let mut out = String::with_capacity(code.len());
-    let mut rest = code;
-    while let Some(pos) = rest.find("extern") {
-        let after = &rest[pos + 6..];
-        let t = after.trim_start();
-        if let Some(decl) = t.strip_prefix("__shared__") {
-            if let Some(semi) = decl.find(';') {
-                let d = decl[..semi].trim();
-                // `T name[]` possibly with qualifiers / alignment attributes before T.
-                if let Some(d) = d.strip_suffix(']').and_then(|d| d.trim_end().strip_suffix('[')) {
-                    let d = d.trim_end();
-                    let name: String = d
-                        .chars()
-                        .rev()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect::<Vec<_>>()
-                        .into_iter()
-                        .rev()
-                        .collect();
-                    let ty = d[..d.len() - name.len()].trim();
-                    let ty = ty.split("__align__").next().unwrap_or(ty).trim();
-                    out.push_str(&rest[..pos]);
-                    out.push_str(&format!("\n#define {name} (({ty}*)(xp::cpu::ctx->dyn_shared))\n"));
-                    rest = &decl[semi + 1..];
-                    continue;
-                }
-            }
-        }
-        out.push_str(&rest[..pos + 6]);
-        rest = after;
-    }
-    out.push_str(rest);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,8 +139,5 @@ mod tests {
             __device__ float helper(float x) { return x; }
         "#;
         assert_eq!(kernel_names(src), vec!["my_add", "saxpy"]);
-        assert!(!uses_barrier(src));
-        assert!(uses_barrier("__global__ void k() { __syncthreads(); }"));
-        assert!(!uses_barrier("__global__ void k() { /* __syncthreads(); */ }"));
     }
 }

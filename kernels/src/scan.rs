@@ -35,8 +35,9 @@ use std::fmt::Write;
 
 use xp_backend_api::{DType, Error, LaunchConfig, Result};
 
-use crate::elementwise::{IndexWidth, Rendered};
-use crate::reduce::{align16, index_c, sanitize, PlanArg, PlannedLaunch, Target, TargetKind, ENGINE};
+use crate::plan::{align16, check_rank, merge_dims as merge, pow2_floor, PlanArg, PlannedLaunch, Target, TargetKind};
+use crate::reduce::ENGINE;
+use crate::render::{sanitize, IndexWidth, Rendered};
 
 const SCAN_ENGINE: &str = r#"
 #ifndef XP_SCAN_ENGINE
@@ -308,7 +309,7 @@ pub fn render_scan(op: &ScanOp, index: IndexWidth) -> Rendered {
 }
 
 fn render_scan_uncached(op: &ScanOp, index: IndexWidth) -> Rendered {
-    let idx = index_c(index);
+    let idx = index.c_name();
     let tag =
         format!("{}|{}|{}|{}|{}|{:?}", op.in_type.short(), op.out_type.short(), op.map, op.combine, op.identity, index);
     let hash = xxhash_rust::xxh3::xxh3_64(tag.as_bytes())
@@ -318,7 +319,7 @@ fn render_scan_uncached(op: &ScanOp, index: IndexWidth) -> Rendered {
         "xp_scan_{}_{}_{}_{:012x}",
         sanitize(&op.name),
         op.in_type.short(),
-        if index == IndexWidth::I32 { "i32" } else { "i64" },
+        index.short(),
         hash & 0xffff_ffff_ffff
     );
     let (inc, outc) = (op.in_type.c_name(), op.out_type.c_name());
@@ -377,24 +378,6 @@ pub struct CollapsedScan {
     pub ast: isize,
 }
 
-fn merge(dims: &[(usize, isize)]) -> Vec<(usize, isize)> {
-    let mut out: Vec<(usize, isize)> = Vec::new();
-    for &(n, s) in dims {
-        if n == 1 {
-            continue;
-        }
-        if let Some(last) = out.last_mut() {
-            if last.1 == s * n as isize {
-                last.0 *= n;
-                last.1 = s;
-                continue;
-            }
-        }
-        out.push((n, s));
-    }
-    out
-}
-
 /// Collapse a scan of `shape`/`strides` along `axis`.
 pub fn collapse_scan(shape: &[usize], strides: &[isize], axis: usize) -> CollapsedScan {
     let outer = merge(&(0..axis).map(|d| (shape[d], strides[d])).collect::<Vec<_>>());
@@ -440,10 +423,7 @@ impl Level<'_> {
     }
 
     fn ixs(&self, v: isize) -> PlanArg {
-        match self.index {
-            IndexWidth::I32 => PlanArg::I32(v as i32),
-            IndexWidth::I64 => PlanArg::I64(v as i64),
-        }
+        PlanArg::index(self.index, v as i64)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -471,8 +451,8 @@ impl Level<'_> {
                 dest,
                 pout,
                 carry,
-                PlanArg::Shape(rows.rshape.iter().map(|&x| x as i64).collect()),
-                PlanArg::Strides(rows.rstrides.iter().map(|&x| x as i64).collect()),
+                PlanArg::shape(&rows.rshape),
+                PlanArg::strides(&rows.rstrides),
                 self.ix(n_rows),
                 self.ix(rows.n_inner),
                 self.ix(rows.len),
@@ -497,13 +477,13 @@ impl Level<'_> {
                 (items, (1, 1), chunk, tile)
             }
             Target::Gpu { .. } if self.ordered => (n_rows.div_ceil(256), (1, 256), len.max(1), 0),
-            Target::Gpu { sm_count, warp_size, max_threads_per_block } => {
+            Target::Gpu { sm_count, warp_size, max_threads_per_block, .. } => {
                 if rows.n_inner >= 32 || len <= 64 {
                     let blocks = n_rows.div_ceil(256);
                     let chunk = if blocks < 2 * sm_count as usize && len >= 1024 { 256 } else { len.max(1) };
                     (blocks, (1, 256), chunk, 0)
                 } else {
-                    let maxb = crate::reduce::pow2_floor(max_threads_per_block.clamp(warp_size, 1024)).min(512);
+                    let maxb = pow2_floor(max_threads_per_block.clamp(warp_size, 1024)).min(512);
                     let threads = if len >= 2048 { maxb } else { 256.min(maxb) }.max(warp_size);
                     let tilelen = threads as usize * 4;
                     let chunk =
@@ -559,12 +539,7 @@ impl Level<'_> {
 /// Plan the scan of an input of `shape` and `strides` (in elements, any sign) along `axis`;
 /// the output is a fresh C-contiguous array of `shape` and dtype `op.out_type`.
 pub fn plan_scan(op: &ScanOp, shape: &[usize], strides: &[isize], axis: usize, target: Target) -> Result<ScanPlan> {
-    if shape.len() != strides.len() || shape.len() > 8 {
-        return Err(Error::value(
-            "scan",
-            format!("shape {shape:?} and strides {strides:?} must have one rank, at most 8"),
-        ));
-    }
+    check_rank("scan", shape, strides)?;
     if axis >= shape.len() {
         return Err(Error::Axis { op: op.name.clone(), reason: format!("axis {axis} for rank {}", shape.len()) });
     }
@@ -606,15 +581,11 @@ pub fn plan_scan(op: &ScanOp, shape: &[usize], strides: &[isize], axis: usize, t
 /// Every kernel the built-in scans can use on `kind`: each scan and input dtype, in each
 /// index width the kind's plans use (64-bit on the CPU; 32 and 64 on GPUs).
 pub fn builtin_scan_kernels(kind: TargetKind) -> Vec<Rendered> {
-    let widths: &[IndexWidth] = match kind {
-        TargetKind::Cpu => &[IndexWidth::I64],
-        TargetKind::Gpu => &[IndexWidth::I32, IndexWidth::I64],
-    };
     let mut out = Vec::new();
     for name in BUILTIN_SCANS {
         for d in DType::ALL {
             let op = builtin_scan(name, d).expect("every dtype has a scan loop");
-            for &w in widths {
+            for &w in kind.index_widths() {
                 out.push(render_scan(&op, w));
             }
         }
@@ -626,7 +597,8 @@ pub fn builtin_scan_kernels(kind: TargetKind) -> Vec<Rendered> {
 mod tests {
     use super::*;
 
-    const GPU: Target = Target::Gpu { sm_count: 132, warp_size: 32, max_threads_per_block: 1024 };
+    const GPU: Target =
+        Target::Gpu { sm_count: 132, warp_size: 32, max_threads_per_block: 1024, max_grid_x: 2147483647 };
     const CPU: Target = Target::Cpu { workers: 8 };
 
     #[test]
@@ -674,7 +646,7 @@ mod tests {
         assert_eq!(cpu.len(), 30);
         assert_eq!(builtin_scan_kernels(TargetKind::Gpu).len(), 60);
         for r in &cpu {
-            assert!(!crate::uses_barrier(&r.code));
+            assert!(!crate::cpu::uses_barrier(&r.code));
             assert_eq!(crate::kernel_names(&r.code), vec![r.name.clone()]);
         }
     }
