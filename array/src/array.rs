@@ -177,7 +177,7 @@ impl Array {
             return Ok(out);
         }
         let v = scalar_bytes(value.into(), dtype)?;
-        let src = if crate::exec::is_cpu(device) {
+        let src = if crate::exec::target_of(device).prebuilt_loops() {
             Some(Array::from_bytes_on(device, &[], dtype, &v)?.broadcast_to(shape)?)
         } else {
             None
@@ -381,31 +381,20 @@ impl Array {
             return Ok(false);
         }
         let dev = out.device_arc();
-        let gpu = !crate::exec::is_cpu(&dev);
-        if gpu && shape[0].div_ceil(32) > 65535 {
+        let Some(launch) = xp_kernels::plan::plan_transpose_copy(
+            self.itemsize(),
+            shape[0],
+            shape[1],
+            st[0][0],
+            st[0][1],
+            crate::exec::target_of(&dev),
+        ) else {
             return Ok(false);
-        }
-        let f = crate::exec::named_kernel(&dev, || xp_kernels::index::transpose_copy(self.itemsize(), gpu))?;
-        let (rows, cols, s0, s1) = (shape[0] as i64, shape[1] as i64, st[0][0] as i64, st[0][1] as i64);
-        let config = if gpu {
-            xp_backend_api::LaunchConfig::new(
-                (shape[1].div_ceil(32) as u32, shape[0].div_ceil(32) as u32, 1),
-                (32, 8, 1),
-            )
-        } else {
-            crate::exec::flat_config(&dev, shape[0].div_ceil(64) * shape[1].div_ceil(64) * 4096)
         };
-        current_stream(&dev).launch(
-            &*f,
-            &config,
-            &[
-                src.kernel_arg(),
-                out.kernel_arg(),
-                KernelArg::Value(&rows.to_ne_bytes()),
-                KernelArg::Value(&cols.to_ne_bytes()),
-                KernelArg::Value(&s0.to_ne_bytes()),
-                KernelArg::Value(&s1.to_ne_bytes()),
-            ],
+        crate::exec::run_launches(
+            &dev,
+            std::slice::from_ref(&launch),
+            crate::exec::Bindings { input: Some(src), output: Some(out), scratch: None },
         )?;
         Ok(true)
     }

@@ -11,9 +11,11 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::RwLock;
 use xp_backend_api::{
-    CompileOptions, DType, DynDevice, Error, Kernel, KernelArg, KernelSource, LaunchConfig, Result, Stream,
+    Buffer, CompileOptions, DType, DynDevice, Error, Kernel, KernelArg, KernelSource, LaunchConfig, Result, Stream,
 };
-use xp_kernels::elementwise::{collapse, gpu_layout, index_width_for, ElementwiseSpec, IndexWidth, Layout as KLayout};
+use xp_kernels::elementwise::{ElementwiseSpec, IndexWidth, Layout as KLayout};
+use xp_kernels::plan::{plan_elementwise, PlanArg, PlannedLaunch, Target};
+use xp_kernels::render::Rendered;
 
 use crate::Array;
 
@@ -136,36 +138,78 @@ pub fn current_stream(device: &Arc<dyn DynDevice>) -> Arc<dyn Stream> {
         .unwrap_or_else(|| device.default_stream())
 }
 
-/// Whether `device` is the CPU backend (which has only ahead-of-time built-in kernels for
-/// operands of a loop's own dtypes, and passes scalars as one-element arrays).
-pub(crate) fn is_cpu(device: &Arc<dyn DynDevice>) -> bool {
-    device.properties().is_host
-}
-
-/// A launch configuration of `n` independent work items (grid-stride kernels).
-pub(crate) fn flat_config(device: &Arc<dyn DynDevice>, n: usize) -> LaunchConfig {
-    if is_cpu(device) {
-        let workers = device.properties().multiprocessor_count.max(1) as usize;
-        LaunchConfig::new((n / 16384).clamp(1, workers * 4) as u32, 1)
-    } else {
-        let max_grid = device.properties().max_grid_dim[0].max(1) as u64;
-        LaunchConfig::new((n as u64).div_ceil(256).clamp(1, max_grid.min(65535 * 64)) as u32, 256)
-    }
+/// The plan target of `device` (planners know devices only through it).
+pub(crate) fn target_of(device: &Arc<dyn DynDevice>) -> Target {
+    Target::from_properties(device.properties())
 }
 
 /// A kernel that does not depend on the call (its name says everything), compiled once.
-pub(crate) fn named_kernel(
-    device: &Arc<dyn DynDevice>,
-    render: impl FnOnce() -> xp_kernels::elementwise::Rendered,
-) -> Result<Arc<dyn Kernel>> {
+pub(crate) fn named_kernel(device: &Arc<dyn DynDevice>, render: impl FnOnce() -> Rendered) -> Result<Arc<dyn Kernel>> {
     let r = render();
     let name = r.name.clone();
     kernel(device, KernelKey::Named(name), || (r.name, r.code))
 }
 
-/// The shape argument of a kernel (`xp::Shape`).
-pub(crate) fn shape_arg_bytes(shape: &[usize]) -> Vec<u8> {
-    shape_arg(shape)
+/// What the symbolic pointer arguments of a plan ([`PlanArg::Input`], [`PlanArg::Output`],
+/// [`PlanArg::Scratch`]) point at.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Bindings<'a> {
+    /// Read from its first element (its offset), plus the argument's element offset.
+    pub input: Option<&'a Array>,
+    /// Written from its first element.
+    pub output: Option<&'a Array>,
+    /// The plan's scratch buffer.
+    pub scratch: Option<&'a Buffer>,
+}
+
+/// Launch `f` on the current stream of `device` with `lead` (operand pointers and by-value
+/// operands, in the kernel's parameter order) followed by the planned arguments `args`,
+/// resolved against `bind`. Every generated kernel of the array layer is launched here.
+pub(crate) fn launch_planned(
+    device: &Arc<dyn DynDevice>,
+    f: &dyn Kernel,
+    config: &LaunchConfig,
+    lead: &[KernelArg<'_>],
+    args: &[PlanArg],
+    bind: Bindings<'_>,
+) -> Result<()> {
+    let mut bytes = Vec::with_capacity(args.len() * 16);
+    let mut spans = Vec::with_capacity(args.len());
+    for a in args {
+        let start = bytes.len();
+        spans.push(a.write_value(&mut bytes).then(|| start..bytes.len()));
+    }
+    let missing = |what: &str| Error::Launch { kernel: f.name().to_string(), reason: format!("the plan needs {what}") };
+    let mut kargs: Vec<KernelArg<'_>> = Vec::with_capacity(lead.len() + args.len());
+    kargs.extend_from_slice(lead);
+    for (a, span) in args.iter().zip(spans) {
+        kargs.push(match (a, span) {
+            (_, Some(r)) => KernelArg::Value(&bytes[r]),
+            (PlanArg::Input { offset_elems }, None) => {
+                let input = bind.input.ok_or_else(|| missing("an input"))?;
+                let off = input.layout.offset() as isize + offset_elems;
+                debug_assert!(off >= 0, "plans address inside the input");
+                KernelArg::Buffer { buffer: &input.storage.buffer, offset_bytes: off as usize * input.itemsize() }
+            }
+            (PlanArg::Output, None) => bind.output.ok_or_else(|| missing("an output"))?.kernel_arg(),
+            (PlanArg::Scratch { offset_bytes }, None) => KernelArg::Buffer {
+                buffer: bind.scratch.ok_or_else(|| missing("scratch memory"))?,
+                offset_bytes: *offset_bytes,
+            },
+            (other, None) => unreachable!("by-value plan argument {other:?} wrote no bytes"),
+        });
+    }
+    current_stream(device).launch(f, config, &kargs)
+}
+
+/// Run planned launches (reductions, scans, copies) in order, each kernel compiled once.
+pub(crate) fn run_launches(device: &Arc<dyn DynDevice>, launches: &[PlannedLaunch], bind: Bindings<'_>) -> Result<()> {
+    for l in launches {
+        let r = &l.kernel;
+        let f = kernel(device, KernelKey::Named(r.name.clone()), || (r.name.clone(), r.code.clone()))?;
+        launch_planned(device, &*f, &l.config, &[], &l.args, bind)?;
+    }
+    Ok(())
 }
 
 /// An input of an elementwise launch.
@@ -176,31 +220,9 @@ pub(crate) enum EwIn<'a> {
     Value(&'a [u8]),
 }
 
-fn shape_arg(shape: &[usize]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(72);
-    v.extend((shape.len() as i64).to_ne_bytes());
-    for d in 0..8 {
-        v.extend((*shape.get(d).unwrap_or(&0) as i64).to_ne_bytes());
-    }
-    v
-}
-
-fn strides_arg(strides: &[isize]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(64);
-    for d in 0..8 {
-        v.extend((*strides.get(d).unwrap_or(&0) as i64).to_ne_bytes());
-    }
-    v
-}
-
-/// Whether kernels of `layout` take the (merged) shape and each operand's strides after their
-/// pointers; the contiguous layouts take only the element count.
-pub(crate) fn takes_strides(layout: KLayout) -> bool {
-    matches!(layout, KLayout::Strided | KLayout::Rows)
-}
-
-/// Launch an elementwise kernel over `outputs[0]`'s shape. `spec(layout, index)` gives the
-/// kernel; `key(layout, index)` its cache key.
+/// Launch an elementwise kernel over `outputs[0]`'s shape, planned by
+/// [`plan_elementwise`]. `spec(layout, index)` gives the kernel; `key(layout, index)` its cache
+/// key.
 pub(crate) fn launch_elementwise(
     op: &str,
     key: impl Fn(KLayout, IndexWidth) -> KernelKey,
@@ -210,20 +232,16 @@ pub(crate) fn launch_elementwise(
 ) -> Result<()> {
     let out0 = outputs[0];
     let device = out0.device_arc();
-    let n = out0.size();
-    if n == 0 {
-        return Ok(());
-    }
     let shape = out0.shape();
-    let arrays: Vec<&Array> = inputs
+    let arrays = inputs
         .iter()
         .filter_map(|i| match i {
             EwIn::Array(a) => Some(*a),
             EwIn::Value(_) => None,
         })
-        .chain(outputs.iter().copied())
-        .collect();
-    for a in &arrays {
+        .chain(outputs.iter().copied());
+    let mut operands: Vec<(&[isize], bool)> = Vec::with_capacity(inputs.len() + outputs.len());
+    for a in arrays {
         if a.shape() != shape {
             return Err(Error::ShapeMismatch {
                 op: op.into(),
@@ -232,81 +250,26 @@ pub(crate) fn launch_elementwise(
                 reason: "differ inside an elementwise launch".into(),
             });
         }
-        if !Arc::ptr_eq(&a.device_arc(), &device) {
+        if !Arc::ptr_eq(&a.storage.device, &device) {
             return Err(Error::DeviceMismatch { op: op.into(), lhs: a.device().label(), rhs: device.label() });
         }
+        operands.push((a.strides(), a.is_contiguous()));
     }
-    let cpu = is_cpu(&device);
-    // On GPUs, C-contiguous operands need neither merged dimensions nor strides.
-    let flat = !cpu && arrays.iter().all(|a| a.is_contiguous());
-    let (cshape, cstrides) = if flat {
-        (Vec::new(), Vec::new())
-    } else {
-        let strides: Vec<Vec<isize>> = arrays.iter().map(|a| a.strides().to_vec()).collect();
-        collapse(shape, &strides)
+    let Some(plan) = plan_elementwise(op, shape, &operands, 0, target_of(&device))? else {
+        return Ok(());
     };
-    if cshape.len() > 8 {
-        return Err(Error::Unsupported(format!(
-            "{op}: operands whose layouts need {} dimensions after merging (kernels take 8)",
-            cshape.len()
-        )));
-    }
-    let reach = if flat {
-        n - 1
-    } else {
-        cstrides
-            .iter()
-            .map(|st| st.iter().zip(&cshape).map(|(s, d)| s.unsigned_abs() * (d - 1)).sum::<usize>())
-            .max()
-            .unwrap_or(0)
-    };
-    let (layout, index) = if cpu {
-        (KLayout::Rows, IndexWidth::I64)
-    } else {
-        let contiguous = flat || (cshape.len() == 1 && cstrides.iter().all(|s| s[0] == 1));
-        (gpu_layout(n, contiguous), index_width_for(n, reach))
-    };
+    let (layout, index) = (plan.layout, plan.index);
     let f = elementwise_kernel(&device, key(layout, index), || {
         let r = spec(layout, index).render();
         (r.name, r.code)
     })?;
-    let stream = current_stream(&device);
-    let strided = takes_strides(layout);
-    let shape_bytes = if strided { shape_arg(&cshape) } else { Vec::new() };
-    let stride_bytes: Vec<Vec<u8>> =
-        if strided { cstrides.iter().map(|s| strides_arg(s)).collect() } else { Vec::new() };
-    let n_bytes: Vec<u8> =
-        if index == IndexWidth::I32 { (n as i32).to_ne_bytes().to_vec() } else { (n as i64).to_ne_bytes().to_vec() };
-    let mut args: Vec<KernelArg<'_>> = Vec::with_capacity(arrays.len() * 2 + 3);
-    for i in inputs {
-        match i {
-            EwIn::Array(a) => args.push(a.kernel_arg()),
-            EwIn::Value(v) => args.push(KernelArg::Value(v)),
-        }
-    }
-    for o in outputs {
-        args.push(o.kernel_arg());
-    }
-    if strided {
-        args.push(KernelArg::Value(&shape_bytes));
-        for s in &stride_bytes {
-            args.push(KernelArg::Value(s));
-        }
-    }
-    args.push(KernelArg::Value(&n_bytes));
-    let config = if cpu {
-        let workers = device.properties().multiprocessor_count.max(1) as usize;
-        let g = (n / 16384).clamp(1, workers * 4);
-        LaunchConfig::new(g as u32, 1)
-    } else {
-        let block = 256u32;
-        let max_grid = device.properties().max_grid_dim[0].max(1) as u64;
-        // The contiguous layout takes four elements per thread.
-        let work = if layout == KLayout::Contiguous { (n as u64).div_ceil(4) } else { n as u64 };
-        let blocks = work.div_ceil(block as u64).min(max_grid).min(65535 * 64);
-        LaunchConfig::new(blocks as u32, block)
-    };
-    stream.launch(&*f, &config, &args)
+    let mut lead: Vec<KernelArg<'_>> = Vec::with_capacity(inputs.len() + outputs.len());
+    lead.extend(inputs.iter().map(|i| match i {
+        EwIn::Array(a) => a.kernel_arg(),
+        EwIn::Value(v) => KernelArg::Value(v),
+    }));
+    lead.extend(outputs.iter().map(|o| o.kernel_arg()));
+    launch_planned(&device, &*f, &plan.config, &lead, &plan.tail, Bindings::default())
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@
 
 use xp_backend_api::{DType, DTypeKind, Error, KernelArg, Result};
 
-use crate::exec::{current_stream, flat_config, named_kernel};
+use crate::exec::{current_stream, named_kernel, target_of};
 use crate::layout::{normalize_axis, SliceArg};
 use crate::Array;
+use xp_kernels::plan::{plan_flat, PlanArg};
 
 fn check_index_dtype(op: &str, idx: &Array) -> Result<()> {
     match idx.dtype().kind() {
@@ -54,7 +55,7 @@ impl Array {
         let (n_idx, al, inn, nn) = (idx.size() as i64, axis_len as i64, inner as i64, n as i64);
         current_stream(&dev).launch(
             &*f,
-            &flat_config(&dev, n),
+            &plan_flat(n, target_of(&dev)),
             &[
                 x.kernel_arg(),
                 idx.kernel_arg(),
@@ -113,7 +114,7 @@ impl Array {
         let (ni, nv, len) = (idx.size() as i64, v.size() as i64, self.size() as i64);
         current_stream(&dev).launch(
             &*f,
-            &flat_config(&dev, idx.size()),
+            &plan_flat(idx.size(), target_of(&dev)),
             &[
                 self.kernel_arg(),
                 idx.kernel_arg(),
@@ -166,7 +167,7 @@ impl Array {
         let f = named_kernel(&dev, || xp_kernels::index::compact(self.itemsize()))?;
         current_stream(&dev).launch(
             &*f,
-            &flat_config(&dev, n),
+            &plan_flat(n, target_of(&dev)),
             &[
                 x.kernel_arg(),
                 m.kernel_arg(),
@@ -193,10 +194,10 @@ impl Array {
                 let out = Array::empty_on(&dev, &[nd, count], DType::I64)?;
                 let f = named_kernel(&dev, xp_kernels::index::nonzero)?;
                 let shape = if m.ndim() == 0 { vec![1] } else { m.shape().to_vec() };
-                let sh = crate::exec::shape_arg_bytes(&shape);
+                let sh = PlanArg::shape(&shape).value_bytes().expect("a shape is a value");
                 current_stream(&dev).launch(
                     &*f,
-                    &flat_config(&dev, n),
+                    &plan_flat(n, target_of(&dev)),
                     &[
                         m.kernel_arg(),
                         pos.kernel_arg(),

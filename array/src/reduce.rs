@@ -7,52 +7,13 @@
 
 use std::sync::Arc;
 
-use xp_backend_api::{Buffer, DynDevice, Error, KernelArg, Result};
-use xp_kernels::plan::{PlanArg, PlannedLaunch, Target};
+use xp_backend_api::{DynDevice, Error, Result};
+use xp_kernels::plan::MAX_RANK;
 use xp_kernels::reduce::{builtin_reduce, plan_reduce, ReduceOp};
 
-use crate::exec::{current_stream, kernel, KernelKey};
+use crate::exec::{current_stream, run_launches, target_of, Bindings};
 use crate::layout::{normalize_axes, normalize_axis};
 use crate::Array;
-
-pub(crate) fn target_of(device: &Arc<dyn DynDevice>) -> Target {
-    Target::from_properties(device.properties())
-}
-
-/// Run planned launches: `input` is read from its first element, `output` written from its
-/// start, `scratch` (when the plan needs it) is a buffer of the plan's scratch size.
-pub(crate) fn run_launches(
-    device: &Arc<dyn DynDevice>,
-    launches: &[PlannedLaunch],
-    input: &Array,
-    output: &Array,
-    scratch: Option<&Buffer>,
-) -> Result<()> {
-    let stream = current_stream(device);
-    for l in launches {
-        let f =
-            kernel(device, KernelKey::Named(l.kernel.name.clone()), || (l.kernel.name.clone(), l.kernel.code.clone()))?;
-        let values: Vec<Option<Vec<u8>>> = l.args.iter().map(|a| a.value_bytes()).collect();
-        let mut args = Vec::with_capacity(l.args.len());
-        for (a, v) in l.args.iter().zip(&values) {
-            args.push(match a {
-                PlanArg::Input { offset_elems } => {
-                    let off = input.layout.offset() as isize + offset_elems;
-                    debug_assert!(off >= 0, "plans address inside the input");
-                    KernelArg::Buffer { buffer: &input.storage.buffer, offset_bytes: off as usize * input.itemsize() }
-                }
-                PlanArg::Output => output.kernel_arg(),
-                PlanArg::Scratch { offset_bytes } => KernelArg::Buffer {
-                    buffer: scratch.ok_or_else(|| Error::value("reduce", "the plan needs scratch memory"))?,
-                    offset_bytes: *offset_bytes,
-                },
-                _ => KernelArg::Value(v.as_deref().expect("by-value plan arguments have bytes")),
-            });
-        }
-        stream.launch(&*f, &l.config, &args)?;
-    }
-    Ok(())
-}
 
 /// Run `op` over `axes` of `x` into a fresh array of the `kept` extents (the extents of the
 /// axes not reduced): plan, allocate the output and the plan's scratch memory, run.
@@ -67,12 +28,12 @@ pub(crate) fn run_reduce_op(
     if out.size() == 0 {
         return Ok(out);
     }
-    // Kernels address up to 8 dimensions; merge first when a view has more.
-    let x = if x.ndim() > 8 { x.copy()? } else { x.clone() };
+    // Kernels address up to MAX_RANK dimensions; merge first when a view has more.
+    let x = if x.ndim() > MAX_RANK { x.copy()? } else { x.clone() };
     let plan = plan_reduce(op, x.shape(), x.strides(), axes, target_of(dev))?;
     let scratch =
         if plan.scratch_bytes > 0 { Some(dev.alloc(plan.scratch_bytes, &current_stream(dev))?) } else { None };
-    run_launches(dev, &plan.launches, &x, &out, scratch.as_ref())?;
+    run_launches(dev, &plan.launches, Bindings { input: Some(&x), output: Some(&out), scratch: scratch.as_ref() })?;
     Ok(out)
 }
 
@@ -186,12 +147,16 @@ impl Array {
             None => (self.ravel()?, 0usize),
             Some(a) => (self.clone(), normalize_axis(name, a, self.ndim())?),
         };
-        let x = if x.ndim() > 8 { x.copy()? } else { x };
+        let x = if x.ndim() > MAX_RANK { x.copy()? } else { x };
         let out = Array::empty_on(&dev, x.shape(), op.out_type)?;
         let plan = xp_kernels::scan::plan_scan(&op, x.shape(), x.strides(), ax, target_of(&dev))?;
         let scratch =
             if plan.scratch_bytes > 0 { Some(dev.alloc(plan.scratch_bytes, &current_stream(&dev))?) } else { None };
-        run_launches(&dev, &plan.launches, &x, &out, scratch.as_ref())?;
+        run_launches(
+            &dev,
+            &plan.launches,
+            Bindings { input: Some(&x), output: Some(&out), scratch: scratch.as_ref() },
+        )?;
         Ok(out)
     }
 }

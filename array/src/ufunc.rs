@@ -18,7 +18,7 @@ use xp_kernels::elementwise::{ElementwiseSpec, Operand as KOperand};
 use xp_kernels::ops::{ElementwiseOp, TypeLoop};
 
 use crate::element::scalar_bytes;
-use crate::exec::{is_cpu, launch_elementwise, DTypes, EwIn, KernelKey};
+use crate::exec::{launch_elementwise, target_of, DTypes, EwIn, KernelKey};
 use crate::layout::broadcast_shapes;
 use crate::promote::{can_cast_safe, can_cast_same_kind, check_int_fits, int_range, promote_types, weak_dtype, Scalar};
 use crate::Array;
@@ -196,7 +196,7 @@ pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&
         Some(o) if o.dtype() == out_dt => o.clone(),
         _ => Array::empty_on(&device, &shape, out_dt)?,
     };
-    let cpu = is_cpu(&device);
+    let cpu = target_of(&device).prebuilt_loops();
     // Inputs as the kernel sees them: arrays as given where they have the result's shape (and,
     // on the CPU, the loop's dtype), else converted or broadcast copies held here; scalars by
     // value on GPUs, as 0-d arrays on the CPU.

@@ -62,6 +62,14 @@ impl Target {
         }
     }
 
+    /// Whether the target's built-in loops exist only for the loop's own dtypes, compiled ahead
+    /// of time (the CPU backend): inputs of other dtypes are then converted before the launch
+    /// and scalars are passed as 0-d arrays, where GPU kernels, compiled per call signature,
+    /// convert as they load and take scalars by value.
+    pub fn prebuilt_loops(&self) -> bool {
+        matches!(self, Target::Cpu { .. })
+    }
+
     /// The target's family.
     pub fn kind(&self) -> TargetKind {
         match self {
@@ -131,6 +139,23 @@ impl PlanArg {
             PlanArg::Null => Some(0u64.to_ne_bytes().to_vec()),
             PlanArg::Input { .. } | PlanArg::Output | PlanArg::Scratch { .. } => None,
         }
+    }
+
+    /// Append the bytes of a by-value argument to `out` (as [`PlanArg::value_bytes`], without
+    /// allocating); returns `false`, appending nothing, for pointers.
+    pub fn write_value(&self, out: &mut Vec<u8>) -> bool {
+        let mut words = |first: Option<i64>, v: &[i64], len: usize| {
+            out.extend(first.iter().chain(v).chain(std::iter::repeat(&0)).take(len).flat_map(|x| x.to_ne_bytes()));
+        };
+        match self {
+            PlanArg::Shape(d) => words(Some(d.len() as i64), d, 1 + MAX_RANK),
+            PlanArg::Strides(st) => words(None, st, MAX_RANK),
+            PlanArg::I32(x) => out.extend(x.to_ne_bytes()),
+            PlanArg::I64(x) => out.extend(x.to_ne_bytes()),
+            PlanArg::Null => out.extend(0u64.to_ne_bytes()),
+            PlanArg::Input { .. } | PlanArg::Output | PlanArg::Scratch { .. } => return false,
+        }
+        true
     }
 
     /// A count or offset `v` in the index type of `index`.
@@ -234,6 +259,9 @@ pub struct ElementwisePlan {
 /// unit-stride dimension remains. The index width is 32-bit when every offset fits
 /// ([`index_width_for`]). The CPU always takes [`Layout::Rows`] with 64-bit indices.
 ///
+/// `min_reach` is the largest element offset the kernel addresses through other arguments
+/// (`raw` arrays of user kernels, indexed by hand), which the index width must also cover.
+///
 /// `Ok(None)` when `shape` has no element: there is nothing to launch. An error when an
 /// operand's rank is not `shape`'s, or when the merged layout needs more than [`MAX_RANK`]
 /// dimensions.
@@ -241,6 +269,7 @@ pub fn plan_elementwise(
     op: &str,
     shape: &[usize],
     operands: &[(&[isize], bool)],
+    min_reach: usize,
     target: Target,
 ) -> Result<Option<ElementwisePlan>> {
     if let Some((st, _)) = operands.iter().find(|(st, _)| st.len() != shape.len()) {
@@ -273,7 +302,8 @@ pub fn plan_elementwise(
             .map(|st| st.iter().zip(&cshape).map(|(s, d)| s.unsigned_abs() * (d - 1)).sum::<usize>())
             .max()
             .unwrap_or(0)
-    };
+    }
+    .max(min_reach);
     let (layout, index) = if cpu {
         (Layout::Rows, IndexWidth::I64)
     } else {
@@ -289,6 +319,43 @@ pub fn plan_elementwise(
     // The contiguous layout takes four elements per thread.
     let work = if layout == Layout::Contiguous { n.div_ceil(4) } else { n };
     Ok(Some(ElementwisePlan { layout, index, config: plan_flat(work, target), n, tail }))
+}
+
+/// Plan the copy of a 2-d view of `rows × cols` elements of `itemsize` bytes, element (i, j)
+/// at `i*s0 + j*s1` of the input, into a C-contiguous output with the tiled transpose kernel
+/// ([`crate::index::transpose_copy`]): on a GPU 32×32 tiles through shared memory, on the CPU
+/// 64×64 tiles spread over the workers. `None` when the GPU grid cannot hold the rows.
+///
+/// Arguments: [`PlanArg::Input`], [`PlanArg::Output`], then rows, cols, s0, s1 as `xp::i64`.
+pub fn plan_transpose_copy(
+    itemsize: usize,
+    rows: usize,
+    cols: usize,
+    s0: isize,
+    s1: isize,
+    target: Target,
+) -> Option<PlannedLaunch> {
+    let gpu = !target.prebuilt_loops();
+    let config = if gpu {
+        if rows.div_ceil(32) > 65535 {
+            return None;
+        }
+        LaunchConfig::new((cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, 1), (32, 8, 1))
+    } else {
+        plan_flat(rows.div_ceil(64) * cols.div_ceil(64) * 4096, target)
+    };
+    Some(PlannedLaunch {
+        kernel: crate::index::transpose_copy(itemsize, gpu),
+        config,
+        args: vec![
+            PlanArg::Input { offset_elems: 0 },
+            PlanArg::Output,
+            PlanArg::I64(rows as i64),
+            PlanArg::I64(cols as i64),
+            PlanArg::I64(s0 as i64),
+            PlanArg::I64(s1 as i64),
+        ],
+    })
 }
 
 /// A launch configuration of `n` independent work items (grid-stride kernels): on the CPU one
@@ -313,7 +380,46 @@ mod tests {
     const CPU: Target = Target::Cpu { workers: 4 };
 
     fn plan(shape: &[usize], operands: &[(&[isize], bool)], target: Target) -> ElementwisePlan {
-        plan_elementwise("add", shape, operands, target).unwrap().expect("a launch")
+        plan_elementwise("add", shape, operands, 0, target).unwrap().expect("a launch")
+    }
+
+    #[test]
+    fn values_are_written_as_value_bytes_says() {
+        for a in [
+            PlanArg::shape(&[2, 3]),
+            PlanArg::strides(&[3, -1]),
+            PlanArg::I32(-7),
+            PlanArg::I64(1 << 40),
+            PlanArg::Null,
+            PlanArg::Output,
+            PlanArg::Input { offset_elems: 2 },
+        ] {
+            let mut v = vec![9u8];
+            let wrote = a.write_value(&mut v);
+            assert_eq!(wrote, a.value_bytes().is_some(), "{a:?}");
+            assert_eq!(v[1..].to_vec(), a.value_bytes().unwrap_or_default(), "{a:?}");
+        }
+    }
+
+    #[test]
+    fn raw_reach_widens_the_index() {
+        let st: &[isize] = &[1];
+        assert_eq!(plan_elementwise("k", &[100], &[(st, true)], 0, GPU).unwrap().unwrap().index, IndexWidth::I32);
+        let wide = plan_elementwise("k", &[100], &[(st, true)], 1 << 33, GPU).unwrap().unwrap();
+        assert_eq!(wide.index, IndexWidth::I64);
+        assert_eq!(wide.tail, vec![PlanArg::I64(100)]);
+    }
+
+    #[test]
+    fn transpose_plans_tile_on_gpus_and_spread_on_the_cpu() {
+        let g = plan_transpose_copy(4, 1000, 3000, 1, 1000, GPU).expect("fits");
+        assert_eq!(g.config, LaunchConfig::new((94, 32, 1), (32, 8, 1)));
+        assert!(g.kernel.name.contains("gpu"));
+        assert_eq!(g.args[2..], [PlanArg::I64(1000), PlanArg::I64(3000), PlanArg::I64(1), PlanArg::I64(1000)]);
+        assert!(plan_transpose_copy(4, 32 * 65536, 4, 1, 1 << 21, GPU).is_none());
+        let c = plan_transpose_copy(8, 1000, 3000, 1, 1000, CPU).expect("always");
+        assert!(c.kernel.name.contains("cpu"));
+        assert_eq!(c.config, plan_flat(16 * 47 * 4096, CPU));
     }
 
     #[test]
@@ -424,12 +530,12 @@ mod tests {
     #[test]
     fn empty_shapes_plan_no_launch_and_bad_ranks_are_errors() {
         let z: &[isize] = &[1, 1];
-        assert_eq!(plan_elementwise("add", &[0, 3], &[(z, true)], GPU).unwrap(), None);
-        assert!(plan_elementwise("add", &[2, 3], &[(&[1], true)], CPU).is_err());
+        assert_eq!(plan_elementwise("add", &[0, 3], &[(z, true)], 0, GPU).unwrap(), None);
+        assert!(plan_elementwise("add", &[2, 3], &[(&[1], true)], 0, CPU).is_err());
         // Nine dimensions that do not merge.
         let shape = [2usize; 9];
         let st: Vec<isize> = (0..9).map(|d| 1isize << (2 * (8 - d))).collect();
-        let e = plan_elementwise("my_op", &shape, &[(&st, false)], GPU).unwrap_err().to_string();
+        let e = plan_elementwise("my_op", &shape, &[(&st, false)], 0, GPU).unwrap_err().to_string();
         assert!(e.contains("my_op") && e.contains("9 dimensions") && e.contains("kernels take 8"), "{e}");
     }
 

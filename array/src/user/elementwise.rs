@@ -6,18 +6,17 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use xp_backend_api::{DType, DTypeKind, DynDevice, Error, KernelArg, Result};
-use xp_kernels::elementwise::{
-    collapse, gpu_layout, index_width_for, ElementwiseSpec, IndexWidth, Layout as KLayout, Operand as KOp, Rendered,
-};
+use xp_kernels::elementwise::{ElementwiseSpec, IndexWidth, Layout as KLayout, Operand as KOp, Rendered};
 
 use super::next_id;
 use super::params::{check_name, parse_params, typedefs, Bindings, Param, ParamType};
 use crate::element::scalar_bytes;
-use crate::exec::{current_stream, elementwise_kernel, flat_config, is_cpu, shape_arg_bytes, takes_strides, KernelKey};
+use crate::exec::{elementwise_kernel, launch_planned, target_of, Bindings as ExecBindings, KernelKey};
 use crate::layout::broadcast_shapes;
 use crate::promote::{can_cast_safe, can_cast_same_kind, check_int_fits, Scalar};
 use crate::ufunc::{common_device, Operand};
 use crate::Array;
+use xp_kernels::plan::plan_elementwise;
 
 // ---- the elementwise launcher ----------------------------------------------------------------
 
@@ -29,14 +28,6 @@ pub(super) enum UserIn<'a> {
     Value(Vec<u8>),
     /// A raw array: a pointer to its first element.
     Raw(&'a Array),
-}
-
-fn strides_bytes(strides: &[isize]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(64);
-    for d in 0..8 {
-        v.extend((*strides.get(d).unwrap_or(&0) as i64).to_ne_bytes());
-    }
-    v
 }
 
 /// Whether `code` may read variable `name`: true unless every use of it is the target of a
@@ -72,19 +63,15 @@ pub(super) fn launch_user(
     inputs: &[UserIn<'_>],
     outputs: &[&Array],
 ) -> Result<()> {
-    let n: usize = shape.iter().product();
-    if n == 0 {
-        return Ok(());
-    }
-    let arrays: Vec<&Array> = inputs
+    let arrays = inputs
         .iter()
         .filter_map(|i| match i {
             UserIn::Array(a) => Some(*a),
             _ => None,
         })
-        .chain(outputs.iter().copied())
-        .collect();
-    for a in &arrays {
+        .chain(outputs.iter().copied());
+    let mut operands: Vec<(&[isize], bool)> = Vec::with_capacity(inputs.len() + outputs.len());
+    for a in arrays {
         if a.shape() != shape {
             return Err(Error::ShapeMismatch {
                 op: op.into(),
@@ -93,60 +80,32 @@ pub(super) fn launch_user(
                 reason: "differ inside an elementwise launch".into(),
             });
         }
+        operands.push((a.strides(), a.is_contiguous()));
     }
-    let mut raw_reach = 0usize;
-    for i in inputs {
-        if let UserIn::Raw(a) = i {
-            raw_reach = raw_reach.max(a.size());
-        }
-    }
-    let strides: Vec<Vec<isize>> = arrays.iter().map(|a| a.strides().to_vec()).collect();
-    let (cshape, cstrides) = if arrays.is_empty() { (vec![n], Vec::new()) } else { collapse(shape, &strides) };
-    if cshape.len() > 8 {
-        return Err(Error::Unsupported(format!(
-            "{op}: operands whose layouts need {} dimensions after merging (kernels take 8)",
-            cshape.len()
-        )));
-    }
-    let reach = cstrides
+    // Raw arrays are indexed by hand with `i`: the index width must reach their last element.
+    let raw_reach = inputs
         .iter()
-        .map(|st| st.iter().zip(&cshape).map(|(s, d)| s.unsigned_abs() * (d - 1)).sum::<usize>())
+        .filter_map(|i| match i {
+            UserIn::Raw(a) => Some(a.size()),
+            _ => None,
+        })
         .max()
-        .unwrap_or(0)
-        .max(raw_reach);
-    let (layout, index) = if is_cpu(device) {
-        (KLayout::Rows, IndexWidth::I64)
-    } else {
-        (gpu_layout(n, cshape.len() == 1 && cstrides.iter().all(|s| s[0] == 1)), index_width_for(n, reach))
+        .unwrap_or(0);
+    let Some(plan) = plan_elementwise(op, shape, &operands, raw_reach, target_of(device))? else {
+        return Ok(());
     };
+    let (layout, index) = (plan.layout, plan.index);
     let f = elementwise_kernel(device, KernelKey::Named(format!("{key}|{layout:?}|{index:?}")), || {
         let r = spec(layout, index).render();
         (r.name, r.code)
     })?;
-    let shape_bytes = shape_arg_bytes(&cshape);
-    let stride_bytes: Vec<Vec<u8>> = cstrides.iter().map(|s| strides_bytes(s)).collect();
-    let n_bytes: Vec<u8> =
-        if index == IndexWidth::I32 { (n as i32).to_ne_bytes().to_vec() } else { (n as i64).to_ne_bytes().to_vec() };
-    let mut args: Vec<KernelArg<'_>> = Vec::with_capacity(inputs.len() + outputs.len() * 2 + 3);
-    for i in inputs {
-        args.push(match i {
-            UserIn::Array(a) | UserIn::Raw(a) => a.kernel_arg(),
-            UserIn::Value(v) => KernelArg::Value(v),
-        });
-    }
-    for o in outputs {
-        args.push(o.kernel_arg());
-    }
-    if takes_strides(layout) {
-        args.push(KernelArg::Value(&shape_bytes));
-        for s in &stride_bytes {
-            args.push(KernelArg::Value(s));
-        }
-    }
-    args.push(KernelArg::Value(&n_bytes));
-    // The contiguous layout takes four elements per thread.
-    let work = if layout == KLayout::Contiguous { n.div_ceil(4) } else { n };
-    current_stream(device).launch(&*f, &flat_config(device, work), &args)
+    let mut lead: Vec<KernelArg<'_>> = Vec::with_capacity(inputs.len() + outputs.len());
+    lead.extend(inputs.iter().map(|i| match i {
+        UserIn::Array(a) | UserIn::Raw(a) => a.kernel_arg(),
+        UserIn::Value(v) => KernelArg::Value(v),
+    }));
+    lead.extend(outputs.iter().map(|o| o.kernel_arg()));
+    launch_planned(device, &*f, &plan.config, &lead, &plan.tail, ExecBindings::default())
 }
 
 /// `const idx i = …;` where a layout does not name the flat index `i` itself.
