@@ -18,6 +18,7 @@ pub mod index;
 pub mod ops;
 pub mod reduce;
 pub mod scan;
+pub mod seeds;
 
 /// Every kernel the CPU backend builds ahead of time: what the array layer launches there.
 pub fn cpu_builtin_kernels() -> Vec<elementwise::Rendered> {
