@@ -1,5 +1,8 @@
 //! A tour of xp on the best device present (`XP_DEVICE=cpu|cuda:0|hip:0` to choose).
 //!
+//! It starts with `xp::show_config()` and the device's properties as CuPy's
+//! `getDeviceProperties` shows them.
+//!
 //! The seeds' raw CUDA kernels, unchanged, through the backend contract: `my_add` on a 5×5
 //! grid, `saxpy` over a million floats, and a 16×16 tiled matrix multiply with `__shared__`
 //! memory and `__syncthreads()`. Each result is checked against a plain Rust computation and
@@ -7,12 +10,14 @@
 //!
 //! Then the seeds' array programs on the same device: `x**2 + 2*y` over ten million floats,
 //! mean / standard deviation / normalisation along an axis, per-row L2 norms, and a softmax
-//! over a 2-D batch, each checked against the host.
+//! over a 2-D batch, each checked against the host; and `xp::benchmark` of the elementwise
+//! program, printed as `cupyx.profiler.benchmark` prints.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use xp::backend::{scalar_bytes, Buffer};
+use xp::kernels::seeds::{MY_ADD, SAXPY, TILED_MATMUL};
 use xp::prelude::*;
 
 fn upload(d: &dyn DynDevice, v: &[f32]) -> xp::Result<Buffer> {
@@ -40,39 +45,6 @@ fn timed(d: &dyn DynDevice, source: &str, name: &str, cfg: LaunchConfig, args: &
     start.elapsed_ms(&*end)
 }
 
-const MY_ADD: &str = r#"
-extern "C" __global__
-void my_add(const float* x1, const float* x2, float* y) {
-    int tid = blockDim.x * blockIdx.x + threadIdx.x;
-    y[tid] = x1[tid] + x2[tid];
-}"#;
-
-const SAXPY: &str = r#"
-extern "C" __global__
-void saxpy(const float a, const float* __restrict__ x,
-           const float* __restrict__ y, float* __restrict__ out, int n) {
-    int i = blockDim.x * blockIdx.x + threadIdx.x;
-    if (i < n) out[i] = a * x[i] + y[i];
-}"#;
-
-const MATMUL: &str = r#"
-#define TILE 16
-extern "C" __global__
-void matmul_tiled(const float* A, const float* B, float* C, int M, int K, int N) {
-    __shared__ float As[TILE][TILE];
-    __shared__ float Bs[TILE][TILE];
-    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
-    float acc = 0.0f;
-    for (int t = 0; t < (K + TILE - 1) / TILE; ++t) {
-        As[threadIdx.y][threadIdx.x] = (row < M && t * TILE + threadIdx.x < K) ? A[row * K + t * TILE + threadIdx.x] : 0.0f;
-        Bs[threadIdx.y][threadIdx.x] = (t * TILE + threadIdx.y < K && col < N) ? B[(t * TILE + threadIdx.y) * N + col] : 0.0f;
-        __syncthreads();
-        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
-        __syncthreads();
-    }
-    if (row < M && col < N) C[row * N + col] = acc;
-}"#;
-
 fn check(name: &str, ok: bool, ms: f32) -> xp::Result<()> {
     println!("  {name:<34} {:>9.3} ms   {}", ms, if ok { "matches the host" } else { "MISMATCH" });
     if ok {
@@ -83,9 +55,20 @@ fn check(name: &str, ok: bool, ms: f32) -> xp::Result<()> {
 }
 
 fn run() -> xp::Result<()> {
+    xp::show_config();
+    println!();
     let d: Arc<dyn DynDevice> = default_device()?;
     let p = d.properties();
     println!("xp tour on {} ({}, {}, {} units)", d.label(), p.name, p.arch, p.multiprocessor_count);
+    // As seed 002 section 3 prints cp.cuda.runtime.getDeviceProperties.
+    let (major, minor) = p.compute_capability;
+    println!("  Name: {}", p.name);
+    println!("  Compute capability: {major}.{minor}");
+    println!("  Total global memory (GB): {:.2}", p.total_memory as f64 / (1u64 << 30) as f64);
+    println!("  MultiProcessor count: {}", p.multiprocessor_count);
+    println!("  Max threads per block: {}", p.max_threads_per_block);
+    println!("  Warp size: {}", p.warp_size);
+    println!("  Clock rate (MHz): {}", p.clock_rate_khz / 1000);
 
     // my_add on a 5×5 grid.
     let x: Vec<f32> = (0..25).map(|i| i as f32).collect();
@@ -134,7 +117,7 @@ fn run() -> xp::Result<()> {
     let (mi, ki, ni) = (m as i32, k as i32, nc as i32);
     let ms = timed(
         &*d,
-        MATMUL,
+        TILED_MATMUL,
         "matmul_tiled",
         LaunchConfig::new(((nc as u32).div_ceil(16), (m as u32).div_ceil(16)), (16, 16)),
         &[
@@ -198,6 +181,11 @@ fn array_programs(d: &Arc<dyn DynDevice>) -> xp::Result<()> {
         let (z, ms) = time_ops(d, || x.pow(2)?.add(&y.mul_scalar(2)?))?;
         let want: Vec<f64> = xh.iter().zip(&yh).map(|(a, b)| (*a as f64).powi(2) + 2.0 * *b as f64).collect();
         check("x**2 + 2*y, 10M f32", close(&z.to_vec::<f32>()?, &want, 1e-6), ms)?;
+        {
+            // An NVTX range around the benchmark (shown in Nsight Systems; a no-op without NVTX).
+            let _range = xp::profile::range("x**2 + 2*y benchmark");
+            println!("  {}", xp::benchmark_named("x**2 + 2*y", || x.pow(2)?.add(&y.mul_scalar(2)?), 10, 1)?);
+        }
 
         // Mean, standard deviation and normalisation along axis 0.
         let (rows, cols) = (2000, 512);

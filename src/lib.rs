@@ -10,9 +10,27 @@
 //! let dev = xp::default_device().unwrap(); // the CPU when no GPU is present
 //! println!("running on {}", dev.label());
 //! ```
+//!
+//! # Tools
+//! - [`show_config`] (as `cupy.show_config()`) prints the build — xp's version, features,
+//!   rustc and target — and, for every backend, whether it works here (or why not), its
+//!   driver and compiler versions, where its vendor libraries were found, and its devices.
+//!   [`config_info`] returns the same as data.
+//! - [`benchmark`] (as `cupyx.profiler.benchmark`) times a function on the host and on the
+//!   current device's stream, and prints as CuPy does.
+//! - [`profile::range`] and [`profile::mark`] annotate Nsight Systems timelines through NVTX
+//!   (`libnvtx3interop` of CUDA 13, or `libnvToolsExt` of older toolkits, found at run time;
+//!   no-ops without it). See [`profile`] for where the library is looked for.
 #![warn(missing_docs)]
 
+mod benchmark;
+pub mod config;
+pub mod profile;
+
 use std::sync::{Arc, Once};
+
+pub use benchmark::{benchmark, benchmark_named, BenchmarkResult};
+pub use config::{BackendReport, ConfigInfo, DeviceReport};
 
 pub use xp_array as array;
 pub use xp_array::{
@@ -33,23 +51,55 @@ fn register_at_start() {
     init();
 }
 
+/// The backends this build's features enable, in the order devices are chosen (cuda, hip, cpu).
+fn built_backends() -> Vec<Arc<dyn xp_backend_api::DynBackend>> {
+    let mut b: Vec<Arc<dyn xp_backend_api::DynBackend>> = Vec::new();
+    #[cfg(feature = "cuda")]
+    b.push(Arc::new(xp_backend_api::BackendHandle::<xp_backend_cuda::CudaBackend>::default()));
+    #[cfg(feature = "hip")]
+    b.push(Arc::new(xp_backend_api::BackendHandle::<xp_backend_hip::HipBackend>::default()));
+    #[cfg(feature = "cpu")]
+    b.push(Arc::new(xp_backend_api::BackendHandle::<xp_backend_cpu::CpuBackend>::default()));
+    b
+}
+
 /// Register the backends enabled by this build's features (done by every entry point here;
 /// call it yourself only when using `xp_array` directly).
 pub fn init() {
     REGISTER.call_once(|| {
-        #[cfg(feature = "cuda")]
-        xp_array::register_backend(std::sync::Arc::new(
-            xp_backend_api::BackendHandle::<xp_backend_cuda::CudaBackend>::default(),
-        ));
-        #[cfg(feature = "hip")]
-        xp_array::register_backend(std::sync::Arc::new(
-            xp_backend_api::BackendHandle::<xp_backend_hip::HipBackend>::default(),
-        ));
-        #[cfg(feature = "cpu")]
-        xp_array::register_backend(std::sync::Arc::new(
-            xp_backend_api::BackendHandle::<xp_backend_cpu::CpuBackend>::default(),
-        ));
+        for b in built_backends() {
+            xp_array::register_backend(b);
+        }
     });
+}
+
+/// The build and what it finds here: xp's version, features, rustc and target; per backend
+/// (built or not) whether it works, its versions, its libraries' paths and its devices.
+/// Never panics: a missing backend is reported with the reason.
+pub fn config_info() -> ConfigInfo {
+    init();
+    let built = built_backends();
+    let backends = ["cuda", "hip", "cpu"]
+        .into_iter()
+        .map(|name| match built.iter().find(|b| b.name() == name) {
+            Some(b) => config::backend_report(b),
+            None => config::not_built(name),
+        })
+        .collect();
+    ConfigInfo {
+        version: env!("CARGO_PKG_VERSION"),
+        features: config::enabled_features(),
+        rustc: env!("XP_BUILD_RUSTC_VERSION"),
+        target: env!("XP_BUILD_TARGET"),
+        profile: env!("XP_BUILD_PROFILE"),
+        backends,
+        nvtx: profile::nvtx_library().map(|p| p.display().to_string()),
+    }
+}
+
+/// Print [`config_info`], as `cupy.show_config()`.
+pub fn show_config() {
+    print!("{}", config_info());
 }
 
 /// Every usable device, GPUs first.

@@ -5,56 +5,6 @@
 
 use xp::backend::{CompileOptions, Error, KernelSource};
 
-const SEEDS: &[(&str, &str)] = &[
-    (
-        "my_add",
-        r#"extern "C" __global__ void my_add(const float* x1, const float* x2, float* y) {
-    int tid = blockDim.x * blockIdx.x + threadIdx.x;
-    y[tid] = x1[tid] + x2[tid];
-}"#,
-    ),
-    (
-        "saxpy",
-        r#"extern "C" __global__ void saxpy(const float a, const float* __restrict__ x,
-           const float* __restrict__ y, float* __restrict__ out, int n) {
-    int i = blockDim.x * blockIdx.x + threadIdx.x;
-    if (i < n) out[i] = a * x[i] + y[i];
-}"#,
-    ),
-    (
-        "matmul_tiled",
-        r#"#define TILE 16
-extern "C" __global__ void matmul_tiled(const float* A, const float* B, float* C, int M, int K, int N) {
-    __shared__ float As[TILE][TILE];
-    __shared__ float Bs[TILE][TILE];
-    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
-    float acc = 0.0f;
-    for (int t = 0; t < (K + TILE - 1) / TILE; ++t) {
-        As[threadIdx.y][threadIdx.x] = (row < M && t * TILE + threadIdx.x < K) ? A[row * K + t * TILE + threadIdx.x] : 0.0f;
-        Bs[threadIdx.y][threadIdx.x] = (t * TILE + threadIdx.y < K && col < N) ? B[(t * TILE + threadIdx.y) * N + col] : 0.0f;
-        __syncthreads();
-        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
-        __syncthreads();
-    }
-    if (row < M && col < N) C[row * N + col] = acc;
-}"#,
-    ),
-    (
-        "block_sum",
-        r#"extern "C" __global__ void block_sum(const float* x, float* out, int n) {
-    extern __shared__ float sdata[];
-    unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
-    sdata[t] = i < n ? x[i] : 0.0f;
-    __syncthreads();
-    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (t < s) sdata[t] += sdata[t + s];
-        __syncthreads();
-    }
-    if (t == 0) out[blockIdx.x] = sdata[0];
-}"#,
-    ),
-];
-
 /// (name, code) of every kernel to check, batched into translation units of `batch` kernels
 /// (one compiler run per batch; a failing batch is retried kernel by kernel).
 fn units(batch: usize) -> Vec<Vec<(String, String)>> {
@@ -65,7 +15,7 @@ fn units(batch: usize) -> Vec<Vec<(String, String)>> {
         .map(|r| (r.name, r.code))
         .collect();
     let mut out: Vec<Vec<_>> = all.chunks(batch).map(|c| c.to_vec()).collect();
-    for (n, c) in SEEDS {
+    for (n, c) in xp::kernels::seeds::RAW_KERNELS {
         out.push(vec![(n.to_string(), c.to_string())]);
     }
     out

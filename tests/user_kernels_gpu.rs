@@ -67,14 +67,10 @@ fn seed_sources() -> Vec<(String, String)> {
             out.push((r.name, r.code));
         }
     }
-    for (name, code) in [
-        ("my_add", checks::MY_ADD),
-        ("saxpy", checks::SAXPY),
-        ("matmul_tiled", checks::MATMUL),
-        ("scale", checks::MODULE),
-    ] {
+    for (name, code) in xp::kernels::seeds::RAW_KERNELS {
         out.push((name.to_string(), code.to_string()));
     }
+    out.push(("scale".to_string(), xp::kernels::seeds::SCALE_AND_BLOCK_SUM.to_string()));
     out
 }
 

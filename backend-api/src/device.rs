@@ -177,6 +177,17 @@ impl<D: Device> DynDevice for D {
     }
 }
 
+/// What a backend found of its installation, for `xp::show_config()`: versions and where
+/// its vendor libraries were loaded from. Gathering it never panics; what is missing is said
+/// in the value (`none`, or the reason).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BackendInfo {
+    /// `(what, version)`: `("driver", "13.0")`, `("NVRTC", "13.0")`, `("C++ compiler", "g++ 13.2")`.
+    pub versions: Vec<(String, String)>,
+    /// `(library, where it was found or why it was not)`: `("libcuda", "/usr/lib/…/libcuda.so.1")`.
+    pub libraries: Vec<(String, String)>,
+}
+
 /// A backend: how to find out whether it works here and how to open its devices.
 pub trait Backend: Send + Sync + 'static {
     /// The device type.
@@ -190,6 +201,10 @@ pub trait Backend: Send + Sync + 'static {
     fn device_count() -> Result<usize>;
     /// Open device `ordinal` (opening twice returns the same device).
     fn device(ordinal: usize) -> Result<Arc<Self::Device>>;
+    /// Versions and library locations, for reports; empty unless the backend says more.
+    fn info() -> BackendInfo {
+        BackendInfo::default()
+    }
 }
 
 /// The object-safe mirror of [`Backend`].
@@ -202,6 +217,10 @@ pub trait DynBackend: Send + Sync {
     fn device_count(&self) -> Result<usize>;
     /// See [`Backend::device`].
     fn device(&self, ordinal: usize) -> Result<Arc<dyn DynDevice>>;
+    /// See [`Backend::info`].
+    fn info(&self) -> BackendInfo {
+        BackendInfo::default()
+    }
 }
 
 /// Wraps a static [`Backend`] as a [`DynBackend`].
@@ -225,5 +244,8 @@ impl<B: Backend> DynBackend for BackendHandle<B> {
     }
     fn device(&self, ordinal: usize) -> Result<Arc<dyn DynDevice>> {
         Ok(B::device(ordinal)?)
+    }
+    fn info(&self) -> BackendInfo {
+        B::info()
     }
 }

@@ -39,7 +39,7 @@ pub mod null;
 
 pub use compile::{CacheStats, CompileCache, CompileOptions, KernelCompiler, KernelSource};
 pub use device::{
-    Backend, BackendHandle, Device, DeviceProperties, DynBackend, DynDevice, Event, Kernel, Module, Stream,
+    Backend, BackendHandle, BackendInfo, Device, DeviceProperties, DynBackend, DynDevice, Event, Kernel, Module, Stream,
 };
 pub use dtype::{DType, DTypeKind};
 pub use error::{Error, Result};

@@ -28,7 +28,7 @@ pub use device::CpuDevice;
 pub use event::CpuEvent;
 pub use launch::CpuKernel;
 pub use stream::CpuStream;
-use xp_backend_api::{Backend, Error, Result};
+use xp_backend_api::{Backend, BackendInfo, Error, Result};
 
 /// The CPU backend.
 pub struct CpuBackend;
@@ -51,6 +51,43 @@ impl Backend for CpuBackend {
             });
         }
         device()
+    }
+    fn info() -> BackendInfo {
+        let (compiler, version) = cxx_compiler();
+        BackendInfo {
+            versions: vec![
+                ("C++ compiler".into(), version),
+                ("built-in kernels".into(), format!("{} compiled at build time", builtin_count())),
+            ],
+            libraries: vec![("C++ compiler".into(), compiler)],
+        }
+    }
+}
+
+/// The C++ compiler run-time kernels are compiled with (found as `compile` finds it: `CXX`,
+/// then the platform's default) and the first line of its `--version`; `none` and the reason
+/// when there is none.
+fn cxx_compiler() -> (String, String) {
+    let tool = cc::Build::new()
+        .cpp(true)
+        .target(env!("XP_CPU_TARGET"))
+        .host(env!("XP_CPU_HOST"))
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .try_get_compiler();
+    let tool = match tool {
+        Ok(t) => t,
+        Err(e) => return ("none".into(), format!("none ({e})")),
+    };
+    let path = tool.path().display().to_string();
+    match std::process::Command::new(tool.path()).arg("--version").output() {
+        Ok(o) if o.status.success() => {
+            let text = String::from_utf8_lossy(&o.stdout);
+            let first = text.lines().next().unwrap_or("").trim().to_string();
+            (path, if first.is_empty() { "unknown version".into() } else { first })
+        }
+        Ok(o) => (path, format!("none (`--version` exited with {})", o.status)),
+        Err(e) => (path, format!("none (cannot run it: {e})")),
     }
 }
 

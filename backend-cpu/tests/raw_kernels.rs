@@ -5,6 +5,7 @@ use std::sync::Arc;
 use rand::Rng;
 use xp_backend_api::{scalar_bytes, Backend, Buffer, DynDevice, Error, KernelArg, KernelSource, LaunchConfig};
 use xp_backend_cpu::CpuBackend;
+use xp_kernels::seeds::{BLOCK_SUM, MY_ADD, SAXPY, TILED_MATMUL};
 
 fn dev() -> Arc<dyn DynDevice> {
     CpuBackend::device(0).expect("the CPU device opens")
@@ -24,14 +25,6 @@ fn download(d: &dyn DynDevice, b: &Buffer, n: usize) -> Vec<f32> {
     bytes.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().unwrap())).collect()
 }
 
-const MY_ADD: &str = r#"
-extern "C" __global__
-void my_add(const float* x1, const float* x2, float* y) {
-    int tid = blockDim.x * blockIdx.x + threadIdx.x;
-    y[tid] = x1[tid] + x2[tid];
-}
-"#;
-
 #[test]
 fn my_add_on_a_5x5_grid() {
     let d = dev();
@@ -47,15 +40,6 @@ fn my_add_on_a_5x5_grid() {
     let want: Vec<f32> = x.iter().map(|v| v + v).collect();
     assert_eq!(got, want);
 }
-
-const SAXPY: &str = r#"
-extern "C" __global__
-void saxpy(const float a, const float* __restrict__ x,
-           const float* __restrict__ y, float* __restrict__ out, int n) {
-    int i = blockDim.x * blockIdx.x + threadIdx.x;
-    if (i < n) out[i] = a * x[i] + y[i];
-}
-"#;
 
 #[test]
 fn saxpy_over_a_million_floats() {
@@ -89,28 +73,6 @@ fn saxpy_over_a_million_floats() {
         assert_eq!(got[i], a * x[i] + y[i], "element {i}");
     }
 }
-
-const TILED_MATMUL: &str = r#"
-#define TILE 16
-extern "C" __global__
-void matmul_tiled(const float* A, const float* B, float* C, int M, int K, int N) {
-    __shared__ float As[TILE][TILE];
-    __shared__ float Bs[TILE][TILE];
-    int row = blockIdx.y * TILE + threadIdx.y;
-    int col = blockIdx.x * TILE + threadIdx.x;
-    float acc = 0.0f;
-    for (int t = 0; t < (K + TILE - 1) / TILE; ++t) {
-        int ac = t * TILE + threadIdx.x;
-        int br = t * TILE + threadIdx.y;
-        As[threadIdx.y][threadIdx.x] = (row < M && ac < K) ? A[row * K + ac] : 0.0f;
-        Bs[threadIdx.y][threadIdx.x] = (br < K && col < N) ? B[br * N + col] : 0.0f;
-        __syncthreads();
-        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
-        __syncthreads();
-    }
-    if (row < M && col < N) C[row * N + col] = acc;
-}
-"#;
 
 #[test]
 fn tiled_matmul_with_shared_memory_and_barriers() {
@@ -150,25 +112,15 @@ fn tiled_matmul_with_shared_memory_and_barriers() {
 #[test]
 fn dynamic_shared_memory_block_reduction() {
     // A block-wide tree reduction through `extern __shared__`, the classic CUDA pattern.
-    let src = r#"
-    extern "C" __global__ void block_sum(const float* x, float* out, int n) {
-        extern __shared__ float sdata[];
-        unsigned t = threadIdx.x;
-        unsigned i = blockIdx.x * blockDim.x + t;
-        sdata[t] = i < n ? x[i] : 0.0f;
-        __syncthreads();
-        for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-            if (t < s) sdata[t] += sdata[t + s];
-            __syncthreads();
-        }
-        if (t == 0) out[blockIdx.x] = sdata[0];
-    }"#;
     let d = dev();
     let n = 1000usize;
     let x: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
     let (bx, bo) = (upload(&*d, &x), upload(&*d, &[0.0; 8]));
-    let k =
-        d.compile(&KernelSource::new("block_sum", src), &Default::default()).unwrap().function("block_sum").unwrap();
+    let k = d
+        .compile(&KernelSource::new("block_sum", BLOCK_SUM), &Default::default())
+        .unwrap()
+        .function("block_sum")
+        .unwrap();
     let nn = n as i32;
     d.default_stream()
         .launch(

@@ -50,7 +50,7 @@ pub use compile::{compile_for_arch, nvrtc_path, nvrtc_version, CudaKernel, CudaM
 pub use device::CudaDevice;
 pub use event::CudaEvent;
 pub use stream::CudaStream;
-use xp_backend_api::{Backend, Error, Result};
+use xp_backend_api::{Backend, BackendInfo, Error, Result};
 
 /// The CUDA backend (`cuda`).
 #[derive(Debug, Clone, Copy, Default)]
@@ -82,6 +82,40 @@ impl Backend for CudaBackend {
     fn device(ordinal: usize) -> Result<Arc<CudaDevice>> {
         device::device(ordinal)
     }
+
+    fn info() -> BackendInfo {
+        let first_line = |e: Error| format!("none ({})", e.to_string().lines().next().unwrap_or(""));
+        let (driver_version, driver_path) = match library::driver() {
+            Ok(d) => (driver_version().unwrap_or_else(first_line), d.name.clone()),
+            Err(e) => ("none".into(), first_line(e)),
+        };
+        let (nvrtc_version, nvrtc_path) = match library::nvrtc() {
+            Ok(n) => (format!("{}.{}", n.version.0, n.version.1), n.path.clone()),
+            Err(e) => ("none".into(), first_line(e)),
+        };
+        BackendInfo {
+            versions: vec![("CUDA driver".into(), driver_version), ("NVRTC".into(), nvrtc_version)],
+            libraries: vec![("libcuda".into(), driver_path), ("libnvrtc".into(), nvrtc_path)],
+        }
+    }
+}
+
+/// The CUDA version the driver supports (`cuDriverGetVersion`), as `13.0`.
+fn driver_version() -> Result<String> {
+    type GetVersion = unsafe extern "C" fn(*mut std::ffi::c_int) -> std::ffi::c_int;
+    let get: GetVersion = library::driver_symbol("cuDriverGetVersion")?;
+    let mut v = 0;
+    // SAFETY: cuDriverGetVersion writes one int through a valid pointer; it needs no cuInit.
+    let r = unsafe { get(&mut v) };
+    if r != 0 {
+        return Err(Error::Driver {
+            api: "cuDriverGetVersion".into(),
+            code: r as i64,
+            name: format!("CUresult {r}"),
+            detail: String::new(),
+        });
+    }
+    Ok(format!("{}.{}", v / 1000, (v % 1000) / 10))
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@
 use std::sync::{Arc, OnceLock};
 
 use xp_backend_api::gpu::DeviceRegistry;
-use xp_backend_api::{Backend, Error, Result};
+use xp_backend_api::{Backend, BackendInfo, Error, Result};
 
 pub mod compile;
 pub mod device;
@@ -118,5 +118,58 @@ impl Backend for HipBackend {
             });
         }
         DEVICES.get_or_open(ordinal, || HipDevice::open(ordinal).map(Arc::new))
+    }
+
+    fn info() -> BackendInfo {
+        let lib = match sys::library() {
+            Ok(lib) => lib,
+            Err(e) => {
+                let why = format!("none ({})", e.to_string().lines().next().unwrap_or(""));
+                return BackendInfo {
+                    versions: vec![("HIP runtime".into(), "none".into())],
+                    libraries: vec![("libamdhip64".into(), why)],
+                };
+            }
+        };
+        let encoded = |name: &str, f: unsafe extern "C" fn(*mut std::ffi::c_int) -> sys::hipError_t| {
+            let mut v = 0;
+            // SAFETY: hipDriverGetVersion and hipRuntimeGetVersion write one int through a
+            // valid pointer; `lib` keeps the runtime open.
+            let r = unsafe { f(&mut v) };
+            if r == sys::hipSuccess {
+                // HIP encodes a version as major * 10^7 + minor * 10^5 + patch.
+                format!("{}.{}.{}", v / 10_000_000, (v / 100_000) % 100, v % 100_000)
+            } else {
+                format!("none ({name} returned {r})")
+            }
+        };
+        let mut versions = vec![
+            ("HIP driver".into(), encoded("hipDriverGetVersion", lib.hip.hipDriverGetVersion)),
+            ("HIP runtime".into(), encoded("hipRuntimeGetVersion", lib.hip.hipRuntimeGetVersion)),
+        ];
+        let rtc_version = match &lib.rtc {
+            Ok(rtc) => {
+                let (mut major, mut minor) = (0, 0);
+                // SAFETY: hiprtcVersion writes two ints through valid pointers; `rtc` keeps
+                // hiprtc open.
+                let r = unsafe { rtc.hiprtcVersion(&mut major, &mut minor) };
+                if r == sys::HIPRTC_SUCCESS {
+                    format!("{major}.{minor}")
+                } else {
+                    format!("none (hiprtcVersion returned {r})")
+                }
+            }
+            Err(e) => format!("none ({e})"),
+        };
+        versions.push(("hiprtc".into(), rtc_version));
+        let rtc_path = match (&lib.rtc, &lib.rtc_path) {
+            (Ok(_), Some(p)) => p.display().to_string(),
+            (Err(e), _) => format!("none ({e})"),
+            (Ok(_), None) => "inside libamdhip64".into(),
+        };
+        BackendInfo {
+            versions,
+            libraries: vec![("libamdhip64".into(), lib.hip_path.display().to_string()), ("libhiprtc".into(), rtc_path)],
+        }
     }
 }

@@ -24,6 +24,7 @@ pub mod plan;
 pub mod reduce;
 pub mod render;
 pub mod scan;
+pub mod seeds;
 
 /// The prelude every kernel is compiled with (`include/xp_prelude.h`).
 pub const PRELUDE: &str = include_str!("../include/xp_prelude.h");

@@ -8,92 +8,45 @@ use std::sync::Arc;
 use xp_array::user::{fuse, ElementwiseKernel, LaunchArg, RawKernel, RawModule, ReductionKernel};
 use xp_array::{arange, empty, linspace, with_device, zeros, Array, DType, Operand, SliceArg};
 use xp_backend_api::DynDevice;
+use xp_kernels::seeds::{self, ElementwiseSeed, ReductionSeed, MY_ADD, SAXPY, SCALE_AND_BLOCK_SUM, TILED_MATMUL};
 
-/// The seeds' raw kernels, by name.
-pub const MY_ADD: &str = r#"
-extern "C" __global__
-void my_add(const float* x1, const float* x2, float* y) {
-    int tid = blockDim.x * blockIdx.x + threadIdx.x;
-    y[tid] = x1[tid] + x2[tid];
+fn elementwise(s: ElementwiseSeed) -> ElementwiseKernel {
+    ElementwiseKernel::new(s.in_params, s.out_params, s.operation, s.name).unwrap()
 }
-"#;
 
-/// `out = a * x + y`.
-pub const SAXPY: &str = r#"
-extern "C" __global__
-void saxpy(const float a, const float* __restrict__ x,
-           const float* __restrict__ y, float* __restrict__ out, int n) {
-    int i = blockDim.x * blockIdx.x + threadIdx.x;
-    if (i < n) out[i] = a * x[i] + y[i];
+fn reduction(s: ReductionSeed) -> ReductionKernel {
+    ReductionKernel::new(s.in_params, s.out_params, s.map_expr, s.reduce_expr, s.post_map_expr, s.identity, s.name)
+        .unwrap()
 }
-"#;
-
-/// A 16×16 tiled matrix product, `C = A B` for row-major `A` (M×K) and `B` (K×N).
-pub const MATMUL: &str = r#"
-#define TILE 16
-extern "C" __global__ void matmul_tiled(const float* A, const float* B, float* C, int M, int K, int N) {
-    __shared__ float As[TILE][TILE];
-    __shared__ float Bs[TILE][TILE];
-    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
-    float acc = 0.0f;
-    for (int t = 0; t < (K + TILE - 1) / TILE; ++t) {
-        As[threadIdx.y][threadIdx.x] = (row < M && t * TILE + threadIdx.x < K) ? A[row * K + t * TILE + threadIdx.x] : 0.0f;
-        Bs[threadIdx.y][threadIdx.x] = (t * TILE + threadIdx.y < K && col < N) ? B[(t * TILE + threadIdx.y) * N + col] : 0.0f;
-        __syncthreads();
-        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
-        __syncthreads();
-    }
-    if (row < M && col < N) C[row * N + col] = acc;
-}
-"#;
-
-/// Two kernels in one module, one with dynamic shared memory.
-pub const MODULE: &str = r#"
-extern "C" __global__ void scale(float* x, float s, int n) {
-    int i = blockDim.x * blockIdx.x + threadIdx.x;
-    if (i < n) x[i] *= s;
-}
-extern "C" __global__ void block_sum(const float* x, float* out, int n) {
-    extern __shared__ float sdata[];
-    unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
-    sdata[t] = i < n ? x[i] : 0.0f;
-    __syncthreads();
-    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (t < s) sdata[t] += sdata[t + s];
-        __syncthreads();
-    }
-    if (t == 0) out[blockIdx.x] = sdata[0];
-}
-"#;
 
 /// `z = (x - y) * (x - y)` on float32.
 pub fn my_kernel() -> ElementwiseKernel {
-    ElementwiseKernel::new("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "my_kernel").unwrap()
+    elementwise(seeds::SQUARED_DIFF)
 }
 
 /// The same with a type placeholder.
 pub fn my_kernel_generic() -> ElementwiseKernel {
-    ElementwiseKernel::new("T x, T y", "T z", "z = (x - y) * (x - y)", "my_kernel_generic").unwrap()
+    elementwise(seeds::SQUARED_DIFF_GENERIC)
 }
 
 /// `y = a * x + b`.
 pub fn axpb() -> ElementwiseKernel {
-    ElementwiseKernel::new("float32 x, float32 a, float32 b", "float32 y", "y = a * x + b;", "axpb").unwrap()
+    elementwise(seeds::AXPB)
 }
 
 /// `max(x, 0) + alpha * min(x, 0)`.
 pub fn leaky_relu() -> ElementwiseKernel {
-    ElementwiseKernel::new("T x, T alpha", "T y", "y = x > (T)0 ? x : alpha * x", "leaky_relu").unwrap()
+    elementwise(seeds::LEAKY_RELU)
 }
 
 /// Sum of squares.
 pub fn sum_squares() -> ReductionKernel {
-    ReductionKernel::new("float32 x", "float32 y", "x * x", "a + b", "y = a", "0", "sum_squares").unwrap()
+    reduction(seeds::SUM_SQUARES)
 }
 
 /// The L2 norm.
 pub fn l2norm() -> ReductionKernel {
-    ReductionKernel::new("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm").unwrap()
+    reduction(seeds::L2NORM)
 }
 
 fn f32s(a: &Array) -> Vec<f32> {
@@ -293,7 +246,7 @@ pub fn tiled_matmul_and_module(d: &Arc<dyn DynDevice>) {
         let a = Array::from_slice(&ha, &[m, k]).unwrap();
         let b = Array::from_slice(&hb, &[k, n]).unwrap();
         let c = zeros(&[m, n], DType::F32).unwrap();
-        let mm = RawKernel::new(MATMUL, "matmul_tiled");
+        let mm = RawKernel::new(TILED_MATMUL, "matmul_tiled");
         let grid = ((n as u32).div_ceil(16), (m as u32).div_ceil(16));
         mm.launch(
             grid,
@@ -309,7 +262,7 @@ pub fn tiled_matmul_and_module(d: &Arc<dyn DynDevice>) {
         }
         close(&f32s(&c), &want, 1e-5);
 
-        let module = RawModule::new(MODULE, &[]);
+        let module = RawModule::new(SCALE_AND_BLOCK_SUM, &[]);
         assert_eq!(module.kernel_names(), ["scale", "block_sum"]);
         assert_eq!(module.get_function("nope").unwrap_err().kind(), "Value");
         let x = Array::from_slice(&noise(1000, 5), &[1000]).unwrap();
