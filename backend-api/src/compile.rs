@@ -309,7 +309,11 @@ impl<M: Send + Sync> CompileCache<M> {
                         self.memory.lock().insert(key, Arc::clone(&m));
                         return Ok(m);
                     }
-                    self.stats.lock().corrupt += 1;
+                    // An entry another process evicted between the read and the load is missing,
+                    // not corrupt.
+                    if p.exists() {
+                        self.stats.lock().corrupt += 1;
+                    }
                 }
                 Ok(None) => {}
                 Err(_) => self.stats.lock().corrupt += 1,

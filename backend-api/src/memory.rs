@@ -19,6 +19,18 @@
 //! segments and tries once more before returning [`Error::OutOfMemory`]. The pool can be
 //! switched off (`XP_MEMORY_POOL=off`): then every buffer is its own allocation and is freed to
 //! the backend when dropped (after its streams finish), so memory checkers see each one.
+//!
+//! # The user API
+//! The pool answers to CuPy's names, so that seed programs read the same: `used_bytes` (live
+//! buffers), `total_bytes` (used plus cached), `free_bytes`, `n_free_blocks`,
+//! `free_all_blocks` (cached segments go back to the device once their streams finish, as
+//! [`MemoryPool::free_all_cached`] does), `set_limit` / `get_limit`. As in CuPy,
+//! `set_limit(0)` removes the limit and `get_limit()` is `0` when there is none; a limit below
+//! what the pool holds frees nothing by itself, it refuses later growth.
+//!
+//! # Pinned host memory
+//! [`PinnedMemoryPool`] caches page-locked host blocks by size class for fast copies, with the
+//! same user API; each device has one (`Device::pinned_memory_pool`). See [`pinned`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -29,7 +41,7 @@ use parking_lot::Mutex;
 use crate::device::Stream;
 use crate::{Error, Result};
 
-mod pinned;
+pub mod pinned;
 
 pub use pinned::{pinned_size_class, PageAlignedMemory, PinnedBuffer, PinnedMemoryPool, RawHostMemory};
 

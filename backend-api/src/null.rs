@@ -251,7 +251,9 @@ impl Device for NullDevice {
     }
     fn pinned_memory_pool(&self) -> Result<Arc<crate::PinnedMemoryPool>> {
         static POOL: std::sync::OnceLock<Arc<crate::PinnedMemoryPool>> = std::sync::OnceLock::new();
-        Ok(Arc::clone(POOL.get_or_init(|| crate::PinnedMemoryPool::new(Arc::new(crate::memory::PageAlignedMemory), "null"))))
+        Ok(Arc::clone(
+            POOL.get_or_init(|| crate::PinnedMemoryPool::new(Arc::new(crate::memory::PageAlignedMemory), "null")),
+        ))
     }
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<NullModule>> {
         self.cache.get_or_compile(&self.compiler, source, options)

@@ -51,8 +51,8 @@ unsafe impl RawHostMemory for CudaHostMemory {
 pub(crate) fn pool(ctx: &Arc<Context>) -> Arc<PinnedMemoryPool> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<PinnedMemoryPool>>>> = OnceLock::new();
     let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    let pool = pools.entry(ctx.ordinal).or_insert_with(|| {
-        PinnedMemoryPool::new(Arc::new(CudaHostMemory { ctx: Arc::clone(ctx) }), ctx.label.clone())
-    });
+    let pool = pools
+        .entry(ctx.ordinal)
+        .or_insert_with(|| PinnedMemoryPool::new(Arc::new(CudaHostMemory { ctx: Arc::clone(ctx) }), ctx.label.clone()));
     Arc::clone(pool)
 }
