@@ -42,6 +42,9 @@ pub use xp_backend_api as backend;
 pub use xp_backend_api::{DType, DynDevice, Error, KernelArg, KernelSource, LaunchConfig, Result};
 pub use xp_kernels as kernels;
 
+pub mod memory;
+pub use memory::{clear_kernel_cache, get_default_memory_pool, get_default_pinned_memory_pool};
+
 static REGISTER: Once = Once::new();
 
 // Backends register when the program starts, so that `xp::zeros(…)` and friends find them

@@ -11,11 +11,34 @@
 //! first (that would cost a first compile tens of milliseconds): an entry that a crash leaves
 //! torn fails its checksum, and a corrupt entry is compiled again and overwritten. A failed
 //! compile is never cached.
+//!
+//! # Its size bound
+//! CuPy's kernel cache grows without bound (cupy#4926); this one is bounded by
+//! `XP_CACHE_MAX_BYTES` (bytes, or with a suffix: `512MB`, `1GiB`; default 1 GiB; `0` for no
+//! bound) and evicts the least recently *used* entries, where several processes may share the
+//! folder and no lock is taken:
+//! - the time of last use is the entry's modification time: a disk hit sets it to now, a write
+//!   makes it now;
+//! - each cache keeps an estimate of the folder's size: one scan at its first write, plus the
+//!   bytes it writes. When the estimate passes the bound, or after every 64 writes (to see
+//!   what other processes wrote), it scans the folder again, and if the folder is over the
+//!   bound it deletes the oldest entries until it is under 90% of it (so eviction is not run
+//!   at every write). The scan also removes temporary files older than an hour, left by a
+//!   writer that crashed;
+//! - races are harmless: a file deleted by someone else during a scan is skipped; a process
+//!   that still reads or maps a deleted file keeps its open handle (Unix semantics); a cache
+//!   that finds its entry gone compiles the kernel again and writes it back; an entry is
+//!   evicted only after its writer has loaded it.
+//!
+//! Eviction and touching are best effort: their I/O errors never fail a compile.
+//! [`CompileCache::clear`] (and [`clear_cache_dir`], which the facade's
+//! `xp::clear_kernel_cache()` calls) removes every entry.
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use parking_lot::Mutex;
 
@@ -98,9 +121,45 @@ pub struct CompileCache<M> {
     memory: Mutex<HashMap<u128, Arc<M>>>,
     disk: Option<PathBuf>,
     stats: Mutex<CacheStats>,
+    /// Bound of the disk folder in bytes (`u64::MAX`: none).
+    max_bytes: u64,
+    /// `XP_CACHE_MAX_BYTES` could not be read; returned by every compile.
+    config_error: Option<Error>,
+    usage: Mutex<DiskUsage>,
+}
+
+/// What a cache knows of its folder's size.
+#[derive(Debug, Default)]
+struct DiskUsage {
+    /// Bytes of entries at the last scan plus those written since (`None` before the first scan).
+    estimate: Option<u64>,
+    writes_since_scan: u32,
 }
 
 const TRAILER_MAGIC: &[u8; 8] = b"XPKCACH1";
+
+/// The disk cache's bound when `XP_CACHE_MAX_BYTES` is not set: 1 GiB.
+pub const DEFAULT_CACHE_MAX_BYTES: u64 = 1 << 30;
+/// A cache scans its folder after this many writes, to see other processes' entries.
+const SCAN_EVERY_WRITES: u32 = 64;
+/// Temporary files older than this are a crashed writer's and are removed by scans.
+const STALE_TEMP: Duration = Duration::from_secs(3600);
+
+/// The disk cache's bound from `XP_CACHE_MAX_BYTES` (bytes or `512MB`, `1GiB`, …; `0` for
+/// none, given as `u64::MAX`), else [`DEFAULT_CACHE_MAX_BYTES`].
+pub fn default_cache_max_bytes() -> Result<u64> {
+    match std::env::var("XP_CACHE_MAX_BYTES") {
+        Err(_) => Ok(DEFAULT_CACHE_MAX_BYTES),
+        Ok(v) => match crate::memory::parse_limit(&v, 0) {
+            Some(0) => Ok(u64::MAX),
+            Some(n) if !v.trim().ends_with('%') => Ok(n as u64),
+            _ => Err(Error::value(
+                "kernel cache",
+                format!("XP_CACHE_MAX_BYTES={v:?} is not a size in bytes (such as 1000000, 512MB or 1GiB)"),
+            )),
+        },
+    }
+}
 
 /// The default disk folder: `XP_CACHE_DIR`, else `$HOME/.cache/xp/kernels`; `None` when
 /// `XP_CACHE_DIR=off` or no home is known.
@@ -134,9 +193,79 @@ pub fn cache_key(source: &KernelSource, options: &CompileOptions, identity: &str
 }
 
 impl<M: Send + Sync> CompileCache<M> {
-    /// A cache with the disk folder `disk` (`None`: memory only).
+    /// A cache with the disk folder `disk` (`None`: memory only), bounded by
+    /// `XP_CACHE_MAX_BYTES` (see the module docs). An unreadable `XP_CACHE_MAX_BYTES` is
+    /// returned by every compile.
     pub fn new(disk: Option<PathBuf>) -> Self {
-        CompileCache { memory: Mutex::new(HashMap::new()), disk, stats: Mutex::new(CacheStats::default()) }
+        let (max_bytes, config_error) = match default_cache_max_bytes() {
+            Ok(m) => (m, None),
+            Err(e) => (DEFAULT_CACHE_MAX_BYTES, Some(e)),
+        };
+        CompileCache {
+            memory: Mutex::new(HashMap::new()),
+            disk,
+            stats: Mutex::new(CacheStats::default()),
+            max_bytes,
+            config_error,
+            usage: Mutex::new(DiskUsage::default()),
+        }
+    }
+
+    /// This cache with its disk folder bounded by `bytes` (`0` or `u64::MAX`: no bound).
+    pub fn with_max_bytes(mut self, bytes: u64) -> Self {
+        self.max_bytes = if bytes == 0 { u64::MAX } else { bytes };
+        self
+    }
+
+    /// The disk folder's bound in bytes (`u64::MAX` when unbounded).
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// The disk folder, when there is one.
+    pub fn disk_dir(&self) -> Option<&Path> {
+        self.disk.as_deref()
+    }
+
+    /// Forget every module held in memory and remove every entry of the disk folder; returns
+    /// the entries removed. Entries other processes remove at the same time are skipped, and
+    /// modules already handed out stay usable.
+    pub fn clear(&self) -> Result<usize> {
+        self.memory.lock().clear();
+        *self.usage.lock() = DiskUsage::default();
+        match &self.disk {
+            Some(d) => clear_cache_dir(d),
+            None => Ok(0),
+        }
+    }
+
+    /// Scan the disk folder and, when it is over the bound, delete the least recently used
+    /// entries until it is under 90% of it. Returns the entries deleted. Compiles call this
+    /// when the cache's size estimate asks for it (see the module docs).
+    pub fn evict(&self) -> Result<usize> {
+        let Some(dir) = &self.disk else { return Ok(0) };
+        let (removed, remaining) = evict_lru(dir, self.max_bytes)?;
+        *self.usage.lock() = DiskUsage { estimate: Some(remaining), writes_since_scan: 0 };
+        Ok(removed)
+    }
+
+    /// Count a written entry of `bytes`, and evict when the estimate asks for it.
+    fn note_write(&self, bytes: u64) {
+        let scan = {
+            let mut u = self.usage.lock();
+            u.writes_since_scan += 1;
+            match &mut u.estimate {
+                Some(e) => {
+                    *e += bytes;
+                    *e > self.max_bytes || u.writes_since_scan >= SCAN_EVERY_WRITES
+                }
+                None => true,
+            }
+        };
+        if scan {
+            // Best effort: a failed scan leaves the folder as it is and is tried again later.
+            let _ = self.evict();
+        }
     }
 
     /// A cache in [`default_cache_dir`].
@@ -162,6 +291,9 @@ impl<M: Send + Sync> CompileCache<M> {
         source: &KernelSource,
         options: &CompileOptions,
     ) -> Result<Arc<M>> {
+        if let Some(e) = &self.config_error {
+            return Err(e.clone());
+        }
         let key = cache_key(source, options, &compiler.identity());
         if let Some(m) = self.memory.lock().get(&key) {
             self.stats.lock().memory_hits += 1;
@@ -172,11 +304,16 @@ impl<M: Send + Sync> CompileCache<M> {
             match read_entry(p) {
                 Ok(Some(image)) => {
                     if let Ok(m) = compiler.load(&image, Some(p)) {
+                        touch(p);
                         self.stats.lock().disk_hits += 1;
                         self.memory.lock().insert(key, Arc::clone(&m));
                         return Ok(m);
                     }
-                    self.stats.lock().corrupt += 1;
+                    // An entry another process evicted between the read and the load is missing,
+                    // not corrupt.
+                    if p.exists() {
+                        self.stats.lock().corrupt += 1;
+                    }
                 }
                 Ok(None) => {}
                 Err(_) => self.stats.lock().corrupt += 1,
@@ -187,8 +324,129 @@ impl<M: Send + Sync> CompileCache<M> {
         let stored = path.as_ref().and_then(|p| write_entry(p, &image).ok().map(|_| p.clone()));
         let m = compiler.load(&image, stored.as_deref())?;
         self.memory.lock().insert(key, Arc::clone(&m));
+        if stored.is_some() {
+            // After the load: the new entry may be evicted once it is in use.
+            self.note_write((image.len() + 16) as u64);
+        }
         Ok(m)
     }
+}
+
+/// Mark an entry as used now (its modification time), for least-recently-used eviction.
+/// Best effort: a read-only or vanished entry stays as it is.
+fn touch(path: &Path) {
+    if let Ok(f) = std::fs::File::options().write(true).open(path) {
+        let _ = f.set_modified(SystemTime::now());
+    }
+}
+
+/// One file of a cache folder, as a scan saw it.
+struct ScannedFile {
+    path: PathBuf,
+    bytes: u64,
+    used: SystemTime,
+}
+
+/// The entries of the cache folder `dir` (its two-hex-digit shards' `.bin` files); removes
+/// temporary files older than [`STALE_TEMP`] on the way. Files that vanish meanwhile are
+/// skipped.
+fn scan_entries(dir: &Path) -> Result<Vec<ScannedFile>> {
+    let shards = match std::fs::read_dir(dir) {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(format!("reading {}", dir.display()), e)),
+    };
+    let now = SystemTime::now();
+    let mut out = Vec::new();
+    for shard in shards.flatten() {
+        let name = shard.file_name();
+        let is_shard = name.len() == 2 && name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
+        if !is_shard {
+            continue;
+        }
+        let Ok(files) = std::fs::read_dir(shard.path()) else { continue };
+        for f in files.flatten() {
+            let path = f.path();
+            let Ok(meta) = f.metadata() else { continue };
+            if !meta.is_file() {
+                continue;
+            }
+            let used = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            let name = f.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') && name.ends_with(".tmp") {
+                if now.duration_since(used).is_ok_and(|age| age > STALE_TEMP) {
+                    let _ = std::fs::remove_file(&path);
+                }
+            } else if name.ends_with(".bin") {
+                out.push(ScannedFile { path, bytes: meta.len(), used });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// When the entries of `dir` pass `max_bytes`, delete the least recently used until they are
+/// under 90% of it. Returns (entries deleted, bytes remaining).
+fn evict_lru(dir: &Path, max_bytes: u64) -> Result<(usize, u64)> {
+    let mut entries = scan_entries(dir)?;
+    let mut total: u64 = entries.iter().map(|e| e.bytes).sum();
+    if total <= max_bytes {
+        return Ok((0, total));
+    }
+    let target = max_bytes / 10 * 9;
+    entries.sort_by_key(|e| e.used);
+    let mut removed = 0;
+    for e in entries {
+        if total <= target {
+            break;
+        }
+        match std::fs::remove_file(&e.path) {
+            Ok(()) => removed += 1,
+            // Another process evicted it first: its bytes are gone all the same.
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            // Not ours to delete (permissions): it stays, and counts.
+            Err(_) => continue,
+        }
+        total -= e.bytes;
+    }
+    Ok((removed, total))
+}
+
+/// Remove every entry (and temporary file) of the cache folder `dir`, leaving the folders;
+/// returns the entries removed. Files removed by another process meanwhile are skipped; a
+/// missing folder is an empty cache.
+pub fn clear_cache_dir(dir: &Path) -> Result<usize> {
+    let shards = match std::fs::read_dir(dir) {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(Error::io(format!("reading {}", dir.display()), e)),
+    };
+    let mut removed = 0;
+    let mut first_err = None;
+    for shard in shards.flatten() {
+        let name = shard.file_name();
+        if name.len() != 2 || !name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit())) {
+            continue;
+        }
+        let Ok(files) = std::fs::read_dir(shard.path()) else { continue };
+        for f in files.flatten() {
+            let name = f.file_name();
+            let name = name.to_string_lossy();
+            let is_entry = name.ends_with(".bin");
+            if !is_entry && !(name.starts_with('.') && name.ends_with(".tmp")) {
+                continue;
+            }
+            match std::fs::remove_file(f.path()) {
+                Ok(()) => removed += usize::from(is_entry),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    first_err.get_or_insert_with(|| Error::io(format!("removing {}", f.path().display()), e));
+                }
+            }
+        }
+    }
+    first_err.map_or(Ok(removed), Err)
 }
 
 /// Read an entry: `Ok(None)` when absent, `Err` when present but corrupt.

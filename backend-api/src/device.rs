@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::compile::{CompileOptions, KernelSource};
 use crate::launch::{KernelArg, LaunchConfig};
-use crate::memory::{Buffer, MemoryPool};
+use crate::memory::{Buffer, MemoryPool, PinnedMemoryPool};
 use crate::Result;
 
 /// What a device says about itself.
@@ -112,6 +112,8 @@ pub trait Device: Send + Sync + 'static {
     fn new_stream(&self) -> Result<Arc<Self::Stream>>;
     /// The device's memory pool.
     fn memory_pool(&self) -> &Arc<MemoryPool>;
+    /// The pool of page-locked host memory for copies to and from this device.
+    fn pinned_memory_pool(&self) -> Result<Arc<PinnedMemoryPool>>;
     /// Compile (or find in the cache) a kernel source.
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<Self::Module>>;
     /// Wait for all work on every stream of the device; report recorded errors.
@@ -132,6 +134,8 @@ pub trait DynDevice: Send + Sync {
     fn new_stream(&self) -> Result<Arc<dyn Stream>>;
     /// The device's memory pool.
     fn memory_pool(&self) -> &Arc<MemoryPool>;
+    /// The pool of page-locked host memory for copies to and from this device.
+    fn pinned_memory_pool(&self) -> Result<Arc<PinnedMemoryPool>>;
     /// Compile (or find in the cache) a kernel source.
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<dyn Module>>;
     /// Wait for all work of the device; report recorded errors.
@@ -168,6 +172,9 @@ impl<D: Device> DynDevice for D {
     }
     fn memory_pool(&self) -> &Arc<MemoryPool> {
         Device::memory_pool(self)
+    }
+    fn pinned_memory_pool(&self) -> Result<Arc<PinnedMemoryPool>> {
+        Device::pinned_memory_pool(self)
     }
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<dyn Module>> {
         Ok(Device::compile(self, source, options)?)

@@ -44,7 +44,7 @@ pub use device::{
 pub use dtype::{DType, DTypeKind};
 pub use error::{Error, Result};
 pub use launch::{resolve_args, scalar_bytes, Dim3, KernelArg, KernelScalar, LaunchConfig, RawArg};
-pub use memory::{Buffer, MemoryPool, PoolStats, RawMemory};
+pub use memory::{Buffer, MemoryPool, PinnedBuffer, PinnedMemoryPool, PoolStats, RawHostMemory, RawMemory};
 
 /// Check a launch configuration against a device's limits, before launching.
 pub fn check_launch(kernel: &str, props: &DeviceProperties, cfg: &LaunchConfig) -> Result<()> {

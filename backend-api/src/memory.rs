@@ -19,6 +19,18 @@
 //! segments and tries once more before returning [`Error::OutOfMemory`]. The pool can be
 //! switched off (`XP_MEMORY_POOL=off`): then every buffer is its own allocation and is freed to
 //! the backend when dropped (after its streams finish), so memory checkers see each one.
+//!
+//! # The user API
+//! The pool answers to CuPy's names, so that seed programs read the same: `used_bytes` (live
+//! buffers), `total_bytes` (used plus cached), `free_bytes`, `n_free_blocks`,
+//! `free_all_blocks` (cached segments go back to the device once their streams finish, as
+//! [`MemoryPool::free_all_cached`] does), `set_limit` / `get_limit`. As in CuPy,
+//! `set_limit(0)` removes the limit and `get_limit()` is `0` when there is none; a limit below
+//! what the pool holds frees nothing by itself, it refuses later growth.
+//!
+//! # Pinned host memory
+//! [`PinnedMemoryPool`] caches page-locked host blocks by size class for fast copies, with the
+//! same user API; each device has one (`Device::pinned_memory_pool`). See [`pinned`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -28,6 +40,10 @@ use parking_lot::Mutex;
 
 use crate::device::Stream;
 use crate::{Error, Result};
+
+pub mod pinned;
+
+pub use pinned::{pinned_size_class, PageAlignedMemory, PinnedBuffer, PinnedMemoryPool, RawHostMemory};
 
 /// Allocation granularity of the pool.
 pub const ALIGNMENT: usize = 512;
@@ -199,9 +215,56 @@ impl MemoryPool {
         *self.limit.lock()
     }
 
-    /// Set the limit in bytes (`usize::MAX` for none). Memory already held is kept.
+    /// Set the limit in bytes; `0` or `usize::MAX` removes it, as CuPy's `set_limit(size=0)`
+    /// does. Memory already held is kept: a lower limit only refuses later growth (call
+    /// [`free_all_blocks`](Self::free_all_blocks) to give cached memory back).
     pub fn set_limit(&self, bytes: usize) {
-        *self.limit.lock() = bytes;
+        *self.limit.lock() = if bytes == 0 { usize::MAX } else { bytes };
+    }
+
+    /// Set the limit to `fraction` (0 to 1) of the device's memory, as CuPy's
+    /// `set_limit(fraction=…)`; `0.0` removes the limit.
+    pub fn set_limit_fraction(&self, fraction: f64) -> Result<()> {
+        if !(0.0..=1.0).contains(&fraction) {
+            return Err(Error::value("memory pool", format!("limit fraction {fraction} is not between 0 and 1")));
+        }
+        self.set_limit((self.raw.total_memory() as f64 * fraction) as usize);
+        Ok(())
+    }
+
+    /// The limit in bytes, `0` when there is none (CuPy's `get_limit`).
+    pub fn get_limit(&self) -> usize {
+        match self.limit() {
+            usize::MAX => 0,
+            l => l,
+        }
+    }
+
+    /// Bytes held by live buffers, rounded to the pool's granularity (CuPy's `used_bytes`).
+    pub fn used_bytes(&self) -> usize {
+        self.state.lock().in_use
+    }
+
+    /// Bytes the pool holds from the device: used plus cached (CuPy's `total_bytes`).
+    pub fn total_bytes(&self) -> usize {
+        self.state.lock().reserved
+    }
+
+    /// Bytes held from the device that no buffer uses (CuPy's `free_bytes`).
+    pub fn free_bytes(&self) -> usize {
+        let s = self.state.lock();
+        s.reserved - s.in_use
+    }
+
+    /// Free blocks waiting for reuse (CuPy's `n_free_blocks`).
+    pub fn n_free_blocks(&self) -> usize {
+        self.state.lock().free.len()
+    }
+
+    /// Give every wholly free segment back to the device, each once the streams that used it
+    /// have finished (CuPy's `free_all_blocks`). A segment that still holds a live buffer stays.
+    pub fn free_all_blocks(&self) -> Result<()> {
+        self.free_all_cached().map(|_| ())
     }
 
     /// Current counters.

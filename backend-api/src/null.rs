@@ -249,6 +249,12 @@ impl Device for NullDevice {
     fn memory_pool(&self) -> &Arc<MemoryPool> {
         &self.pool
     }
+    fn pinned_memory_pool(&self) -> Result<Arc<crate::PinnedMemoryPool>> {
+        static POOL: std::sync::OnceLock<Arc<crate::PinnedMemoryPool>> = std::sync::OnceLock::new();
+        Ok(Arc::clone(
+            POOL.get_or_init(|| crate::PinnedMemoryPool::new(Arc::new(crate::memory::PageAlignedMemory), "null")),
+        ))
+    }
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<NullModule>> {
         self.cache.get_or_compile(&self.compiler, source, options)
     }

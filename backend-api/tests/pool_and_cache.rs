@@ -155,3 +155,115 @@ fn cache_memory_then_disk_then_compiler_and_errors_are_not_cached() {
     let st = d.cache.stats();
     assert!(st.corrupt >= 1 && st.compiles >= 1, "{st:?}");
 }
+
+#[test]
+fn cupy_names_report_used_total_and_free_blocks() {
+    let d = device(1 << 30);
+    let pool = d.memory_pool();
+    let s: Arc<dyn Stream> = d.default_stream();
+    assert_eq!((pool.used_bytes(), pool.total_bytes(), pool.n_free_blocks()), (0, 0, 0));
+    let a = pool.alloc(1000, &s).unwrap();
+    let b = pool.alloc(3 << 20, &s).unwrap();
+    assert_eq!(pool.used_bytes(), 1024 + (3 << 20));
+    // The small request carved a 2 MiB segment; the large one has its own 4 MiB segment.
+    assert_eq!(pool.total_bytes(), (2 << 20) + (4 << 20));
+    assert_eq!(pool.free_bytes(), pool.total_bytes() - pool.used_bytes());
+    assert_eq!(pool.n_free_blocks(), 2, "the rests of both segments");
+    drop(a);
+    assert_eq!(pool.used_bytes(), 3 << 20);
+    assert_eq!(pool.n_free_blocks(), 2, "a's block merged back into its segment's rest");
+    // free_all_blocks keeps the segment of the live buffer and frees the other.
+    pool.free_all_blocks().unwrap();
+    assert_eq!(pool.total_bytes(), 4 << 20);
+    assert_eq!(d.memory.live(), 4 << 20);
+    drop(b);
+    pool.free_all_blocks().unwrap();
+    assert_eq!((pool.used_bytes(), pool.total_bytes(), pool.n_free_blocks()), (0, 0, 0));
+    assert_eq!(d.memory.live(), 0);
+}
+
+#[test]
+fn set_limit_zero_means_no_limit_as_in_cupy() {
+    let d = device(64 << 20);
+    let pool = d.memory_pool();
+    let s: Arc<dyn Stream> = d.default_stream();
+    assert_eq!(pool.get_limit(), 0);
+    pool.set_limit(4 << 20);
+    assert_eq!((pool.get_limit(), pool.limit()), (4 << 20, 4 << 20));
+    match pool.alloc(8 << 20, &s) {
+        Err(Error::OutOfMemory { requested, limit, .. }) => assert_eq!((requested, limit), (8 << 20, 4 << 20)),
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    pool.set_limit(0);
+    assert_eq!((pool.get_limit(), pool.limit()), (0, usize::MAX));
+    let big = pool.alloc(8 << 20, &s).unwrap();
+    pool.set_limit_fraction(0.5).unwrap();
+    assert_eq!(pool.get_limit(), 32 << 20);
+    assert!(pool.set_limit_fraction(1.5).is_err());
+    drop(big);
+}
+
+mod pinned {
+    use std::sync::Arc;
+
+    use xp_backend_api::memory::PageAlignedMemory;
+    use xp_backend_api::{Device, Error, PinnedMemoryPool};
+
+    fn pool() -> Arc<PinnedMemoryPool> {
+        PinnedMemoryPool::new(Arc::new(PageAlignedMemory), "test")
+    }
+
+    #[test]
+    fn blocks_are_cached_by_size_class_and_reused() {
+        let p = pool();
+        let mut a = p.alloc(10_000).unwrap(); // class 12 KiB
+        assert_eq!((a.len(), a.capacity()), (10_000, 12 << 10));
+        assert!(a.iter().all(|&b| b == 0), "a new block is zeroed");
+        a[9_999] = 7;
+        let addr = a.as_ptr();
+        assert_eq!((p.used_bytes(), p.total_bytes(), p.n_free_blocks()), (12 << 10, 12 << 10, 0));
+        drop(a);
+        assert_eq!((p.used_bytes(), p.total_bytes(), p.n_free_blocks()), (0, 12 << 10, 1));
+        // Another size of the same class reuses the block; another class does not.
+        let b = p.alloc(11_000).unwrap();
+        assert_eq!(b.as_ptr(), addr);
+        let c = p.alloc(100).unwrap();
+        assert_ne!(c.as_ptr(), addr);
+        assert_eq!((p.used_bytes(), p.n_free_blocks()), ((12 << 10) + 4096, 0));
+        drop((b, c));
+        assert_eq!(p.free_bytes(), (12 << 10) + 4096);
+        p.free_all_blocks().unwrap();
+        assert_eq!((p.used_bytes(), p.total_bytes(), p.n_free_blocks()), (0, 0, 0));
+    }
+
+    #[test]
+    fn limit_refuses_then_frees_cached_blocks_and_lifting_it_succeeds() {
+        let p = pool();
+        p.set_limit(64 << 10);
+        assert_eq!(p.get_limit(), 64 << 10);
+        match p.alloc(100 << 10) {
+            Err(Error::OutOfMemory { requested, limit, .. }) => assert_eq!((requested, limit), (100 << 10, 64 << 10)),
+            other => panic!("expected OutOfMemory, got {other:?}"),
+        }
+        // A cached 48 KiB block stands in the way of 32 KiB: it is given back first.
+        drop(p.alloc(48 << 10).unwrap());
+        assert_eq!(p.total_bytes(), 48 << 10);
+        let b = p.alloc(32 << 10).unwrap();
+        assert_eq!((p.used_bytes(), p.total_bytes()), (32 << 10, 32 << 10));
+        p.set_limit(0);
+        assert_eq!(p.get_limit(), 0);
+        let big = p.alloc(100 << 10).unwrap();
+        assert_eq!(big.len(), 100 << 10);
+        drop((b, big));
+    }
+
+    #[test]
+    fn the_null_device_has_a_pinned_pool() {
+        let d = super::device(1 << 20);
+        let p = d.pinned_memory_pool().unwrap();
+        assert!(Arc::ptr_eq(&p, &d.pinned_memory_pool().unwrap()), "one pool, not one per call");
+        let mut buf = p.alloc(4).unwrap();
+        buf.copy_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(&buf[..], &[1, 2, 3, 4]);
+    }
+}

@@ -103,6 +103,9 @@ impl Device for CpuDevice {
     fn memory_pool(&self) -> &Arc<MemoryPool> {
         &self.pool
     }
+    fn pinned_memory_pool(&self) -> Result<Arc<xp_backend_api::PinnedMemoryPool>> {
+        Ok(crate::pinned::pool())
+    }
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<CpuModule>> {
         if let Some(m) = builtin_module(source, options) {
             return Ok(m);

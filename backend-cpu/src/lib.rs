@@ -19,6 +19,7 @@ mod device;
 mod event;
 mod launch;
 mod memory;
+mod pinned;
 mod stream;
 
 use std::sync::Arc;

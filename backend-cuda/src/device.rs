@@ -274,6 +274,9 @@ impl Device for CudaDevice {
     fn memory_pool(&self) -> &Arc<MemoryPool> {
         &self.pool
     }
+    fn pinned_memory_pool(&self) -> Result<Arc<xp_backend_api::PinnedMemoryPool>> {
+        Ok(crate::pinned::pool(&self.ctx))
+    }
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<CudaModule>> {
         self.ctx.enter("compile")?;
         self.cache.get_or_compile(&self.compiler, source, options)

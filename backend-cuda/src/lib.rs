@@ -41,6 +41,7 @@ mod device;
 mod event;
 mod library;
 mod memory;
+mod pinned;
 mod result;
 mod stream;
 

@@ -155,6 +155,10 @@ impl Device for HipDevice {
         &self.pool
     }
 
+    fn pinned_memory_pool(&self) -> Result<Arc<xp_backend_api::PinnedMemoryPool>> {
+        Ok(crate::pinned::pool(self.ordinal, &format!("hip:{}", self.ordinal)))
+    }
+
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<HipModule>> {
         self.cache.get_or_compile(&self.compiler, source, options)
     }

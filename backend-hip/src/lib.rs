@@ -45,6 +45,7 @@ pub mod compile;
 pub mod device;
 pub mod event;
 pub mod memory;
+mod pinned;
 pub mod result;
 pub mod safe;
 pub mod stream;
