@@ -32,7 +32,7 @@ use xp_backend_api::compile::compiler_identity;
 use xp_backend_api::gpu::log_text;
 use xp_backend_api::{CompileOptions, Error, Kernel, KernelCompiler, KernelSource, MemoryPool, Module, Result};
 
-use crate::device::Context;
+use crate::context::Context;
 use crate::library::{self, Nvrtc};
 
 /// `NVRTC_ERROR_INVALID_OPTION`.

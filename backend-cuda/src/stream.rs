@@ -10,10 +10,14 @@ use xp_backend_api::gpu::{check_launch_args, downcast_event, note_buffer_uses, P
 use xp_backend_api::{check_launch, Buffer, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream};
 
 use crate::compile::CudaKernel;
-use crate::device::{Context, STREAM_FLAGS};
+use crate::context::Context;
 use crate::event::CudaEvent;
 
 static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Flags for `cuStreamCreate`: non-blocking, so the legacy default stream never serialises
+/// xp's work.
+const STREAM_FLAGS: c_uint = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as c_uint;
 
 /// A non-blocking CUDA stream (`CUstream`) of one device.
 pub struct CudaStream {
