@@ -367,7 +367,8 @@ extern "C" __global__ void spin_then_fill(float* x, unsigned n, float v, long lo
 fn device_synchronize_waits_for_every_stream() {
     let Some((dev, _g)) = gpu("device_synchronize_waits_for_every_stream") else { return };
     let module =
-        Device::compile(&*dev, &KernelSource::new("spin_then_fill", SPIN_THEN_FILL), &CompileOptions::default()).unwrap();
+        Device::compile(&*dev, &KernelSource::new("spin_then_fill", SPIN_THEN_FILL), &CompileOptions::default())
+            .unwrap();
     let k = module.function("spin_then_fill").unwrap();
     // 300 ms at the peak clock (longer at a lower one).
     let cycles = Device::properties(&*dev).clock_rate_khz.max(1_000_000) as i64 * 300;

@@ -576,7 +576,8 @@ pub fn builtin_reduce(name: &str, input: DType, ddof: i64) -> Result<ReduceOp> {
     };
     let no_loop = || Error::UnsupportedDType {
         op: name.to_string(),
-        dtype: format!("{input} (no loop of `{name}` takes {input} input)"),
+        dtypes: vec![input],
+        detail: format!("no loop of `{name}` takes {input} input"),
     };
     match name {
         "sum" | "prod" => {
