@@ -448,7 +448,8 @@ fn parse_header(header: &str, op: &str) -> Result<(Descr, bool, Vec<usize>)> {
         Literal::List(_) => {
             return Err(Error::UnsupportedDType {
                 op: op.to_owned(),
-                dtype: format!("{descr} (a structured dtype; xp arrays hold one numeric type)"),
+                dtypes: vec![],
+                detail: format!("{descr} (a structured dtype; xp arrays hold one numeric type)"),
             })
         }
         other => return Err(bad(format!("'descr' is {other}, not a type string"))),
@@ -458,7 +459,8 @@ fn parse_header(header: &str, op: &str) -> Result<(Descr, bool, Vec<usize>)> {
 
 /// Decodes a type string such as `<f4`.
 fn parse_descr(descr: &str, op: &str) -> Result<Descr> {
-    let unsupported = |why: &str| Error::UnsupportedDType { op: op.to_owned(), dtype: format!("'{descr}' ({why})") };
+    let unsupported =
+        |why: &str| Error::UnsupportedDType { op: op.to_owned(), dtypes: vec![], detail: format!("'{descr}' ({why})") };
     let (order, code) = match descr.as_bytes().first() {
         Some(c @ (b'<' | b'>' | b'=' | b'|')) => (Some(*c), &descr[1..]),
         _ => (None, descr),
@@ -738,7 +740,8 @@ fn descr_of(dtype: DType, op: &str) -> Result<String> {
     match dtype {
         DType::BF16 => Err(Error::UnsupportedDType {
             op: format!("{op} (.npy has no type string for bfloat16; cast to float32 to save)"),
-            dtype: dtype.to_string(),
+            dtypes: vec![dtype],
+            detail: String::new(),
         }),
         d if d.size() == 1 => Ok(format!("|{}", d.npy_code())),
         d => Ok(format!("<{}", d.npy_code())),

@@ -62,12 +62,15 @@ pub enum Error {
         reason: String,
     },
     /// An op does not support a dtype.
-    #[error("{op}: unsupported dtype {dtype}")]
+    #[error("{op}: unsupported dtype {}", unsupported_text(.dtypes, .detail))]
     UnsupportedDType {
         /// The op.
         op: String,
-        /// The dtype(s), as text.
-        dtype: String,
+        /// The dtypes refused, shown by their NumPy names; empty when the type has no xp
+        /// dtype (a `.npy` type string such as `'<U8'`), which `detail` then names.
+        dtypes: Vec<DType>,
+        /// More context (why, or what the type is), or empty.
+        detail: String,
     },
     /// Dtypes that cannot be combined in an op (e.g. bitwise ops on floats).
     #[error("{op}: {reason}")]
@@ -177,8 +180,42 @@ impl Error {
         Error::Io { context: context.into(), message: err.to_string() }
     }
 
-    /// An [`Error::UnsupportedDType`].
+    /// An [`Error::UnsupportedDType`] for one dtype, without detail.
     pub fn unsupported_dtype(op: impl Into<String>, dtype: DType) -> Self {
-        Error::UnsupportedDType { op: op.into(), dtype: dtype.to_string() }
+        Error::UnsupportedDType { op: op.into(), dtypes: vec![dtype], detail: String::new() }
+    }
+}
+
+/// What [`Error::UnsupportedDType`] shows after `unsupported dtype `: the NumPy names of the
+/// dtypes, then the detail in parentheses; the detail alone when there are no dtypes.
+fn unsupported_text(dtypes: &[DType], detail: &str) -> String {
+    let names = dtypes.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ");
+    match (names.is_empty(), detail.is_empty()) {
+        (true, _) => detail.to_string(),
+        (false, true) => names,
+        (false, false) => format!("{names} ({detail})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsupported_dtypes_show_their_numpy_names_then_the_detail() {
+        assert_eq!(Error::unsupported_dtype("sort", DType::C64).to_string(), "sort: unsupported dtype complex64");
+        let e = Error::UnsupportedDType {
+            op: "max".into(),
+            dtypes: vec![DType::BF16, DType::Bool],
+            detail: "no loop takes them".into(),
+        };
+        assert_eq!(e.to_string(), "max: unsupported dtype bfloat16, bool (no loop takes them)");
+        let e = Error::UnsupportedDType {
+            op: "load".into(),
+            dtypes: vec![],
+            detail: "'<U8' (a unicode string type)".into(),
+        };
+        assert_eq!(e.to_string(), "load: unsupported dtype '<U8' (a unicode string type)");
+        assert_eq!(e.kind(), "DType");
     }
 }

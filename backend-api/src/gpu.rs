@@ -13,13 +13,97 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
-use crate::device::{Event, Stream};
-use crate::launch::{resolve_args, KernelArg, RawArg};
-use crate::memory::MemoryPool;
-use crate::{Error, Result};
+use crate::device::{DeviceProperties, Event, Kernel, Stream};
+use crate::launch::{resolve_args, KernelArg, LaunchConfig, RawArg};
+use crate::memory::{Buffer, MemoryPool};
+use crate::{check_launch, Error, Result};
 
 // ---------------------------------------------------------------------------------------------
-// Launches
+// Launches and copies
+
+/// What the shared checks ask of a GPU backend's kernel type.
+pub trait GpuKernel: Kernel + Any {
+    /// The ordinal of the device the kernel's module is loaded on.
+    fn device_ordinal(&self) -> usize;
+    /// The byte size of each parameter, where the vendor reports them.
+    fn param_sizes(&self) -> Option<&[usize]>;
+}
+
+/// The device a GPU stream queues work on, as the checks that open every launch and copy see
+/// it. Each backend's stream builds one and calls [`GpuTarget::open_launch`] and the copy
+/// checks before its vendor calls, so every GPU backend refuses the same things with the same
+/// errors.
+pub struct GpuTarget<'a> {
+    /// The backend's name in labels: `cuda`, `hip`.
+    pub backend: &'a str,
+    /// The backend's name in prose: `CUDA`, `HIP`.
+    pub vendor: &'a str,
+    /// The device's ordinal.
+    pub ordinal: usize,
+    /// The device's label, `cuda:0`.
+    pub label: &'a str,
+    /// The device's limits.
+    pub props: &'a DeviceProperties,
+    /// The device's pool, which every buffer used must come from.
+    pub pool: &'a MemoryPool,
+}
+
+impl GpuTarget<'_> {
+    /// Check a launch before anything is queued, and return the kernel as the backend's type
+    /// `K`: the kernel was compiled by this backend ([`Error::Launch`]) for this device
+    /// ([`Error::DeviceMismatch`]), the geometry and dynamic shared memory fit the device
+    /// ([`check_launch`]), and the arguments fit the kernel and the device
+    /// ([`check_launch_args`]).
+    pub fn open_launch<'k, K: GpuKernel>(
+        &self,
+        kernel: &'k dyn Kernel,
+        config: &LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<&'k K> {
+        let name = kernel.name();
+        let k = kernel.as_any().downcast_ref::<K>().ok_or_else(|| Error::Launch {
+            kernel: name.to_string(),
+            reason: format!("the kernel was not compiled by the {} backend", self.vendor),
+        })?;
+        if k.device_ordinal() != self.ordinal {
+            return Err(Error::DeviceMismatch {
+                op: format!("launch of `{name}`"),
+                lhs: self.label.to_string(),
+                rhs: format!("{}:{}", self.backend, k.device_ordinal()),
+            });
+        }
+        check_launch(name, self.props, config)?;
+        check_launch_args(name, k.param_sizes(), self.pool, self.label, args)?;
+        Ok(k)
+    }
+
+    /// Check one side of a copy by `op` (`copy_from_host`, `copy_to_host`): `bytes` at
+    /// `offset` lie inside `buffer` ([`Error::Index`]), which belongs to this device
+    /// ([`Error::DeviceMismatch`]). Returns whether there is anything to copy.
+    pub fn open_host_copy(&self, op: &str, buffer: &Buffer, offset: usize, bytes: usize) -> Result<bool> {
+        buffer.check_range(op, offset, bytes)?;
+        buffer.check_pool(op, self.pool, self.label)?;
+        Ok(bytes != 0)
+    }
+
+    /// Check a device-to-device copy (`copy_device`): both ranges lie inside their buffers,
+    /// and both buffers belong to this device. Returns whether there is anything to copy.
+    pub fn open_device_copy(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst: &Buffer,
+        dst_offset: usize,
+        bytes: usize,
+    ) -> Result<bool> {
+        const OP: &str = "copy_device";
+        src.check_range(OP, src_offset, bytes)?;
+        dst.check_range(OP, dst_offset, bytes)?;
+        src.check_pool(OP, self.pool, self.label)?;
+        dst.check_pool(OP, self.pool, self.label)?;
+        Ok(bytes != 0)
+    }
+}
 
 /// Check the arguments of a launch before anything is queued: their number and sizes against
 /// the kernel's parameters (`param_sizes`, where the vendor reports them), then that every
@@ -572,6 +656,109 @@ mod tests {
         assert!(matches!(&e, Error::DeviceMismatch { op, lhs, .. } if op == "launch of `k`" && lhs == "null:0"), "{e}");
         let past_end = [KernelArg::Buffer { buffer: &ours, offset_bytes: 65 }];
         assert!(matches!(check_launch_args("k", None, pool, "null:0", &past_end), Err(Error::Index { .. })));
+    }
+
+    /// A kernel of a made-up GPU backend, loaded on device `ordinal`.
+    #[derive(Debug)]
+    struct FakeKernel {
+        ordinal: usize,
+        params: Vec<usize>,
+    }
+
+    impl Kernel for FakeKernel {
+        fn name(&self) -> &str {
+            "k"
+        }
+        fn num_params(&self) -> Option<usize> {
+            Some(self.params.len())
+        }
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    }
+
+    impl GpuKernel for FakeKernel {
+        fn device_ordinal(&self) -> usize {
+            self.ordinal
+        }
+        fn param_sizes(&self) -> Option<&[usize]> {
+            Some(&self.params)
+        }
+    }
+
+    /// A kernel of another backend still.
+    struct OtherKernel;
+
+    impl Kernel for OtherKernel {
+        fn name(&self) -> &str {
+            "other"
+        }
+        fn num_params(&self) -> Option<usize> {
+            None
+        }
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    }
+
+    #[test]
+    fn launches_open_with_the_backend_s_kernel_of_this_device() {
+        let d = NullDevice::new(1 << 20, None).unwrap();
+        let s: Arc<dyn Stream> = d.default_stream();
+        let buf = d.memory_pool().alloc(64, &s).unwrap();
+        let target = GpuTarget {
+            backend: "gpu",
+            vendor: "GPU",
+            ordinal: 0,
+            label: "gpu:0",
+            props: d.properties(),
+            pool: d.memory_pool(),
+        };
+        let cfg = LaunchConfig::new(1, 32);
+        let args = [KernelArg::buffer(&buf)];
+        let ours = FakeKernel { ordinal: 0, params: vec![8] };
+        let k: &FakeKernel = target.open_launch(&ours, &cfg, &args).unwrap();
+        assert!(std::ptr::eq(k, &ours));
+        let e = target.open_launch::<FakeKernel>(&OtherKernel, &cfg, &args).unwrap_err();
+        assert_eq!(e.to_string(), "launch of kernel `other` rejected: the kernel was not compiled by the GPU backend");
+        let elsewhere = FakeKernel { ordinal: 1, params: vec![8] };
+        let e = target.open_launch::<FakeKernel>(&elsewhere, &cfg, &args).unwrap_err();
+        assert!(
+            matches!(&e, Error::DeviceMismatch { op, lhs, rhs } if op == "launch of `k`" && lhs == "gpu:0" && rhs == "gpu:1"),
+            "{e}"
+        );
+        let too_big = LaunchConfig::new(1, d.properties().max_threads_per_block + 1);
+        assert!(matches!(target.open_launch::<FakeKernel>(&ours, &too_big, &args), Err(Error::Launch { .. })));
+        let e = target.open_launch::<FakeKernel>(&ours, &cfg, &[]).unwrap_err();
+        assert!(matches!(&e, Error::Launch { reason, .. } if reason.contains("takes 1 parameters")), "{e}");
+    }
+
+    #[test]
+    fn copies_open_with_ranges_inside_buffers_of_this_device() {
+        let d = NullDevice::new(1 << 20, None).unwrap();
+        let other = NullDevice::new(1 << 20, None).unwrap();
+        let s: Arc<dyn Stream> = d.default_stream();
+        let (a, b) = (d.memory_pool().alloc(64, &s).unwrap(), d.memory_pool().alloc(64, &s).unwrap());
+        let theirs = other.memory_pool().alloc(64, &s).unwrap();
+        let target = GpuTarget {
+            backend: "gpu",
+            vendor: "GPU",
+            ordinal: 0,
+            label: "gpu:0",
+            props: d.properties(),
+            pool: d.memory_pool(),
+        };
+        assert!(target.open_host_copy("copy_to_host", &a, 32, 32).unwrap());
+        assert!(!target.open_host_copy("copy_to_host", &a, 64, 0).unwrap());
+        let e = target.open_host_copy("copy_from_host", &a, 33, 32).unwrap_err();
+        assert!(matches!(&e, Error::Index { op, .. } if op == "copy_from_host"), "{e}");
+        let e = target.open_host_copy("copy_from_host", &theirs, 0, 8).unwrap_err();
+        assert!(matches!(&e, Error::DeviceMismatch { op, lhs, .. } if op == "copy_from_host" && lhs == "gpu:0"), "{e}");
+        assert!(target.open_device_copy(&a, 0, &b, 32, 32).unwrap());
+        assert!(!target.open_device_copy(&a, 0, &b, 0, 0).unwrap());
+        assert!(matches!(target.open_device_copy(&a, 0, &b, 40, 32), Err(Error::Index { .. })));
+        let e = target.open_device_copy(&a, 0, &theirs, 0, 8).unwrap_err();
+        assert!(matches!(&e, Error::DeviceMismatch { op, .. } if op == "copy_device"), "{e}");
     }
 
     #[test]

@@ -1,18 +1,23 @@
 //! The CPU device: one per process.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
+use parking_lot::Mutex;
 use xp_backend_api::{CompileCache, CompileOptions, Device, DeviceProperties, KernelSource, MemoryPool, Result};
 
 use crate::compile::{builtin_module, CpuCompiler, CpuModule};
 use crate::memory::{physical_memory, HostMemory};
-use crate::stream::CpuStream;
+use crate::stream::{CpuStream, Progress};
 
 /// The CPU as a device.
 pub struct CpuDevice {
     props: Arc<DeviceProperties>,
     pool: Arc<MemoryPool>,
     default_stream: Arc<CpuStream>,
+    /// The progress of every stream made by `new_stream` whose worker may still run: a worker
+    /// keeps its progress alive until it has drained its queue, so a dropped stream's queued
+    /// work is waited for too. Dead entries are pruned as streams are made and waited for.
+    streams: Mutex<Vec<Weak<Progress>>>,
     compiler: CpuCompiler,
     cache: CompileCache<CpuModule>,
 }
@@ -41,6 +46,7 @@ impl CpuDevice {
             props,
             pool,
             default_stream,
+            streams: Mutex::new(Vec::new()),
             compiler: CpuCompiler::new(),
             cache: CompileCache::with_default_dir(),
         })
@@ -98,7 +104,11 @@ impl Device for CpuDevice {
         Arc::clone(&self.default_stream)
     }
     fn new_stream(&self) -> Result<Arc<CpuStream>> {
-        CpuStream::new(Arc::clone(&self.props), Arc::clone(&self.pool))
+        let stream = CpuStream::new(Arc::clone(&self.props), Arc::clone(&self.pool))?;
+        let mut streams = self.streams.lock();
+        streams.retain(|p| p.strong_count() > 0);
+        streams.push(stream.progress());
+        Ok(stream)
     }
     fn memory_pool(&self) -> &Arc<MemoryPool> {
         &self.pool
@@ -112,7 +122,19 @@ impl Device for CpuDevice {
         }
         self.cache.get_or_compile(&self.compiler, source, options)
     }
+    /// Wait for the work queued so far on every stream of the device (the default stream,
+    /// every stream from `new_stream`, dropped ones still draining), as
+    /// `cudaDeviceSynchronize` does.
     fn synchronize(&self) -> Result<()> {
+        // Take the live streams out of the lock first, so that waiting holds no lock.
+        let live: Vec<Arc<Progress>> = {
+            let mut streams = self.streams.lock();
+            streams.retain(|p| p.strong_count() > 0);
+            streams.iter().filter_map(Weak::upgrade).collect()
+        };
+        for p in &live {
+            p.wait_idle();
+        }
         xp_backend_api::Stream::synchronize(&*self.default_stream)
     }
 }

@@ -18,10 +18,24 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 type Task = Box<dyn FnOnce() + Send>;
 
+/// How far a stream's worker has come: tasks submitted and tasks finished. The worker thread
+/// holds it until it has drained the queue, which outlives the stream when the stream is
+/// dropped with work queued.
 #[derive(Default)]
-struct Progress {
+pub(crate) struct Progress {
     submitted: Mutex<(u64, u64)>,
     cv: Condvar,
+}
+
+impl Progress {
+    /// Block until every task submitted so far has finished.
+    pub(crate) fn wait_idle(&self) {
+        let mut g = self.submitted.lock();
+        let target = g.0;
+        while g.1 < target {
+            self.cv.wait(&mut g);
+        }
+    }
 }
 
 /// A stream of the CPU backend.
@@ -67,11 +81,12 @@ impl CpuStream {
     }
 
     fn wait_idle(&self) {
-        let mut g = self.progress.submitted.lock();
-        let target = g.0;
-        while g.1 < target {
-            self.progress.cv.wait(&mut g);
-        }
+        self.progress.wait_idle();
+    }
+
+    /// The stream's progress, which the device keeps (weakly) to wait for every stream.
+    pub(crate) fn progress(&self) -> Weak<Progress> {
+        Arc::downgrade(&self.progress)
     }
 }
 

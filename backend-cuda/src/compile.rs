@@ -29,10 +29,10 @@ use std::sync::Arc;
 use cudarc::driver::sys::{self, CUresult};
 use parking_lot::Mutex;
 use xp_backend_api::compile::compiler_identity;
-use xp_backend_api::gpu::log_text;
+use xp_backend_api::gpu::{log_text, GpuKernel};
 use xp_backend_api::{CompileOptions, Error, Kernel, KernelCompiler, KernelSource, MemoryPool, Module, Result};
 
-use crate::device::Context;
+use crate::context::Context;
 use crate::library::{self, Nvrtc};
 
 /// `NVRTC_ERROR_INVALID_OPTION`.
@@ -379,16 +379,6 @@ impl CudaKernel {
         self.func
     }
 
-    /// The ordinal of the device the kernel was loaded on.
-    pub fn device_ordinal(&self) -> usize {
-        self.module.ctx.ordinal
-    }
-
-    /// The byte size of each parameter, where the driver reports them (CUDA 12.4 and newer).
-    pub fn param_sizes(&self) -> Option<&[usize]> {
-        self.params.as_deref()
-    }
-
     /// Raise the kernel's dynamic shared memory limit to `bytes` when it is above the default.
     /// The context must be current.
     pub(crate) fn allow_shared_mem(&self, bytes: u32) -> Result<()> {
@@ -412,6 +402,18 @@ impl CudaKernel {
         self.module.ctx.check("cuFuncSetAttribute", r)?;
         *limit = bytes;
         Ok(())
+    }
+}
+
+impl GpuKernel for CudaKernel {
+    /// The ordinal of the device the kernel was loaded on.
+    fn device_ordinal(&self) -> usize {
+        self.module.ctx.ordinal
+    }
+
+    /// The byte size of each parameter, where the driver reports them (CUDA 12.4 and newer).
+    fn param_sizes(&self) -> Option<&[usize]> {
+        self.params.as_deref()
     }
 }
 

@@ -1,91 +1,20 @@
 //! CUDA devices: the primary context, properties, the default stream, the memory pool and
 //! the compile cache of each GPU.
 
-use std::ffi::{c_int, c_uint, CStr};
+use std::ffi::{c_int, CStr};
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{self, CUdevice, CUdevice_attribute, CUresult};
-use xp_backend_api::gpu::{DeviceRegistry, HostStaging, StickyError};
+use xp_backend_api::gpu::DeviceRegistry;
 use xp_backend_api::{CompileCache, CompileOptions, Device, DeviceProperties, Error, KernelSource, MemoryPool, Result};
 
 use crate::compile::{CudaCompiler, CudaModule};
+use crate::context::Context;
 use crate::event::CudaEvent;
 use crate::library;
 use crate::memory::CudaMemory;
-use crate::result::{check, driver_error, error_name, is_sticky};
+use crate::result::{check, driver_error};
 use crate::stream::CudaStream;
-
-/// The primary context of one device, shared by its streams, events, modules and memory.
-pub(crate) struct Context {
-    pub(crate) ordinal: usize,
-    pub(crate) label: String,
-    pub(crate) raw: sys::CUcontext,
-    pub(crate) props: DeviceProperties,
-    sticky: StickyError,
-    /// Pinned buffers for host-to-device copies (see the `memory` module).
-    pub(crate) staging: HostStaging<sys::CUevent>,
-}
-
-// SAFETY: a CUcontext is a handle that the driver API accepts from any thread (the driver is
-// thread-safe); xp makes it current on the calling thread before every use (`enter`), and
-// never destroys it (the primary context is retained for the life of the process).
-unsafe impl Send for Context {}
-// SAFETY: as for `Send`; the only mutable state (`sticky`, `staging`) is thread-safe.
-unsafe impl Sync for Context {}
-
-impl Context {
-    /// Make the context current on this thread, or fail at once if a sticky error has
-    /// corrupted it. Every entry point calls this before touching the driver.
-    pub(crate) fn enter(&self, api: &str) -> Result<()> {
-        if let Some(e) = self.corrupted(api) {
-            return Err(e);
-        }
-        // Reading the thread's current context is cheaper than setting it; most calls find it set.
-        let mut current: sys::CUcontext = std::ptr::null_mut();
-        // SAFETY: `current` is a valid out-pointer.
-        if unsafe { sys::cuCtxGetCurrent(&mut current) } == sys::CUresult::CUDA_SUCCESS && current == self.raw {
-            return Ok(());
-        }
-        // SAFETY: `raw` is the primary context retained in `CudaDevice::open`, never released.
-        let r = unsafe { sys::cuCtxSetCurrent(self.raw) };
-        self.check("cuCtxSetCurrent", r)
-    }
-
-    /// The error every call returns once the context is corrupted, or `None`.
-    pub(crate) fn corrupted(&self, api: &str) -> Option<Error> {
-        self.sticky
-            .refuse(api, |p| {
-                format!(
-                    "the CUDA context of {} was corrupted by an earlier {} (reported by {}); every later \
-                     call on this device fails: restart the process",
-                    self.label, p.name, p.api
-                )
-            })
-            .err()
-    }
-
-    /// Whether a sticky error has corrupted the context.
-    pub(crate) fn is_corrupted(&self) -> bool {
-        self.sticky.is_set()
-    }
-
-    /// `Ok` on success; otherwise the driver error, and a sticky one marks the context as
-    /// corrupted.
-    pub(crate) fn check(&self, api: &str, code: CUresult) -> Result<()> {
-        if code == CUresult::CUDA_SUCCESS {
-            return Ok(());
-        }
-        if is_sticky(code) {
-            self.sticky.record(api, code as i64, &error_name(code));
-            return Err(driver_error(
-                api,
-                code,
-                &format!("the CUDA context of {} is now corrupted: restart the process", self.label),
-            ));
-        }
-        Err(driver_error(api, code, ""))
-    }
-}
 
 /// One CUDA device (GPU), opened through [`Backend::device`](xp_backend_api::Backend::device) of
 /// [`crate::CudaBackend`].
@@ -192,14 +121,7 @@ impl CudaDevice {
         // so `raw` stays valid for the life of the process.
         check("cuDevicePrimaryCtxRetain", unsafe { sys::cuDevicePrimaryCtxRetain(&mut raw, dev) })?;
         let label = format!("cuda:{ordinal}");
-        let ctx = Arc::new(Context {
-            ordinal,
-            label: label.clone(),
-            raw,
-            props,
-            sticky: StickyError::new(),
-            staging: HostStaging::new(),
-        });
+        let ctx = Arc::new(Context::new(ordinal, label.clone(), raw, props));
         ctx.enter("cuCtxSetCurrent")?;
         let memory = Arc::new(CudaMemory::new(Arc::clone(&ctx)));
         let pool = MemoryPool::new(memory, label, "XP_GPU_MEMORY_LIMIT")?;
@@ -294,7 +216,3 @@ pub(crate) fn device(ordinal: usize) -> Result<Arc<CudaDevice>> {
     static DEVICES: DeviceRegistry<CudaDevice> = DeviceRegistry::new();
     DEVICES.get_or_open(ordinal, || CudaDevice::open(ordinal))
 }
-
-/// Flags for `cuStreamCreate`: non-blocking, so the legacy default stream never serialises
-/// xp's work.
-pub(crate) const STREAM_FLAGS: c_uint = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as c_uint;

@@ -7,7 +7,7 @@ use cudarc::driver::sys::{self, CUresult};
 use xp_backend_api::gpu::{downcast_event, incomplete_event_error, untimed_event_error};
 use xp_backend_api::{Event, MemoryPool, Result};
 
-use crate::device::Context;
+use crate::context::Context;
 use crate::library;
 
 /// A CUDA event (`CUevent`), recorded on a [`crate::CudaStream`].

@@ -37,6 +37,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod compile;
+mod context;
 mod device;
 mod event;
 mod library;

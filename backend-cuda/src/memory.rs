@@ -17,7 +17,7 @@ use cudarc::driver::sys::{self, CUresult};
 use xp_backend_api::gpu::PinnedMemory;
 use xp_backend_api::{Error, RawMemory, Result};
 
-use crate::device::Context;
+use crate::context::Context;
 
 /// `cuMemAlloc`/`cuMemFree` on one device's primary context.
 pub(crate) struct CudaMemory {

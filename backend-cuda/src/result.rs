@@ -2,7 +2,7 @@
 //!
 //! Every function here calls into the driver library, so it may only run once
 //! [`crate::library::driver`] has found it (cudarc's loader panics otherwise); the types that
-//! call them ([`crate::device::Context`] and everything holding one) exist only after that.
+//! call them ([`crate::context::Context`] and everything holding one) exist only after that.
 
 use std::ffi::CStr;
 

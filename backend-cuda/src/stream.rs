@@ -6,14 +6,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use cudarc::driver::sys::{self, CUresult};
-use xp_backend_api::gpu::{check_launch_args, downcast_event, note_buffer_uses, PackedArgs};
-use xp_backend_api::{check_launch, Buffer, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream};
+use xp_backend_api::gpu::{downcast_event, note_buffer_uses, GpuTarget, PackedArgs};
+use xp_backend_api::{Buffer, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream};
 
 use crate::compile::CudaKernel;
-use crate::device::{Context, STREAM_FLAGS};
+use crate::context::Context;
 use crate::event::CudaEvent;
 
 static NEXT_STREAM_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Flags for `cuStreamCreate`: non-blocking, so the legacy default stream never serialises
+/// xp's work.
+const STREAM_FLAGS: c_uint = sys::CUstream_flags::CU_STREAM_NON_BLOCKING as c_uint;
 
 /// A non-blocking CUDA stream (`CUstream`) of one device.
 pub struct CudaStream {
@@ -57,9 +61,16 @@ impl CudaStream {
         self.this.upgrade().expect("a CudaStream is always owned by an Arc")
     }
 
-    /// Refuse a buffer of another device (or backend).
-    fn check_buffer(&self, op: &str, buffer: &Buffer) -> Result<()> {
-        buffer.check_pool(op, &self.pool, &self.ctx.label)
+    /// The device as the shared checks of launches and copies see it.
+    fn target(&self) -> GpuTarget<'_> {
+        GpuTarget {
+            backend: "cuda",
+            vendor: "CUDA",
+            ordinal: self.ctx.ordinal,
+            label: &self.ctx.label,
+            props: &self.ctx.props,
+            pool: &self.pool,
+        }
     }
 
     fn stream_sync(&self) -> Result<()> {
@@ -95,19 +106,7 @@ impl Stream for CudaStream {
 
     fn launch(&self, kernel: &dyn Kernel, config: &LaunchConfig, args: &[KernelArg<'_>]) -> Result<()> {
         let name = kernel.name();
-        let k = kernel.as_any().downcast_ref::<CudaKernel>().ok_or_else(|| Error::Launch {
-            kernel: name.to_string(),
-            reason: "the kernel was not compiled by the CUDA backend".into(),
-        })?;
-        if k.device_ordinal() != self.ctx.ordinal {
-            return Err(Error::DeviceMismatch {
-                op: format!("launch of `{name}`"),
-                lhs: self.ctx.label.clone(),
-                rhs: format!("cuda:{}", k.device_ordinal()),
-            });
-        }
-        check_launch(name, &self.ctx.props, config)?;
-        check_launch_args(name, k.param_sizes(), &self.pool, &self.ctx.label, args)?;
+        let k: &CudaKernel = self.target().open_launch(kernel, config, args)?;
         self.ctx.enter("cuLaunchKernel")?;
         k.allow_shared_mem(config.shared_mem_bytes)?;
         // cuLaunchKernel reads each parameter through a pointer to its bytes; `params` owns
@@ -149,9 +148,7 @@ impl Stream for CudaStream {
     }
 
     fn copy_from_host(&self, dst: &Buffer, dst_offset: usize, src: &[u8]) -> Result<()> {
-        dst.check_range("copy_from_host", dst_offset, src.len())?;
-        self.check_buffer("copy_from_host", dst)?;
-        if src.is_empty() {
+        if !self.target().open_host_copy("copy_from_host", dst, dst_offset, src.len())? {
             return Ok(());
         }
         self.ctx.enter("cuMemcpyHtoDAsync")?;
@@ -185,9 +182,7 @@ impl Stream for CudaStream {
     }
 
     fn copy_to_host(&self, src: &Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()> {
-        src.check_range("copy_to_host", src_offset, dst.len())?;
-        self.check_buffer("copy_to_host", src)?;
-        if dst.is_empty() {
+        if !self.target().open_host_copy("copy_to_host", src, src_offset, dst.len())? {
             return Ok(());
         }
         self.ctx.enter("cuMemcpyDtoHAsync")?;
@@ -208,11 +203,7 @@ impl Stream for CudaStream {
         dst_offset: usize,
         bytes: usize,
     ) -> Result<()> {
-        src.check_range("copy_device", src_offset, bytes)?;
-        dst.check_range("copy_device", dst_offset, bytes)?;
-        self.check_buffer("copy_device", src)?;
-        self.check_buffer("copy_device", dst)?;
-        if bytes == 0 {
+        if !self.target().open_device_copy(src, src_offset, dst, dst_offset, bytes)? {
             return Ok(());
         }
         self.ctx.enter("cuMemcpyDtoDAsync")?;

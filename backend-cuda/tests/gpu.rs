@@ -351,3 +351,49 @@ fn sticky_error_child() {
     restart(Device::memory_pool(&*dev).alloc(1 << 20, &s).map(|_| ()));
     restart(s.record_event().map(|_| ()));
 }
+
+/// Spins for `cycles` clock cycles, then fills `x` with `v`: work that is still running long
+/// after its launch returns.
+const SPIN_THEN_FILL: &str = r#"
+extern "C" __global__ void spin_then_fill(float* x, unsigned n, float v, long long cycles) {
+    long long start = clock64();
+    while (clock64() - start < cycles) {}
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = v;
+}
+"#;
+
+#[test]
+fn device_synchronize_waits_for_every_stream() {
+    let Some((dev, _g)) = gpu("device_synchronize_waits_for_every_stream") else { return };
+    let module =
+        Device::compile(&*dev, &KernelSource::new("spin_then_fill", SPIN_THEN_FILL), &CompileOptions::default())
+            .unwrap();
+    let k = module.function("spin_then_fill").unwrap();
+    // 300 ms at the peak clock (longer at a lower one).
+    let cycles = Device::properties(&*dev).clock_rate_khz.max(1_000_000) as i64 * 300;
+    let n = 1024usize;
+    let mut queued = Vec::new();
+    for v in [1.0f32, 2.0] {
+        let s: Arc<dyn Stream> = Device::new_stream(&*dev).unwrap();
+        let buf = Device::memory_pool(&*dev).alloc(n * 4, &s).unwrap();
+        let n32 = n as u32;
+        let args = [
+            KernelArg::buffer(&buf),
+            KernelArg::Value(scalar_bytes(&n32)),
+            KernelArg::Value(scalar_bytes(&v)),
+            KernelArg::Value(scalar_bytes(&cycles)),
+        ];
+        s.launch(&*k, &LaunchConfig::for_num_elements(n as u64, 256), &args).unwrap();
+        let done = s.record_event().unwrap();
+        assert!(!done.query().unwrap(), "the kernel spins, so it is still running");
+        queued.push((s, buf, done, v));
+    }
+    Device::synchronize(&*dev).unwrap();
+    let mut out = vec![0u8; n * 4];
+    for (_, buf, done, v) in &queued {
+        assert!(done.query().unwrap(), "the work on a stream is unfinished after the device's synchronize");
+        Device::default_stream(&*dev).copy_to_host(buf, 0, &mut out).unwrap();
+        assert_eq!(bytes_f32(&out), vec![*v; n]);
+    }
+}

@@ -18,6 +18,7 @@ use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 use xp_backend_api::compile::compiler_identity as identity_with_prelude;
+use xp_backend_api::gpu::GpuKernel;
 use xp_backend_api::{CompileOptions, Error, Kernel, KernelCompiler, KernelSource, MemoryPool, Module, Result};
 
 use crate::result;
@@ -211,6 +212,17 @@ impl HipKernel {
     /// The device the kernel's module is loaded on.
     pub fn ordinal(&self) -> usize {
         self.module.ordinal()
+    }
+}
+
+impl GpuKernel for HipKernel {
+    fn device_ordinal(&self) -> usize {
+        self.ordinal()
+    }
+
+    /// hiprtc code objects do not tell their parameters' sizes.
+    fn param_sizes(&self) -> Option<&[usize]> {
+        None
     }
 }
 

@@ -10,17 +10,17 @@
 //! memory when `hipMemcpyHtoDAsync` returns). Copies to the host wait, as the contract says.
 //! Device-to-device copies and launches are asynchronous.
 //!
-//! A launch is checked before anything is queued with the checks every GPU backend shares
-//! (`xp_backend_api::check_launch` for the geometry, `xp_backend_api::gpu::check_launch_args`
-//! for the buffers), and its arguments are packed by `xp_backend_api::gpu::PackedArgs`.
+//! A launch or copy is checked before anything is queued with the checks every GPU backend
+//! shares (`xp_backend_api::gpu::GpuTarget`), and a launch's arguments are packed by
+//! `xp_backend_api::gpu::PackedArgs`.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-use xp_backend_api::gpu::{check_launch_args, downcast_event, note_buffer_uses, HostStaging, PackedArgs};
+use xp_backend_api::gpu::{downcast_event, note_buffer_uses, GpuTarget, HostStaging, PackedArgs};
 use xp_backend_api::{
-    check_launch, Buffer, DeviceProperties, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream,
+    Buffer, DeviceProperties, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream,
 };
 
 use crate::compile::HipKernel;
@@ -103,8 +103,9 @@ impl HipStream {
         self.pool.upgrade().ok_or_else(|| Error::value(op, format!("the device {} has been closed", self.label())))
     }
 
-    fn check_buffer(&self, op: &str, buffer: &Buffer) -> Result<()> {
-        buffer.check_pool(op, &*self.pool(op)?, &self.label())
+    /// The device as the shared checks of launches and copies see it.
+    fn target<'a>(&'a self, label: &'a str, pool: &'a MemoryPool) -> GpuTarget<'a> {
+        GpuTarget { backend: "hip", vendor: "HIP", ordinal: self.ordinal(), label, props: &self.props, pool }
     }
 }
 
@@ -128,22 +129,9 @@ impl Stream for HipStream {
     }
 
     fn launch(&self, kernel: &dyn Kernel, config: &LaunchConfig, args: &[KernelArg<'_>]) -> Result<()> {
-        let name = kernel.name();
-        let k = kernel.as_any().downcast_ref::<HipKernel>().ok_or_else(|| Error::Launch {
-            kernel: name.to_string(),
-            reason: "the kernel was not compiled by the HIP backend".into(),
-        })?;
-        if k.ordinal() != self.ordinal() {
-            return Err(Error::DeviceMismatch {
-                op: format!("launch of `{name}`"),
-                lhs: self.label(),
-                rhs: format!("hip:{}", k.ordinal()),
-            });
-        }
-        check_launch(name, &self.props, config)?;
-        let pool = self.pool("launch")?;
+        let (pool, label) = (self.pool("launch")?, self.label());
         // hiprtc code objects do not tell their parameters' sizes, so only the buffers are checked.
-        check_launch_args(name, None, &pool, &self.label(), args)?;
+        let k: &HipKernel = self.target(&label, &pool).open_launch(kernel, config, args)?;
         // hipModuleLaunchKernel reads each parameter through these pointers during the call.
         let mut params = PackedArgs::new(args);
         let c = config;
@@ -175,9 +163,8 @@ impl Stream for HipStream {
     }
 
     fn copy_from_host(&self, dst: &Buffer, dst_offset: usize, src: &[u8]) -> Result<()> {
-        dst.check_range("copy_from_host", dst_offset, src.len())?;
-        self.check_buffer("copy_from_host", dst)?;
-        if src.is_empty() {
+        let (pool, label) = (self.pool("copy_from_host")?, self.label());
+        if !self.target(&label, &pool).open_host_copy("copy_from_host", dst, dst_offset, src.len())? {
             return Ok(());
         }
         dst.note_use(&self.as_dyn());
@@ -204,9 +191,8 @@ impl Stream for HipStream {
     }
 
     fn copy_to_host(&self, src: &Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()> {
-        src.check_range("copy_to_host", src_offset, dst.len())?;
-        self.check_buffer("copy_to_host", src)?;
-        if dst.is_empty() {
+        let (pool, label) = (self.pool("copy_to_host")?, self.label());
+        if !self.target(&label, &pool).open_host_copy("copy_to_host", src, src_offset, dst.len())? {
             return Ok(());
         }
         src.note_use(&self.as_dyn());
@@ -231,11 +217,8 @@ impl Stream for HipStream {
         dst_offset: usize,
         bytes: usize,
     ) -> Result<()> {
-        src.check_range("copy_device", src_offset, bytes)?;
-        dst.check_range("copy_device", dst_offset, bytes)?;
-        self.check_buffer("copy_device", src)?;
-        self.check_buffer("copy_device", dst)?;
-        if bytes == 0 {
+        let (pool, label) = (self.pool("copy_device")?, self.label());
+        if !self.target(&label, &pool).open_device_copy(src, src_offset, dst, dst_offset, bytes)? {
             return Ok(());
         }
         let me = self.as_dyn();

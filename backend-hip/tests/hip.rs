@@ -187,3 +187,51 @@ fn rocm5_runtime_gives_hiprtc_and_the_properties_layout() {
     let file = rtc_path.file_name().and_then(|f| f.to_str()).unwrap_or_default();
     assert!(file.starts_with("libhiprtc.so") || rtc_path == &lib.hip_path, "{}", rtc_path.display());
 }
+
+/// Spins for `cycles` clock cycles, then fills `x` with `v`: work that is still running long
+/// after its launch returns.
+const SPIN_THEN_FILL: &str = r#"
+extern "C" __global__ void spin_then_fill(float* x, unsigned n, float v, long long cycles) {
+    long long start = clock64();
+    while (clock64() - start < cycles) {}
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = v;
+}
+"#;
+
+#[test]
+fn device_synchronize_waits_for_every_stream_or_there_is_no_gpu() {
+    let dev = match HipBackend::device(0) {
+        Ok(d) => d,
+        Err(e) => return assert_no_gpu_explained(&e),
+    };
+    let module = dev.compile(&KernelSource::new("spin_then_fill", SPIN_THEN_FILL), &CompileOptions::default()).unwrap();
+    let k = module.function("spin_then_fill").unwrap();
+    // 300 ms at the peak clock (longer at a lower one).
+    let cycles = dev.properties().clock_rate_khz.max(1_000_000) as i64 * 300;
+    let n = 1024usize;
+    let mut queued = Vec::new();
+    for v in [1.0f32, 2.0] {
+        let s: std::sync::Arc<dyn Stream> = dev.new_stream().unwrap();
+        let buf = dev.memory_pool().alloc(n * 4, &s).unwrap();
+        let n32 = n as u32;
+        let args = [
+            KernelArg::buffer(&buf),
+            KernelArg::Value(scalar_bytes(&n32)),
+            KernelArg::Value(scalar_bytes(&v)),
+            KernelArg::Value(scalar_bytes(&cycles)),
+        ];
+        s.launch(&*k, &LaunchConfig::for_num_elements(n as u64, 256), &args).unwrap();
+        let done = s.record_event().unwrap();
+        assert!(!done.query().unwrap(), "the kernel spins, so it is still running");
+        queued.push((s, buf, done, v));
+    }
+    Device::synchronize(&*dev).unwrap();
+    let mut out = vec![0u8; n * 4];
+    for (_, buf, done, v) in &queued {
+        assert!(done.query().unwrap(), "the work on a stream is unfinished after the device's synchronize");
+        dev.default_stream().copy_to_host(buf, 0, &mut out).unwrap();
+        let got: Vec<f32> = out.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, vec![*v; n]);
+    }
+}

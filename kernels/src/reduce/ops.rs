@@ -187,7 +187,8 @@ impl BuiltinReduction {
         };
         let f = f.ok_or_else(|| Error::UnsupportedDType {
             op: self.name.to_string(),
-            dtype: format!("{input} (no loop of `{}` takes {input} input)", self.name),
+            dtypes: vec![input],
+            detail: format!("no loop of `{}` takes {input} input", self.name),
         })?;
         Ok(ReduceOp {
             name: self.name.to_string(),
