@@ -123,28 +123,105 @@ const fn fast(sig: &'static str, body: &'static str, exact_if: &'static str) -> 
     TypeLoop { sig, body: None, fast: Some(FastBody { body, exact_if }) }
 }
 
+/// Every part's loops, in order, as one array of `N` loops (`N` must be their total).
+const fn concat<const N: usize>(parts: &[&[TypeLoop]]) -> [TypeLoop; N] {
+    let mut out = [l(""); N];
+    let (mut p, mut k) = (0, 0);
+    while p < parts.len() {
+        let mut i = 0;
+        while i < parts[p].len() {
+            out[k] = parts[p][i];
+            k += 1;
+            i += 1;
+        }
+        p += 1;
+    }
+    assert!(k == N, "concat: the parts do not hold N loops");
+    out
+}
+
+/// The number of loops in `parts`.
+const fn total_len(parts: &[&[TypeLoop]]) -> usize {
+    let (mut p, mut n) = (0, 0);
+    while p < parts.len() {
+        n += parts[p].len();
+        p += 1;
+    }
+    n
+}
+
+/// `loops` with `body` as every loop's own expression.
+const fn with_body<const N: usize>(loops: [TypeLoop; N], body: &'static str) -> [TypeLoop; N] {
+    let mut out = loops;
+    let mut i = 0;
+    while i < N {
+        out[i].body = Some(body);
+        i += 1;
+    }
+    out
+}
+
+/// The loop lists given (named lists, `with_body(…)`, or `[l(…), b(…)]` written out), joined in
+/// order into one `&'static [TypeLoop]`.
+macro_rules! loops {
+    ($($part:expr),+ $(,)?) => {{
+        const PARTS: &[&[TypeLoop]] = &[$(&$part),+];
+        const LOOPS: [TypeLoop; total_len(PARTS)] = concat(PARTS);
+        &LOOPS
+    }};
+}
+
+// The loop lists that many ops share, each in NumPy's order of preference (signed before
+// unsigned of each width, float16 then bfloat16 then float32 then float64).
+
+/// `b->b` … `L->L`: every integer dtype to itself.
+const INT_UNARY: [TypeLoop; 8] =
+    [l("b->b"), l("B->B"), l("h->h"), l("H->H"), l("i->i"), l("I->I"), l("l->l"), l("L->L")];
+/// `e->e`, `E->E`, `f->f`, `d->d`: every real float dtype to itself.
+const FLOAT_UNARY: [TypeLoop; 4] = [l("e->e"), l("E->E"), l("f->f"), l("d->d")];
+/// `F->F`, `D->D`: every complex dtype to itself.
+const COMPLEX_UNARY: [TypeLoop; 2] = [l("F->F"), l("D->D")];
+/// [`FLOAT_UNARY`] then [`COMPLEX_UNARY`]: the loops of most math functions.
+const INEXACT_UNARY: [TypeLoop; 6] = concat(&[&FLOAT_UNARY, &COMPLEX_UNARY]);
+/// Every numeric dtype (all but bool) to itself.
+const NUMERIC_UNARY: [TypeLoop; 14] = concat(&[&INT_UNARY, &INEXACT_UNARY]);
+/// Booleans and integers returned unchanged (`floor`, `ceil`, `trunc` of an integer).
+const BOOL_INT_UNCHANGED: [TypeLoop; 9] = with_body(concat(&[&[l("?->?")], &INT_UNARY]), "out0 = in0;");
+
+/// `b->?` … `L->?`: a predicate on every integer dtype.
+const INT_PREDICATE: [TypeLoop; 8] =
+    [l("b->?"), l("B->?"), l("h->?"), l("H->?"), l("i->?"), l("I->?"), l("l->?"), l("L->?")];
+/// `?->?` then [`INT_PREDICATE`].
+const BOOL_INT_PREDICATE: [TypeLoop; 9] = concat(&[&[l("?->?")], &INT_PREDICATE]);
+/// `e->?` … `D->?`: a predicate on every float and complex dtype.
+const INEXACT_PREDICATE: [TypeLoop; 6] = [l("e->?"), l("E->?"), l("f->?"), l("d->?"), l("F->?"), l("D->?")];
+
+/// `bb->b` … `LL->L`: every integer dtype, both operands and the result of one type.
+const INT_BINARY: [TypeLoop; 8] =
+    [l("bb->b"), l("BB->B"), l("hh->h"), l("HH->H"), l("ii->i"), l("II->I"), l("ll->l"), l("LL->L")];
+/// `ee->e`, `EE->E`, `ff->f`, `dd->d`.
+const FLOAT_BINARY: [TypeLoop; 4] = [l("ee->e"), l("EE->E"), l("ff->f"), l("dd->d")];
+/// `FF->F`, `DD->D`.
+const COMPLEX_BINARY: [TypeLoop; 2] = [l("FF->F"), l("DD->D")];
+/// [`FLOAT_BINARY`] then [`COMPLEX_BINARY`].
+const INEXACT_BINARY: [TypeLoop; 6] = concat(&[&FLOAT_BINARY, &COMPLEX_BINARY]);
+
+/// `??->?` then `bb->?` … `LL->?`: comparisons of booleans and of integers of one type.
+const BOOL_INT_COMPARE: [TypeLoop; 9] =
+    [l("??->?"), l("bb->?"), l("BB->?"), l("hh->?"), l("HH->?"), l("ii->?"), l("II->?"), l("ll->?"), l("LL->?")];
+/// `ee->?`, `EE->?`, `ff->?`, `dd->?`.
+const FLOAT_COMPARE: [TypeLoop; 4] = [l("ee->?"), l("EE->?"), l("ff->?"), l("dd->?")];
+/// `FF->?`, `DD->?`.
+const COMPLEX_COMPARE: [TypeLoop; 2] = [l("FF->?"), l("DD->?")];
+/// Every dtype, both operands of one type, to bool (the logical ops).
+const ALL_TO_BOOL_BINARY: [TypeLoop; 15] = concat(&[&BOOL_INT_COMPARE, &FLOAT_COMPARE, &COMPLEX_COMPARE]);
+
 /// `out0 = in0` for every dtype: copies and (with differing storage types) casts.
 pub const COPY: ElementwiseOp = ElementwiseOp {
     name: "copy",
     nin: 1,
     nout: 1,
-    loops: &[
-        l("?->?"),
-        l("b->b"),
-        l("B->B"),
-        l("h->h"),
-        l("H->H"),
-        l("i->i"),
-        l("I->I"),
-        l("l->l"),
-        l("L->L"),
-        l("e->e"),
-        l("E->E"),
-        l("f->f"),
-        l("d->d"),
-        l("F->F"),
-        l("D->D"),
-    ],
+    loops: loops![[l("?->?")], NUMERIC_UNARY],
     body: "out0 = in0;",
     preamble: "",
 };
@@ -154,22 +231,19 @@ pub const ADD: ElementwiseOp = ElementwiseOp {
     name: "add",
     nin: 2,
     nout: 1,
-    loops: &[
-        b("??->?", "out0 = in0 || in1;"),
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        b("ii->i", "out0 = xp::wrapping_add(in0, in1);"),
-        l("II->I"),
-        b("ll->l", "out0 = xp::wrapping_add(in0, in1);"),
-        l("LL->L"),
-        l("ee->e"),
-        l("EE->E"),
-        l("ff->f"),
-        l("dd->d"),
-        l("FF->F"),
-        l("DD->D"),
+    loops: loops![
+        [
+            b("??->?", "out0 = in0 || in1;"),
+            l("bb->b"),
+            l("BB->B"),
+            l("hh->h"),
+            l("HH->H"),
+            b("ii->i", "out0 = xp::wrapping_add(in0, in1);"),
+            l("II->I"),
+            b("ll->l", "out0 = xp::wrapping_add(in0, in1);"),
+            l("LL->L"),
+        ],
+        INEXACT_BINARY,
     ],
     body: "out0 = in0 + in1;",
     preamble: "",
@@ -180,21 +254,18 @@ pub const SUBTRACT: ElementwiseOp = ElementwiseOp {
     name: "subtract",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        b("ii->i", "out0 = xp::wrapping_sub(in0, in1);"),
-        l("II->I"),
-        b("ll->l", "out0 = xp::wrapping_sub(in0, in1);"),
-        l("LL->L"),
-        l("ee->e"),
-        l("EE->E"),
-        l("ff->f"),
-        l("dd->d"),
-        l("FF->F"),
-        l("DD->D"),
+    loops: loops![
+        [
+            l("bb->b"),
+            l("BB->B"),
+            l("hh->h"),
+            l("HH->H"),
+            b("ii->i", "out0 = xp::wrapping_sub(in0, in1);"),
+            l("II->I"),
+            b("ll->l", "out0 = xp::wrapping_sub(in0, in1);"),
+            l("LL->L"),
+        ],
+        INEXACT_BINARY,
     ],
     body: "out0 = in0 - in1;",
     preamble: "",
@@ -205,22 +276,19 @@ pub const MULTIPLY: ElementwiseOp = ElementwiseOp {
     name: "multiply",
     nin: 2,
     nout: 1,
-    loops: &[
-        b("??->?", "out0 = in0 && in1;"),
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        b("HH->H", "out0 = xp::wrapping_mul(in0, in1);"),
-        b("ii->i", "out0 = xp::wrapping_mul(in0, in1);"),
-        l("II->I"),
-        b("ll->l", "out0 = xp::wrapping_mul(in0, in1);"),
-        l("LL->L"),
-        l("ee->e"),
-        l("EE->E"),
-        l("ff->f"),
-        l("dd->d"),
-        l("FF->F"),
-        l("DD->D"),
+    loops: loops![
+        [
+            b("??->?", "out0 = in0 && in1;"),
+            l("bb->b"),
+            l("BB->B"),
+            l("hh->h"),
+            b("HH->H", "out0 = xp::wrapping_mul(in0, in1);"),
+            b("ii->i", "out0 = xp::wrapping_mul(in0, in1);"),
+            l("II->I"),
+            b("ll->l", "out0 = xp::wrapping_mul(in0, in1);"),
+            l("LL->L"),
+        ],
+        INEXACT_BINARY,
     ],
     body: "out0 = in0 * in1;",
     preamble: "",
@@ -231,7 +299,7 @@ pub const TRUE_DIVIDE: ElementwiseOp = ElementwiseOp {
     name: "true_divide",
     nin: 2,
     nout: 1,
-    loops: &[l("ee->e"), l("EE->E"), l("ff->f"), l("dd->d"), l("FF->F"), l("DD->D")],
+    loops: &INEXACT_BINARY,
     body: "out0 = in0 / in1;",
     preamble: "",
 };
@@ -242,20 +310,7 @@ pub const FLOOR_DIVIDE: ElementwiseOp = ElementwiseOp {
     name: "floor_divide",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        l("ii->i"),
-        l("II->I"),
-        l("ll->l"),
-        l("LL->L"),
-        l("ee->e"),
-        l("EE->E"),
-        l("ff->f"),
-        l("dd->d"),
-    ],
+    loops: loops![INT_BINARY, FLOAT_BINARY],
     body: "out0 = xp::floor_divide(in0, in1);",
     preamble: "",
 };
@@ -265,20 +320,7 @@ pub const REMAINDER: ElementwiseOp = ElementwiseOp {
     name: "remainder",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        l("ii->i"),
-        l("II->I"),
-        l("ll->l"),
-        l("LL->L"),
-        l("ee->e"),
-        l("EE->E"),
-        l("ff->f"),
-        l("dd->d"),
-    ],
+    loops: loops![INT_BINARY, FLOAT_BINARY],
     body: "out0 = xp::remainder(in0, in1);",
     preamble: "",
 };
@@ -288,21 +330,10 @@ pub const POWER: ElementwiseOp = ElementwiseOp {
     name: "power",
     nin: 2,
     nout: 1,
-    loops: &[
-        b("bb->b", "out0 = xp::integer_power(in0, in1);"),
-        b("BB->B", "out0 = xp::integer_power(in0, in1);"),
-        b("hh->h", "out0 = xp::integer_power(in0, in1);"),
-        b("HH->H", "out0 = xp::integer_power(in0, in1);"),
-        b("ii->i", "out0 = xp::integer_power(in0, in1);"),
-        b("II->I", "out0 = xp::integer_power(in0, in1);"),
-        b("ll->l", "out0 = xp::integer_power(in0, in1);"),
-        b("LL->L", "out0 = xp::integer_power(in0, in1);"),
-        l("ee->e"),
-        l("EE->E"),
-        l("ff->f"),
-        l("dd->d"),
-        b("FF->F", "out0 = xp::complex_power(in0, in1);"),
-        b("DD->D", "out0 = xp::complex_power(in0, in1);"),
+    loops: loops![
+        with_body(INT_BINARY, "out0 = xp::integer_power(in0, in1);"),
+        FLOAT_BINARY,
+        with_body(COMPLEX_BINARY, "out0 = xp::complex_power(in0, in1);"),
     ],
     body: "out0 = xp::pow(in0, in1);",
     preamble: "",
@@ -314,22 +345,16 @@ pub const MAXIMUM: ElementwiseOp = ElementwiseOp {
     name: "maximum",
     nin: 2,
     nout: 1,
-    loops: &[
-        b("??->?", "out0 = in0 || in1;"),
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        l("ii->i"),
-        l("II->I"),
-        l("ll->l"),
-        l("LL->L"),
-        b("ee->e", "out0 = (in0 >= in1 || xp::isnan(in0)) ? in0 : in1;"),
-        b("EE->E", "out0 = (in0 >= in1 || xp::isnan(in0)) ? in0 : in1;"),
-        b("ff->f", "out0 = (in0 > in1 || xp::isnan(in0)) ? in0 : in1;"),
-        b("dd->d", "out0 = (in0 > in1 || xp::isnan(in0)) ? in0 : in1;"),
-        b("FF->F", "out0 = xp::maximum(in0, in1);"),
-        b("DD->D", "out0 = xp::maximum(in0, in1);"),
+    loops: loops![
+        [b("??->?", "out0 = in0 || in1;")],
+        INT_BINARY,
+        [
+            b("ee->e", "out0 = (in0 >= in1 || xp::isnan(in0)) ? in0 : in1;"),
+            b("EE->E", "out0 = (in0 >= in1 || xp::isnan(in0)) ? in0 : in1;"),
+            b("ff->f", "out0 = (in0 > in1 || xp::isnan(in0)) ? in0 : in1;"),
+            b("dd->d", "out0 = (in0 > in1 || xp::isnan(in0)) ? in0 : in1;")
+        ],
+        with_body(COMPLEX_BINARY, "out0 = xp::maximum(in0, in1);"),
     ],
     body: "out0 = in0 > in1 ? in0 : in1;",
     preamble: "",
@@ -340,22 +365,16 @@ pub const MINIMUM: ElementwiseOp = ElementwiseOp {
     name: "minimum",
     nin: 2,
     nout: 1,
-    loops: &[
-        b("??->?", "out0 = in0 && in1;"),
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        l("ii->i"),
-        l("II->I"),
-        l("ll->l"),
-        l("LL->L"),
-        b("ee->e", "out0 = (in0 <= in1 || xp::isnan(in0)) ? in0 : in1;"),
-        b("EE->E", "out0 = (in0 <= in1 || xp::isnan(in0)) ? in0 : in1;"),
-        b("ff->f", "out0 = (in0 < in1 || xp::isnan(in0)) ? in0 : in1;"),
-        b("dd->d", "out0 = (in0 < in1 || xp::isnan(in0)) ? in0 : in1;"),
-        b("FF->F", "out0 = xp::minimum(in0, in1);"),
-        b("DD->D", "out0 = xp::minimum(in0, in1);"),
+    loops: loops![
+        [b("??->?", "out0 = in0 && in1;")],
+        INT_BINARY,
+        [
+            b("ee->e", "out0 = (in0 <= in1 || xp::isnan(in0)) ? in0 : in1;"),
+            b("EE->E", "out0 = (in0 <= in1 || xp::isnan(in0)) ? in0 : in1;"),
+            b("ff->f", "out0 = (in0 < in1 || xp::isnan(in0)) ? in0 : in1;"),
+            b("dd->d", "out0 = (in0 < in1 || xp::isnan(in0)) ? in0 : in1;")
+        ],
+        with_body(COMPLEX_BINARY, "out0 = xp::minimum(in0, in1);"),
     ],
     body: "out0 = in0 < in1 ? in0 : in1;",
     preamble: "",
@@ -366,22 +385,11 @@ pub const FMAX: ElementwiseOp = ElementwiseOp {
     name: "fmax",
     nin: 2,
     nout: 1,
-    loops: &[
-        b("??->?", "out0 = in0 || in1;"),
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        l("ii->i"),
-        l("II->I"),
-        l("ll->l"),
-        l("LL->L"),
-        b("ee->e", "out0 = (in0 >= in1 || xp::isnan(in1)) ? in0 : in1;"),
-        b("EE->E", "out0 = (in0 >= in1 || xp::isnan(in1)) ? in0 : in1;"),
-        b("ff->f", "out0 = (in0 >= in1 || xp::isnan(in1)) ? in0 : in1;"),
-        b("dd->d", "out0 = (in0 >= in1 || xp::isnan(in1)) ? in0 : in1;"),
-        b("FF->F", "out0 = xp::fmax(in0, in1);"),
-        b("DD->D", "out0 = xp::fmax(in0, in1);"),
+    loops: loops![
+        [b("??->?", "out0 = in0 || in1;")],
+        INT_BINARY,
+        with_body(FLOAT_BINARY, "out0 = (in0 >= in1 || xp::isnan(in1)) ? in0 : in1;"),
+        with_body(COMPLEX_BINARY, "out0 = xp::fmax(in0, in1);"),
     ],
     body: "out0 = in0 > in1 ? in0 : in1;",
     preamble: "",
@@ -392,22 +400,11 @@ pub const FMIN: ElementwiseOp = ElementwiseOp {
     name: "fmin",
     nin: 2,
     nout: 1,
-    loops: &[
-        b("??->?", "out0 = in0 && in1;"),
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        l("ii->i"),
-        l("II->I"),
-        l("ll->l"),
-        l("LL->L"),
-        b("ee->e", "out0 = (in0 <= in1 || xp::isnan(in1)) ? in0 : in1;"),
-        b("EE->E", "out0 = (in0 <= in1 || xp::isnan(in1)) ? in0 : in1;"),
-        b("ff->f", "out0 = (in0 <= in1 || xp::isnan(in1)) ? in0 : in1;"),
-        b("dd->d", "out0 = (in0 <= in1 || xp::isnan(in1)) ? in0 : in1;"),
-        b("FF->F", "out0 = xp::fmin(in0, in1);"),
-        b("DD->D", "out0 = xp::fmin(in0, in1);"),
+    loops: loops![
+        [b("??->?", "out0 = in0 && in1;")],
+        INT_BINARY,
+        with_body(FLOAT_BINARY, "out0 = (in0 <= in1 || xp::isnan(in1)) ? in0 : in1;"),
+        with_body(COMPLEX_BINARY, "out0 = xp::fmin(in0, in1);"),
     ],
     body: "out0 = in0 < in1 ? in0 : in1;",
     preamble: "",
@@ -418,24 +415,11 @@ pub const EQUAL: ElementwiseOp = ElementwiseOp {
     name: "equal",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->?"),
-        l("BB->?"),
-        l("hh->?"),
-        l("HH->?"),
-        l("ii->?"),
-        l("II->?"),
-        l("ll->?"),
-        l("LL->?"),
-        b("lL->?", "out0 = in0 >= 0 && (xp::u64)in0 == in1;"),
-        b("Ll->?", "out0 = in1 >= 0 && in0 == (xp::u64)in1;"),
-        l("ee->?"),
-        l("EE->?"),
-        l("ff->?"),
-        l("dd->?"),
-        l("FF->?"),
-        l("DD->?"),
+    loops: loops![
+        BOOL_INT_COMPARE,
+        [b("lL->?", "out0 = in0 >= 0 && (xp::u64)in0 == in1;"), b("Ll->?", "out0 = in1 >= 0 && in0 == (xp::u64)in1;")],
+        FLOAT_COMPARE,
+        COMPLEX_COMPARE,
     ],
     body: "out0 = in0 == in1;",
     preamble: "",
@@ -446,24 +430,11 @@ pub const NOT_EQUAL: ElementwiseOp = ElementwiseOp {
     name: "not_equal",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->?"),
-        l("BB->?"),
-        l("hh->?"),
-        l("HH->?"),
-        l("ii->?"),
-        l("II->?"),
-        l("ll->?"),
-        l("LL->?"),
-        b("lL->?", "out0 = in0 < 0 || (xp::u64)in0 != in1;"),
-        b("Ll->?", "out0 = in1 < 0 || in0 != (xp::u64)in1;"),
-        l("ee->?"),
-        l("EE->?"),
-        l("ff->?"),
-        l("dd->?"),
-        l("FF->?"),
-        l("DD->?"),
+    loops: loops![
+        BOOL_INT_COMPARE,
+        [b("lL->?", "out0 = in0 < 0 || (xp::u64)in0 != in1;"), b("Ll->?", "out0 = in1 < 0 || in0 != (xp::u64)in1;")],
+        FLOAT_COMPARE,
+        COMPLEX_COMPARE,
     ],
     body: "out0 = in0 != in1;",
     preamble: "",
@@ -474,24 +445,11 @@ pub const LESS: ElementwiseOp = ElementwiseOp {
     name: "less",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->?"),
-        l("BB->?"),
-        l("hh->?"),
-        l("HH->?"),
-        l("ii->?"),
-        l("II->?"),
-        l("ll->?"),
-        l("LL->?"),
-        b("lL->?", "out0 = in0 < 0 || (xp::u64)in0 < in1;"),
-        b("Ll->?", "out0 = in1 >= 0 && in0 < (xp::u64)in1;"),
-        l("ee->?"),
-        l("EE->?"),
-        l("ff->?"),
-        l("dd->?"),
-        b("FF->?", "out0 = xp::complex_lt(in0, in1);"),
-        b("DD->?", "out0 = xp::complex_lt(in0, in1);"),
+    loops: loops![
+        BOOL_INT_COMPARE,
+        [b("lL->?", "out0 = in0 < 0 || (xp::u64)in0 < in1;"), b("Ll->?", "out0 = in1 >= 0 && in0 < (xp::u64)in1;")],
+        FLOAT_COMPARE,
+        with_body(COMPLEX_COMPARE, "out0 = xp::complex_lt(in0, in1);"),
     ],
     body: "out0 = in0 < in1;",
     preamble: "",
@@ -502,24 +460,11 @@ pub const LESS_EQUAL: ElementwiseOp = ElementwiseOp {
     name: "less_equal",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->?"),
-        l("BB->?"),
-        l("hh->?"),
-        l("HH->?"),
-        l("ii->?"),
-        l("II->?"),
-        l("ll->?"),
-        l("LL->?"),
-        b("lL->?", "out0 = in0 < 0 || (xp::u64)in0 <= in1;"),
-        b("Ll->?", "out0 = in1 >= 0 && in0 <= (xp::u64)in1;"),
-        l("ee->?"),
-        l("EE->?"),
-        l("ff->?"),
-        l("dd->?"),
-        b("FF->?", "out0 = xp::complex_le(in0, in1);"),
-        b("DD->?", "out0 = xp::complex_le(in0, in1);"),
+    loops: loops![
+        BOOL_INT_COMPARE,
+        [b("lL->?", "out0 = in0 < 0 || (xp::u64)in0 <= in1;"), b("Ll->?", "out0 = in1 >= 0 && in0 <= (xp::u64)in1;")],
+        FLOAT_COMPARE,
+        with_body(COMPLEX_COMPARE, "out0 = xp::complex_le(in0, in1);"),
     ],
     body: "out0 = in0 <= in1;",
     preamble: "",
@@ -530,24 +475,11 @@ pub const GREATER: ElementwiseOp = ElementwiseOp {
     name: "greater",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->?"),
-        l("BB->?"),
-        l("hh->?"),
-        l("HH->?"),
-        l("ii->?"),
-        l("II->?"),
-        l("ll->?"),
-        l("LL->?"),
-        b("lL->?", "out0 = in0 >= 0 && (xp::u64)in0 > in1;"),
-        b("Ll->?", "out0 = in1 < 0 || in0 > (xp::u64)in1;"),
-        l("ee->?"),
-        l("EE->?"),
-        l("ff->?"),
-        l("dd->?"),
-        b("FF->?", "out0 = xp::complex_gt(in0, in1);"),
-        b("DD->?", "out0 = xp::complex_gt(in0, in1);"),
+    loops: loops![
+        BOOL_INT_COMPARE,
+        [b("lL->?", "out0 = in0 >= 0 && (xp::u64)in0 > in1;"), b("Ll->?", "out0 = in1 < 0 || in0 > (xp::u64)in1;")],
+        FLOAT_COMPARE,
+        with_body(COMPLEX_COMPARE, "out0 = xp::complex_gt(in0, in1);"),
     ],
     body: "out0 = in0 > in1;",
     preamble: "",
@@ -558,24 +490,11 @@ pub const GREATER_EQUAL: ElementwiseOp = ElementwiseOp {
     name: "greater_equal",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->?"),
-        l("BB->?"),
-        l("hh->?"),
-        l("HH->?"),
-        l("ii->?"),
-        l("II->?"),
-        l("ll->?"),
-        l("LL->?"),
-        b("lL->?", "out0 = in0 >= 0 && (xp::u64)in0 >= in1;"),
-        b("Ll->?", "out0 = in1 < 0 || in0 >= (xp::u64)in1;"),
-        l("ee->?"),
-        l("EE->?"),
-        l("ff->?"),
-        l("dd->?"),
-        b("FF->?", "out0 = xp::complex_ge(in0, in1);"),
-        b("DD->?", "out0 = xp::complex_ge(in0, in1);"),
+    loops: loops![
+        BOOL_INT_COMPARE,
+        [b("lL->?", "out0 = in0 >= 0 && (xp::u64)in0 >= in1;"), b("Ll->?", "out0 = in1 < 0 || in0 >= (xp::u64)in1;")],
+        FLOAT_COMPARE,
+        with_body(COMPLEX_COMPARE, "out0 = xp::complex_ge(in0, in1);"),
     ],
     body: "out0 = in0 >= in1;",
     preamble: "",
@@ -586,23 +505,7 @@ pub const LOGICAL_AND: ElementwiseOp = ElementwiseOp {
     name: "logical_and",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->?"),
-        l("BB->?"),
-        l("hh->?"),
-        l("HH->?"),
-        l("ii->?"),
-        l("II->?"),
-        l("ll->?"),
-        l("LL->?"),
-        l("ee->?"),
-        l("EE->?"),
-        l("ff->?"),
-        l("dd->?"),
-        l("FF->?"),
-        l("DD->?"),
-    ],
+    loops: &ALL_TO_BOOL_BINARY,
     body: "out0 = xp::cast<bool>(in0) && xp::cast<bool>(in1);",
     preamble: "",
 };
@@ -612,23 +515,7 @@ pub const LOGICAL_OR: ElementwiseOp = ElementwiseOp {
     name: "logical_or",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->?"),
-        l("BB->?"),
-        l("hh->?"),
-        l("HH->?"),
-        l("ii->?"),
-        l("II->?"),
-        l("ll->?"),
-        l("LL->?"),
-        l("ee->?"),
-        l("EE->?"),
-        l("ff->?"),
-        l("dd->?"),
-        l("FF->?"),
-        l("DD->?"),
-    ],
+    loops: &ALL_TO_BOOL_BINARY,
     body: "out0 = xp::cast<bool>(in0) || xp::cast<bool>(in1);",
     preamble: "",
 };
@@ -638,23 +525,7 @@ pub const LOGICAL_XOR: ElementwiseOp = ElementwiseOp {
     name: "logical_xor",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->?"),
-        l("BB->?"),
-        l("hh->?"),
-        l("HH->?"),
-        l("ii->?"),
-        l("II->?"),
-        l("ll->?"),
-        l("LL->?"),
-        l("ee->?"),
-        l("EE->?"),
-        l("ff->?"),
-        l("dd->?"),
-        l("FF->?"),
-        l("DD->?"),
-    ],
+    loops: &ALL_TO_BOOL_BINARY,
     body: "out0 = xp::cast<bool>(in0) != xp::cast<bool>(in1);",
     preamble: "",
 };
@@ -664,17 +535,7 @@ pub const BITWISE_AND: ElementwiseOp = ElementwiseOp {
     name: "bitwise_and",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        l("ii->i"),
-        l("II->I"),
-        l("ll->l"),
-        l("LL->L"),
-    ],
+    loops: loops![[l("??->?")], INT_BINARY],
     body: "out0 = in0 & in1;",
     preamble: "",
 };
@@ -684,17 +545,7 @@ pub const BITWISE_OR: ElementwiseOp = ElementwiseOp {
     name: "bitwise_or",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        l("ii->i"),
-        l("II->I"),
-        l("ll->l"),
-        l("LL->L"),
-    ],
+    loops: loops![[l("??->?")], INT_BINARY],
     body: "out0 = in0 | in1;",
     preamble: "",
 };
@@ -704,17 +555,7 @@ pub const BITWISE_XOR: ElementwiseOp = ElementwiseOp {
     name: "bitwise_xor",
     nin: 2,
     nout: 1,
-    loops: &[
-        l("??->?"),
-        l("bb->b"),
-        l("BB->B"),
-        l("hh->h"),
-        l("HH->H"),
-        l("ii->i"),
-        l("II->I"),
-        l("ll->l"),
-        l("LL->L"),
-    ],
+    loops: loops![[l("??->?")], INT_BINARY],
     body: "out0 = in0 ^ in1;",
     preamble: "",
 };
@@ -724,7 +565,7 @@ pub const LEFT_SHIFT: ElementwiseOp = ElementwiseOp {
     name: "left_shift",
     nin: 2,
     nout: 1,
-    loops: &[l("bb->b"), l("BB->B"), l("hh->h"), l("HH->H"), l("ii->i"), l("II->I"), l("ll->l"), l("LL->L")],
+    loops: &INT_BINARY,
     body: "out0 = xp::left_shift(in0, in1);",
     preamble: "",
 };
@@ -735,7 +576,7 @@ pub const RIGHT_SHIFT: ElementwiseOp = ElementwiseOp {
     name: "right_shift",
     nin: 2,
     nout: 1,
-    loops: &[l("bb->b"), l("BB->B"), l("hh->h"), l("HH->H"), l("ii->i"), l("II->I"), l("ll->l"), l("LL->L")],
+    loops: &INT_BINARY,
     body: "out0 = xp::right_shift(in0, in1);",
     preamble: "",
 };
@@ -745,7 +586,7 @@ pub const ARCTAN2: ElementwiseOp = ElementwiseOp {
     name: "arctan2",
     nin: 2,
     nout: 1,
-    loops: &[l("ee->e"), l("EE->E"), l("ff->f"), l("dd->d")],
+    loops: &FLOAT_BINARY,
     body: "out0 = xp::atan2(in0, in1);",
     preamble: "",
 };
@@ -755,7 +596,7 @@ pub const HYPOT: ElementwiseOp = ElementwiseOp {
     name: "hypot",
     nin: 2,
     nout: 1,
-    loops: &[l("ee->e"), l("EE->E"), l("ff->f"), l("dd->d")],
+    loops: &FLOAT_BINARY,
     body: "out0 = xp::hypot(in0, in1);",
     preamble: "",
 };
@@ -765,7 +606,7 @@ pub const COPYSIGN: ElementwiseOp = ElementwiseOp {
     name: "copysign",
     nin: 2,
     nout: 1,
-    loops: &[l("ee->e"), l("EE->E"), l("ff->f"), l("dd->d")],
+    loops: &FLOAT_BINARY,
     body: "out0 = xp::copysign(in0, in1);",
     preamble: "",
 };
@@ -775,122 +616,63 @@ pub const NEGATIVE: ElementwiseOp = ElementwiseOp {
     name: "negative",
     nin: 1,
     nout: 1,
-    loops: &[
-        l("b->b"),
-        l("B->B"),
-        l("h->h"),
-        l("H->H"),
-        b("i->i", "out0 = xp::wrapping_neg(in0);"),
-        l("I->I"),
-        b("l->l", "out0 = xp::wrapping_neg(in0);"),
-        l("L->L"),
-        l("e->e"),
-        l("E->E"),
-        l("f->f"),
-        l("d->d"),
-        l("F->F"),
-        l("D->D"),
+    loops: loops![
+        [
+            l("b->b"),
+            l("B->B"),
+            l("h->h"),
+            l("H->H"),
+            b("i->i", "out0 = xp::wrapping_neg(in0);"),
+            l("I->I"),
+            b("l->l", "out0 = xp::wrapping_neg(in0);"),
+            l("L->L"),
+        ],
+        INEXACT_UNARY,
     ],
     body: "out0 = -in0;",
     preamble: "",
 };
 
 /// `+x`.
-pub const POSITIVE: ElementwiseOp = ElementwiseOp {
-    name: "positive",
-    nin: 1,
-    nout: 1,
-    loops: &[
-        l("b->b"),
-        l("B->B"),
-        l("h->h"),
-        l("H->H"),
-        l("i->i"),
-        l("I->I"),
-        l("l->l"),
-        l("L->L"),
-        l("e->e"),
-        l("E->E"),
-        l("f->f"),
-        l("d->d"),
-        l("F->F"),
-        l("D->D"),
-    ],
-    body: "out0 = in0;",
-    preamble: "",
-};
+pub const POSITIVE: ElementwiseOp =
+    ElementwiseOp { name: "positive", nin: 1, nout: 1, loops: &NUMERIC_UNARY, body: "out0 = in0;", preamble: "" };
 
 /// |x|; the most negative integer stays itself; complex gives its real dtype.
 pub const ABSOLUTE: ElementwiseOp = ElementwiseOp {
     name: "absolute",
     nin: 1,
     nout: 1,
-    loops: &[
-        b("?->?", "out0 = in0;"),
-        l("b->b"),
-        l("B->B"),
-        l("h->h"),
-        l("H->H"),
-        l("i->i"),
-        l("I->I"),
-        l("l->l"),
-        l("L->L"),
-        b("e->e", "out0 = xp::fabs(in0);"),
-        b("E->E", "out0 = xp::fabs(in0);"),
-        b("f->f", "out0 = xp::fabs(in0);"),
-        b("d->d", "out0 = xp::fabs(in0);"),
-        b("F->f", "out0 = xp::abs(in0);"),
-        b("D->d", "out0 = xp::abs(in0);"),
+    loops: loops![
+        [b("?->?", "out0 = in0;")],
+        INT_UNARY,
+        with_body(FLOAT_UNARY, "out0 = xp::fabs(in0);"),
+        [b("F->f", "out0 = xp::abs(in0);"), b("D->d", "out0 = xp::abs(in0);")],
     ],
     body: "out0 = xp::wrapping_abs(in0);",
     preamble: "",
 };
 
 /// -1, 0 or 1 (NaN for NaN); for complex numbers NumPy 2's z/|z|.
-pub const SIGN: ElementwiseOp = ElementwiseOp {
-    name: "sign",
-    nin: 1,
-    nout: 1,
-    loops: &[
-        l("b->b"),
-        l("B->B"),
-        l("h->h"),
-        l("H->H"),
-        l("i->i"),
-        l("I->I"),
-        l("l->l"),
-        l("L->L"),
-        l("e->e"),
-        l("E->E"),
-        l("f->f"),
-        l("d->d"),
-        l("F->F"),
-        l("D->D"),
-    ],
-    body: "out0 = xp::sign(in0);",
-    preamble: "",
-};
+pub const SIGN: ElementwiseOp =
+    ElementwiseOp { name: "sign", nin: 1, nout: 1, loops: &NUMERIC_UNARY, body: "out0 = xp::sign(in0);", preamble: "" };
 
 /// x²; integers wrap.
 pub const SQUARE: ElementwiseOp = ElementwiseOp {
     name: "square",
     nin: 1,
     nout: 1,
-    loops: &[
-        l("b->b"),
-        l("B->B"),
-        l("h->h"),
-        b("H->H", "out0 = xp::wrapping_mul(in0, in0);"),
-        b("i->i", "out0 = xp::wrapping_mul(in0, in0);"),
-        l("I->I"),
-        b("l->l", "out0 = xp::wrapping_mul(in0, in0);"),
-        l("L->L"),
-        l("e->e"),
-        l("E->E"),
-        l("f->f"),
-        l("d->d"),
-        l("F->F"),
-        l("D->D"),
+    loops: loops![
+        [
+            l("b->b"),
+            l("B->B"),
+            l("h->h"),
+            b("H->H", "out0 = xp::wrapping_mul(in0, in0);"),
+            b("i->i", "out0 = xp::wrapping_mul(in0, in0);"),
+            l("I->I"),
+            b("l->l", "out0 = xp::wrapping_mul(in0, in0);"),
+            l("L->L"),
+        ],
+        INEXACT_UNARY,
     ],
     body: "out0 = in0 * in0;",
     preamble: "",
@@ -901,21 +683,7 @@ pub const FLOOR: ElementwiseOp = ElementwiseOp {
     name: "floor",
     nin: 1,
     nout: 1,
-    loops: &[
-        b("?->?", "out0 = in0;"),
-        b("b->b", "out0 = in0;"),
-        b("B->B", "out0 = in0;"),
-        b("h->h", "out0 = in0;"),
-        b("H->H", "out0 = in0;"),
-        b("i->i", "out0 = in0;"),
-        b("I->I", "out0 = in0;"),
-        b("l->l", "out0 = in0;"),
-        b("L->L", "out0 = in0;"),
-        l("e->e"),
-        l("E->E"),
-        l("f->f"),
-        l("d->d"),
-    ],
+    loops: loops![BOOL_INT_UNCHANGED, FLOAT_UNARY],
     body: "out0 = xp::floor(in0);",
     preamble: "",
 };
@@ -925,21 +693,7 @@ pub const CEIL: ElementwiseOp = ElementwiseOp {
     name: "ceil",
     nin: 1,
     nout: 1,
-    loops: &[
-        b("?->?", "out0 = in0;"),
-        b("b->b", "out0 = in0;"),
-        b("B->B", "out0 = in0;"),
-        b("h->h", "out0 = in0;"),
-        b("H->H", "out0 = in0;"),
-        b("i->i", "out0 = in0;"),
-        b("I->I", "out0 = in0;"),
-        b("l->l", "out0 = in0;"),
-        b("L->L", "out0 = in0;"),
-        l("e->e"),
-        l("E->E"),
-        l("f->f"),
-        l("d->d"),
-    ],
+    loops: loops![BOOL_INT_UNCHANGED, FLOAT_UNARY],
     body: "out0 = xp::ceil(in0);",
     preamble: "",
 };
@@ -949,57 +703,21 @@ pub const TRUNC: ElementwiseOp = ElementwiseOp {
     name: "trunc",
     nin: 1,
     nout: 1,
-    loops: &[
-        b("?->?", "out0 = in0;"),
-        b("b->b", "out0 = in0;"),
-        b("B->B", "out0 = in0;"),
-        b("h->h", "out0 = in0;"),
-        b("H->H", "out0 = in0;"),
-        b("i->i", "out0 = in0;"),
-        b("I->I", "out0 = in0;"),
-        b("l->l", "out0 = in0;"),
-        b("L->L", "out0 = in0;"),
-        l("e->e"),
-        l("E->E"),
-        l("f->f"),
-        l("d->d"),
-    ],
+    loops: loops![BOOL_INT_UNCHANGED, FLOAT_UNARY],
     body: "out0 = xp::trunc(in0);",
     preamble: "",
 };
 
 /// Round to the nearest integer, halves to even (complex: each part).
-pub const RINT: ElementwiseOp = ElementwiseOp {
-    name: "rint",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
-    body: "out0 = xp::rint(in0);",
-    preamble: "",
-};
+pub const RINT: ElementwiseOp =
+    ElementwiseOp { name: "rint", nin: 1, nout: 1, loops: &INEXACT_UNARY, body: "out0 = xp::rint(in0);", preamble: "" };
 
 /// Zero.
 pub const LOGICAL_NOT: ElementwiseOp = ElementwiseOp {
     name: "logical_not",
     nin: 1,
     nout: 1,
-    loops: &[
-        l("?->?"),
-        l("b->?"),
-        l("B->?"),
-        l("h->?"),
-        l("H->?"),
-        l("i->?"),
-        l("I->?"),
-        l("l->?"),
-        l("L->?"),
-        l("e->?"),
-        l("E->?"),
-        l("f->?"),
-        l("d->?"),
-        l("F->?"),
-        l("D->?"),
-    ],
+    loops: loops![BOOL_INT_PREDICATE, INEXACT_PREDICATE],
     body: "out0 = !xp::cast<bool>(in0);",
     preamble: "",
 };
@@ -1009,17 +727,7 @@ pub const INVERT: ElementwiseOp = ElementwiseOp {
     name: "invert",
     nin: 1,
     nout: 1,
-    loops: &[
-        b("?->?", "out0 = !in0;"),
-        l("b->b"),
-        l("B->B"),
-        l("h->h"),
-        l("H->H"),
-        l("i->i"),
-        l("I->I"),
-        l("l->l"),
-        l("L->L"),
-    ],
+    loops: loops![[b("?->?", "out0 = !in0;")], INT_UNARY],
     body: "out0 = ~in0;",
     preamble: "",
 };
@@ -1029,23 +737,7 @@ pub const ISNAN: ElementwiseOp = ElementwiseOp {
     name: "isnan",
     nin: 1,
     nout: 1,
-    loops: &[
-        b("?->?", "(void)in0; out0 = false;"),
-        b("b->?", "(void)in0; out0 = false;"),
-        b("B->?", "(void)in0; out0 = false;"),
-        b("h->?", "(void)in0; out0 = false;"),
-        b("H->?", "(void)in0; out0 = false;"),
-        b("i->?", "(void)in0; out0 = false;"),
-        b("I->?", "(void)in0; out0 = false;"),
-        b("l->?", "(void)in0; out0 = false;"),
-        b("L->?", "(void)in0; out0 = false;"),
-        l("e->?"),
-        l("E->?"),
-        l("f->?"),
-        l("d->?"),
-        l("F->?"),
-        l("D->?"),
-    ],
+    loops: loops![with_body(BOOL_INT_PREDICATE, "(void)in0; out0 = false;"), INEXACT_PREDICATE],
     body: "out0 = xp::isnan(in0);",
     preamble: "",
 };
@@ -1055,23 +747,7 @@ pub const ISINF: ElementwiseOp = ElementwiseOp {
     name: "isinf",
     nin: 1,
     nout: 1,
-    loops: &[
-        b("?->?", "(void)in0; out0 = false;"),
-        b("b->?", "(void)in0; out0 = false;"),
-        b("B->?", "(void)in0; out0 = false;"),
-        b("h->?", "(void)in0; out0 = false;"),
-        b("H->?", "(void)in0; out0 = false;"),
-        b("i->?", "(void)in0; out0 = false;"),
-        b("I->?", "(void)in0; out0 = false;"),
-        b("l->?", "(void)in0; out0 = false;"),
-        b("L->?", "(void)in0; out0 = false;"),
-        l("e->?"),
-        l("E->?"),
-        l("f->?"),
-        l("d->?"),
-        l("F->?"),
-        l("D->?"),
-    ],
+    loops: loops![with_body(BOOL_INT_PREDICATE, "(void)in0; out0 = false;"), INEXACT_PREDICATE],
     body: "out0 = xp::isinf(in0);",
     preamble: "",
 };
@@ -1081,23 +757,7 @@ pub const ISFINITE: ElementwiseOp = ElementwiseOp {
     name: "isfinite",
     nin: 1,
     nout: 1,
-    loops: &[
-        b("?->?", "(void)in0; out0 = true;"),
-        b("b->?", "(void)in0; out0 = true;"),
-        b("B->?", "(void)in0; out0 = true;"),
-        b("h->?", "(void)in0; out0 = true;"),
-        b("H->?", "(void)in0; out0 = true;"),
-        b("i->?", "(void)in0; out0 = true;"),
-        b("I->?", "(void)in0; out0 = true;"),
-        b("l->?", "(void)in0; out0 = true;"),
-        b("L->?", "(void)in0; out0 = true;"),
-        l("e->?"),
-        l("E->?"),
-        l("f->?"),
-        l("d->?"),
-        l("F->?"),
-        l("D->?"),
-    ],
+    loops: loops![with_body(BOOL_INT_PREDICATE, "(void)in0; out0 = true;"), INEXACT_PREDICATE],
     body: "out0 = xp::isfinite(in0);",
     preamble: "",
 };
@@ -1117,102 +777,51 @@ pub const CONJUGATE: ElementwiseOp = ElementwiseOp {
     name: "conjugate",
     nin: 1,
     nout: 1,
-    loops: &[
-        l("b->b"),
-        l("B->B"),
-        l("h->h"),
-        l("H->H"),
-        l("i->i"),
-        l("I->I"),
-        l("l->l"),
-        l("L->L"),
-        l("e->e"),
-        l("E->E"),
-        l("f->f"),
-        l("d->d"),
-        b("F->F", "out0 = xp::conj(in0);"),
-        b("D->D", "out0 = xp::conj(in0);"),
-    ],
+    loops: loops![INT_UNARY, FLOAT_UNARY, with_body(COMPLEX_UNARY, "out0 = xp::conj(in0);")],
     body: "out0 = in0;",
     preamble: "",
 };
 
 /// The square root (complex: principal branch).
-pub const SQRT: ElementwiseOp = ElementwiseOp {
-    name: "sqrt",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
-    body: "out0 = xp::sqrt(in0);",
-    preamble: "",
-};
+pub const SQRT: ElementwiseOp =
+    ElementwiseOp { name: "sqrt", nin: 1, nout: 1, loops: &INEXACT_UNARY, body: "out0 = xp::sqrt(in0);", preamble: "" };
 
 /// The cube root.
-pub const CBRT: ElementwiseOp = ElementwiseOp {
-    name: "cbrt",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d")],
-    body: "out0 = xp::cbrt(in0);",
-    preamble: "",
-};
+pub const CBRT: ElementwiseOp =
+    ElementwiseOp { name: "cbrt", nin: 1, nout: 1, loops: &FLOAT_UNARY, body: "out0 = xp::cbrt(in0);", preamble: "" };
 
 /// e^x.
-pub const EXP: ElementwiseOp = ElementwiseOp {
-    name: "exp",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
-    body: "out0 = xp::exp(in0);",
-    preamble: "",
-};
+pub const EXP: ElementwiseOp =
+    ElementwiseOp { name: "exp", nin: 1, nout: 1, loops: &INEXACT_UNARY, body: "out0 = xp::exp(in0);", preamble: "" };
 
 /// 2^x.
-pub const EXP2: ElementwiseOp = ElementwiseOp {
-    name: "exp2",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
-    body: "out0 = xp::exp2(in0);",
-    preamble: "",
-};
+pub const EXP2: ElementwiseOp =
+    ElementwiseOp { name: "exp2", nin: 1, nout: 1, loops: &INEXACT_UNARY, body: "out0 = xp::exp2(in0);", preamble: "" };
 
 /// e^x - 1, accurate near 0.
 pub const EXPM1: ElementwiseOp = ElementwiseOp {
     name: "expm1",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &INEXACT_UNARY,
     body: "out0 = xp::expm1(in0);",
     preamble: "",
 };
 
 /// The natural logarithm (complex: principal branch).
-pub const LOG: ElementwiseOp = ElementwiseOp {
-    name: "log",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
-    body: "out0 = xp::log(in0);",
-    preamble: "",
-};
+pub const LOG: ElementwiseOp =
+    ElementwiseOp { name: "log", nin: 1, nout: 1, loops: &INEXACT_UNARY, body: "out0 = xp::log(in0);", preamble: "" };
 
 /// The base-2 logarithm.
-pub const LOG2: ElementwiseOp = ElementwiseOp {
-    name: "log2",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
-    body: "out0 = xp::log2(in0);",
-    preamble: "",
-};
+pub const LOG2: ElementwiseOp =
+    ElementwiseOp { name: "log2", nin: 1, nout: 1, loops: &INEXACT_UNARY, body: "out0 = xp::log2(in0);", preamble: "" };
 
 /// The base-10 logarithm.
 pub const LOG10: ElementwiseOp = ElementwiseOp {
     name: "log10",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &INEXACT_UNARY,
     body: "out0 = xp::log10(in0);",
     preamble: "",
 };
@@ -1222,7 +831,7 @@ pub const LOG1P: ElementwiseOp = ElementwiseOp {
     name: "log1p",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &INEXACT_UNARY,
     body: "out0 = xp::log1p(in0);",
     preamble: "",
 };
@@ -1262,21 +871,15 @@ pub const COS: ElementwiseOp = ElementwiseOp {
 };
 
 /// The tangent.
-pub const TAN: ElementwiseOp = ElementwiseOp {
-    name: "tan",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
-    body: "out0 = xp::tan(in0);",
-    preamble: "",
-};
+pub const TAN: ElementwiseOp =
+    ElementwiseOp { name: "tan", nin: 1, nout: 1, loops: &INEXACT_UNARY, body: "out0 = xp::tan(in0);", preamble: "" };
 
 /// The inverse sine (complex: branch cuts as C99 `casin`).
 pub const ARCSIN: ElementwiseOp = ElementwiseOp {
     name: "arcsin",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &INEXACT_UNARY,
     body: "out0 = xp::asin(in0);",
     preamble: "",
 };
@@ -1286,7 +889,7 @@ pub const ARCCOS: ElementwiseOp = ElementwiseOp {
     name: "arccos",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &INEXACT_UNARY,
     body: "out0 = xp::acos(in0);",
     preamble: "",
 };
@@ -1296,47 +899,29 @@ pub const ARCTAN: ElementwiseOp = ElementwiseOp {
     name: "arctan",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &INEXACT_UNARY,
     body: "out0 = xp::atan(in0);",
     preamble: "",
 };
 
 /// The hyperbolic sine.
-pub const SINH: ElementwiseOp = ElementwiseOp {
-    name: "sinh",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
-    body: "out0 = xp::sinh(in0);",
-    preamble: "",
-};
+pub const SINH: ElementwiseOp =
+    ElementwiseOp { name: "sinh", nin: 1, nout: 1, loops: &INEXACT_UNARY, body: "out0 = xp::sinh(in0);", preamble: "" };
 
 /// The hyperbolic cosine.
-pub const COSH: ElementwiseOp = ElementwiseOp {
-    name: "cosh",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
-    body: "out0 = xp::cosh(in0);",
-    preamble: "",
-};
+pub const COSH: ElementwiseOp =
+    ElementwiseOp { name: "cosh", nin: 1, nout: 1, loops: &INEXACT_UNARY, body: "out0 = xp::cosh(in0);", preamble: "" };
 
 /// The hyperbolic tangent.
-pub const TANH: ElementwiseOp = ElementwiseOp {
-    name: "tanh",
-    nin: 1,
-    nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
-    body: "out0 = xp::tanh(in0);",
-    preamble: "",
-};
+pub const TANH: ElementwiseOp =
+    ElementwiseOp { name: "tanh", nin: 1, nout: 1, loops: &INEXACT_UNARY, body: "out0 = xp::tanh(in0);", preamble: "" };
 
 /// The inverse hyperbolic sine.
 pub const ARCSINH: ElementwiseOp = ElementwiseOp {
     name: "arcsinh",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &INEXACT_UNARY,
     body: "out0 = xp::asinh(in0);",
     preamble: "",
 };
@@ -1346,7 +931,7 @@ pub const ARCCOSH: ElementwiseOp = ElementwiseOp {
     name: "arccosh",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &INEXACT_UNARY,
     body: "out0 = xp::acosh(in0);",
     preamble: "",
 };
@@ -1356,7 +941,7 @@ pub const ARCTANH: ElementwiseOp = ElementwiseOp {
     name: "arctanh",
     nin: 1,
     nout: 1,
-    loops: &[l("e->e"), l("E->E"), l("f->f"), l("d->d"), l("F->F"), l("D->D")],
+    loops: &INEXACT_UNARY,
     body: "out0 = xp::atanh(in0);",
     preamble: "",
 };
@@ -1366,21 +951,10 @@ pub const RECIPROCAL: ElementwiseOp = ElementwiseOp {
     name: "reciprocal",
     nin: 1,
     nout: 1,
-    loops: &[
-        b("b->b", "out0 = xp::integer_reciprocal(in0);"),
-        b("B->B", "out0 = xp::integer_reciprocal(in0);"),
-        b("h->h", "out0 = xp::integer_reciprocal(in0);"),
-        b("H->H", "out0 = xp::integer_reciprocal(in0);"),
-        b("i->i", "out0 = xp::integer_reciprocal(in0);"),
-        b("I->I", "out0 = xp::integer_reciprocal(in0);"),
-        b("l->l", "out0 = xp::integer_reciprocal(in0);"),
-        b("L->L", "out0 = xp::integer_reciprocal(in0);"),
-        l("e->e"),
-        l("E->E"),
-        l("f->f"),
-        l("d->d"),
-        b("F->F", "out0 = xp::reciprocal(in0);"),
-        b("D->D", "out0 = xp::reciprocal(in0);"),
+    loops: loops![
+        with_body(INT_UNARY, "out0 = xp::integer_reciprocal(in0);"),
+        FLOAT_UNARY,
+        with_body(COMPLEX_UNARY, "out0 = xp::reciprocal(in0);"),
     ],
     body: "out0 = 1.0f / in0;",
     preamble: "",
@@ -1510,3 +1084,31 @@ pub const ALL: &[&ElementwiseOp] = &[
     &CLIP,
     &WHERE,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sigs(op: &ElementwiseOp) -> Vec<&'static str> {
+        op.loops.iter().map(|lp| lp.sig).collect()
+    }
+
+    #[test]
+    fn named_loop_lists_join_in_numpy_order() {
+        let firsts: String = sigs(&COPY).iter().map(|s| s.chars().next().unwrap()).collect();
+        assert_eq!(firsts, "?bBhHiIlLeEfdFD");
+        assert_eq!(sigs(&FLOOR_DIVIDE)[7..9], ["LL->L", "ee->e"]);
+        assert_eq!(sigs(&EQUAL)[8..12], ["LL->?", "lL->?", "Ll->?", "ee->?"]);
+        assert_eq!(LOGICAL_AND.loops.len(), 15);
+    }
+
+    #[test]
+    fn with_body_sets_every_loop_and_keeps_the_rest() {
+        let isnan = ISNAN.loops;
+        assert!(isnan[..9].iter().all(|lp| lp.body == Some("(void)in0; out0 = false;")));
+        assert!(isnan[9..].iter().all(|lp| lp.body.is_none()));
+        assert_eq!(POWER.loops.iter().filter(|lp| lp.body.is_some()).count(), 10);
+        let maximum = MAXIMUM.loops.iter().find(|lp| lp.sig == "DD->D").unwrap();
+        assert_eq!(maximum.body, Some("out0 = xp::maximum(in0, in1);"));
+    }
+}
