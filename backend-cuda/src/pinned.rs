@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::sys::{self, CUresult};
 use xp_backend_api::{Error, PinnedMemoryPool, RawHostMemory, Result};
 
-use crate::device::Context;
+use crate::context::Context;
 
 /// `cuMemHostAlloc`/`cuMemFreeHost` in one device's primary context.
 struct CudaHostMemory {

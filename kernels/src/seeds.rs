@@ -212,7 +212,7 @@ mod tests {
             assert_eq!(crate::kernel_names(code), vec![name.to_string()], "{code}");
         }
         assert_eq!(crate::kernel_names(SCALE_AND_BLOCK_SUM), vec!["scale", "block_sum"]);
-        assert!(crate::uses_barrier(TILED_MATMUL) && crate::uses_barrier(BLOCK_SUM));
-        assert!(!crate::uses_barrier(SAXPY));
+        assert!(crate::cpu::uses_barrier(TILED_MATMUL) && crate::cpu::uses_barrier(BLOCK_SUM));
+        assert!(!crate::cpu::uses_barrier(SAXPY));
     }
 }
