@@ -340,6 +340,16 @@ fn touch(path: &Path) {
     }
 }
 
+/// Whether a folder of the cache is a shard (two hex digits).
+fn is_shard(name: &std::ffi::OsStr) -> bool {
+    name.len() == 2 && name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Whether a file of a shard is a writer's temporary file (`write_entry`).
+fn is_temp_file(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(".tmp")
+}
+
 /// One file of a cache folder, as a scan saw it.
 struct ScannedFile {
     path: PathBuf,
@@ -359,9 +369,7 @@ fn scan_entries(dir: &Path) -> Result<Vec<ScannedFile>> {
     let now = SystemTime::now();
     let mut out = Vec::new();
     for shard in shards.flatten() {
-        let name = shard.file_name();
-        let is_shard = name.len() == 2 && name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
-        if !is_shard {
+        if !is_shard(&shard.file_name()) {
             continue;
         }
         let Ok(files) = std::fs::read_dir(shard.path()) else { continue };
@@ -374,7 +382,7 @@ fn scan_entries(dir: &Path) -> Result<Vec<ScannedFile>> {
             let used = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
             let name = f.file_name();
             let name = name.to_string_lossy();
-            if name.starts_with('.') && name.ends_with(".tmp") {
+            if is_temp_file(&name) {
                 if now.duration_since(used).is_ok_and(|age| age > STALE_TEMP) {
                     let _ = std::fs::remove_file(&path);
                 }
@@ -425,8 +433,7 @@ pub fn clear_cache_dir(dir: &Path) -> Result<usize> {
     let mut removed = 0;
     let mut first_err = None;
     for shard in shards.flatten() {
-        let name = shard.file_name();
-        if name.len() != 2 || !name.to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit())) {
+        if !is_shard(&shard.file_name()) {
             continue;
         }
         let Ok(files) = std::fs::read_dir(shard.path()) else { continue };
@@ -434,7 +441,7 @@ pub fn clear_cache_dir(dir: &Path) -> Result<usize> {
             let name = f.file_name();
             let name = name.to_string_lossy();
             let is_entry = name.ends_with(".bin");
-            if !is_entry && !(name.starts_with('.') && name.ends_with(".tmp")) {
+            if !is_entry && !is_temp_file(&name) {
                 continue;
             }
             match std::fs::remove_file(f.path()) {

@@ -32,7 +32,7 @@ unsafe impl RawHostMemory for CudaHostMemory {
             return Err(Error::OutOfMemory { requested: bytes, in_use: 0, limit: usize::MAX });
         }
         self.ctx.check("cuMemHostAlloc", r)?;
-        NonNull::new(host.cast()).ok_or_else(|| Error::OutOfMemory { requested: bytes, in_use: 0, limit: usize::MAX })
+        NonNull::new(host.cast()).ok_or(Error::OutOfMemory { requested: bytes, in_use: 0, limit: usize::MAX })
     }
 
     unsafe fn free(&self, ptr: NonNull<u8>, _bytes: usize) -> Result<()> {
