@@ -1,8 +1,8 @@
 //! Kernels of advanced indexing: gather (`take`), scatter (`put`, two passes so that the last
-//! write wins where indices repeat), compaction (boolean masks)
-//! and `nonzero`. They move elements without looking at them, so one kernel per element size
-//! (1, 2, 4, 8, 16 bytes) serves every dtype. Indices are int64; an index out of range sets
-//! an error flag that the caller reads back (NumPy raises `IndexError`; indices never wrap).
+//! write wins where indices repeat), compaction (boolean masks) and `nonzero`. They move
+//! elements without looking at them, so one kernel per element size (1, 2, 4, 8, 16 bytes)
+//! serves every dtype. Indices are int64; an index out of range sets an error flag that the
+//! caller reads back (NumPy raises `IndexError`; indices never wrap).
 
 use std::fmt::Write;
 
