@@ -9,7 +9,7 @@ use xp_kernels::elementwise::cast_spec;
 use crate::element::{as_bytes, from_bytes, scalar_bytes, scalar_from_bytes, Element};
 use crate::exec::{current_stream, launch_elementwise, DTypes, EwIn, KernelKey};
 use crate::layout::{checked_size, Layout, SliceArg};
-use crate::promote::Scalar;
+use crate::promote::{check_int_fits, int_range, Scalar};
 
 pub(crate) struct Storage {
     pub(crate) buffer: Buffer,
@@ -176,16 +176,40 @@ impl Array {
         if out.size() == 0 {
             return Ok(out);
         }
-        let v = scalar_bytes(value.into(), dtype)?;
+        out.fill_bytes(&scalar_bytes(value.into(), dtype)?)?;
+        Ok(out)
+    }
+
+    /// Set every element to `value`, in place, on the current stream: NumPy's `a.fill(value)`.
+    /// Any layout works; a strided view fills only the elements it sees.
+    ///
+    /// `value` converts as NumPy 2 stores a Python scalar into the array: a float into an
+    /// integer array truncates toward zero (`fill(1.5)` stores 1, `fill(-2.7)` stores -2); an
+    /// integer outside the dtype's range, or a float whose truncation is (infinity included), is
+    /// an `Overflow` error and NaN a `Value` error; a float too large for a float dtype becomes
+    /// infinity; a complex value into a real array is a `DType` error (NumPy raises
+    /// `TypeError`: the imaginary part is never dropped silently), and into a bool array tests
+    /// against zero.
+    pub fn fill(&self, value: impl Into<Scalar>) -> Result<()> {
+        let bytes = fill_value_bytes(value.into(), self.dtype)?;
+        if self.size() == 0 {
+            return Ok(());
+        }
+        self.fill_bytes(&bytes)
+    }
+
+    /// Write `v` (one element of this array's dtype) to every element.
+    fn fill_bytes(&self, v: &[u8]) -> Result<()> {
+        let (device, shape, dtype) = (&self.storage.device, self.shape(), self.dtype);
         let src = if crate::exec::target_of(device).prebuilt_loops() {
-            Some(Array::from_bytes_on(device, &[], dtype, &v)?.broadcast_to(shape)?)
+            Some(Array::from_bytes_on(device, &[], dtype, v)?.broadcast_to(shape)?)
         } else {
             None
         };
         let lp = copy_loop(dtype);
         let input = match &src {
             Some(a) => EwIn::Array(a),
-            None => EwIn::Value(&v),
+            None => EwIn::Value(v),
         };
         let scalars = src.is_none() as u8;
         launch_elementwise(
@@ -204,9 +228,8 @@ impl Array {
                 s
             },
             &[input],
-            &[&out],
-        )?;
-        Ok(out)
+            &[self],
+        )
     }
 
     // ---- to the host -----------------------------------------------------------------------
@@ -406,6 +429,35 @@ impl Array {
         self.copy_into(&out)?;
         Ok(out)
     }
+}
+
+/// The bytes of `value` stored into an array of `dtype` by [`Array::fill`], with NumPy's checks.
+fn fill_value_bytes(value: Scalar, dtype: DType) -> Result<Vec<u8>> {
+    let op = "fill";
+    match value {
+        Scalar::Complex(..) if dtype != DType::Bool && !dtype.is_complex() => {
+            return Err(Error::DType {
+                op: op.into(),
+                reason: format!("a complex value cannot be stored in a {dtype} array"),
+            });
+        }
+        Scalar::Int(i) => check_int_fits(op, i, dtype)?,
+        Scalar::Float(f) => {
+            if let Some((lo, hi)) = int_range(dtype) {
+                if f.is_nan() {
+                    return Err(Error::value(op, format!("cannot convert float NaN to {dtype}")));
+                }
+                // `hi as f64 + 1.0` is exact or rounds to `hi as f64` itself (a power of two
+                // above the int64 and uint64 maxima), so `<` accepts exactly the values that fit.
+                let t = f.trunc();
+                if !(t >= lo as f64 && t < hi as f64 + 1.0) {
+                    return Err(Error::Overflow { op: op.into(), reason: format!("{f} is out of bounds for {dtype}") });
+                }
+            }
+        }
+        _ => {}
+    }
+    scalar_bytes(value, dtype)
 }
 
 fn copy_loop(d: DType) -> &'static xp_kernels::ops::TypeLoop {

@@ -76,7 +76,9 @@ impl Array {
         Ok(out)
     }
 
-    /// `a.flat[indices] = values` (values repeat when shorter), on a C-contiguous array.
+    /// `a.flat[indices] = values` (values repeat when shorter), on a C-contiguous array. Where
+    /// indices repeat, the last value (in index order) is stored, as NumPy's `a[i] = v`, on
+    /// every backend.
     pub fn put(&self, indices: &Array, values: &Array) -> Result<()> {
         check_index_dtype("put", indices)?;
         let dev = self.device_arc();
@@ -109,12 +111,34 @@ impl Array {
         } else {
             values.ravel()?.astype(self.dtype())?
         };
+        // Two passes make the last write win where indices repeat, as NumPy, whatever order
+        // threads run in: each index claims its target in a hash table (the largest index
+        // claiming a target wins), then only the winners write. No sort, and O(indices) memory.
         let err = error_flag(self)?;
-        let f = named_kernel(&dev, || xp_kernels::index::scatter(self.itemsize()))?;
-        let (ni, nv, len) = (idx.size() as i64, v.size() as i64, self.size() as i64);
+        let n_idx = idx.size();
+        let slots = (2 * n_idx).next_power_of_two().max(2);
+        let table = Array::full_on(&dev, &[2 * slots], 0, DType::U64)?;
+        let (mask, shift) = (slots as i64 - 1, 64 - slots.trailing_zeros() as i32);
+        let (ni, nv, len) = (n_idx as i64, v.size() as i64, self.size() as i64);
+        let config = plan_flat(n_idx, target_of(&dev));
+        let claim = named_kernel(&dev, xp_kernels::index::scatter_claim)?;
         current_stream(&dev).launch(
-            &*f,
-            &plan_flat(idx.size(), target_of(&dev)),
+            &*claim,
+            &config,
+            &[
+                idx.kernel_arg(),
+                KernelArg::Value(&ni.to_ne_bytes()),
+                KernelArg::Value(&len.to_ne_bytes()),
+                table.kernel_arg(),
+                KernelArg::Value(&mask.to_ne_bytes()),
+                KernelArg::Value(&shift.to_ne_bytes()),
+                err.kernel_arg(),
+            ],
+        )?;
+        let write = named_kernel(&dev, || xp_kernels::index::scatter(self.itemsize()))?;
+        current_stream(&dev).launch(
+            &*write,
+            &config,
             &[
                 self.kernel_arg(),
                 idx.kernel_arg(),
@@ -122,7 +146,9 @@ impl Array {
                 KernelArg::Value(&ni.to_ne_bytes()),
                 KernelArg::Value(&nv.to_ne_bytes()),
                 KernelArg::Value(&len.to_ne_bytes()),
-                err.kernel_arg(),
+                table.kernel_arg(),
+                KernelArg::Value(&mask.to_ne_bytes()),
+                KernelArg::Value(&shift.to_ne_bytes()),
             ],
         )?;
         if err.item::<i32>()? != 0 {

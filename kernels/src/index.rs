@@ -1,7 +1,8 @@
-//! Kernels of advanced indexing: gather (`take`), scatter (`put`), compaction (boolean masks)
-//! and `nonzero`. They move elements without looking at them, so one kernel per element size
-//! (1, 2, 4, 8, 16 bytes) serves every dtype. Indices are int64; an index out of range sets
-//! an error flag that the caller reads back (NumPy raises `IndexError`; indices never wrap).
+//! Kernels of advanced indexing: gather (`take`), scatter (`put`, two passes so that the last
+//! write wins where indices repeat), compaction (boolean masks) and `nonzero`. They move
+//! elements without looking at them, so one kernel per element size (1, 2, 4, 8, 16 bytes)
+//! serves every dtype. Indices are int64; an index out of range sets an error flag that the
+//! caller reads back (NumPy raises `IndexError`; indices never wrap).
 
 use std::fmt::Write;
 
@@ -49,29 +50,70 @@ pub fn gather(bytes: usize) -> Rendered {
     Rendered { name, code: c }
 }
 
-/// `a[idx[i]] = v[i % nv]` over a C-contiguous `a` of `len` elements.
+/// The hash of a target position in the claim table of [`scatter_claim`] and [`scatter`]
+/// (Fibonacci hashing of `k + 1` into `2^(64 - shift)` slots).
+const SCATTER_SLOT: &str = "(xp::i64)(((unsigned long long)(k + 1) * 0x9E3779B97F4A7C15ull) >> shift)";
+
+/// The first pass of `a[idx[i]] = v[i % nv]`, which makes the last write win wherever indices
+/// repeat (as NumPy): every `i` claims its target `k` in an open-addressing hash table of
+/// `mask + 1` slots (a power of two, at least twice `n_idx`; `shift` is 64 minus its log2), whose
+/// first half holds keys `k + 1` (0: empty) and second half the largest `i` that writes `k`.
+/// The table starts zeroed. An index out of range sets `*err` and claims nothing.
 ///
-/// Parameters: `T* a, const xp::i64* idx, const T* v, xp::i64 n_idx, xp::i64 nv,
-/// xp::i64 len, int* err`.
-pub fn scatter(bytes: usize) -> Rendered {
-    let t = word(bytes);
-    let name = format!("xp_scatter_{bytes}");
-    let mut c = String::new();
-    let _ = writeln!(
-        c,
-        "extern \"C\" __global__ void {name}({t}* a, const xp::i64* __restrict__ idx, const {t}* __restrict__ v, xp::i64 n_idx, xp::i64 nv, xp::i64 len, int* err) {{"
-    );
-    c.push_str(
-        "  XP_FOR_EACH(xp::i64, i, n_idx) {
+/// Parameters: `const xp::i64* idx, xp::i64 n_idx, xp::i64 len, unsigned long long* table,
+/// xp::i64 mask, int shift, int* err`.
+pub fn scatter_claim() -> Rendered {
+    let name = "xp_scatter_claim".to_string();
+    let code = format!(
+        "extern \"C\" __global__ void {name}(const xp::i64* __restrict__ idx, xp::i64 n_idx, xp::i64 len, unsigned long long* table, xp::i64 mask, int shift, int* err) {{
+  XP_FOR_EACH(xp::i64, i, n_idx) {{
     xp::i64 k = idx[i];
     if (k < 0) k += len;
-    if (k < 0 || k >= len) { *err = 1; continue; }
-    a[k] = v[i % nv];
-  }
-}
-",
+    if (k < 0 || k >= len) {{ *err = 1; continue; }}
+    const unsigned long long key = (unsigned long long)(k + 1);
+    for (xp::i64 h = {SCATTER_SLOT};; h = (h + 1) & mask) {{
+      const unsigned long long prev = atomicCAS(&table[h], 0ull, key);
+      if (prev == 0ull || prev == key) {{
+        atomicMax(&table[mask + 1 + h], (unsigned long long)i);
+        break;
+      }}
+    }}
+  }}
+}}
+"
     );
-    Rendered { name, code: c }
+    Rendered { name, code }
+}
+
+/// The second pass of `a[idx[i]] = v[i % nv]` over a C-contiguous `a` of `len` elements: only
+/// the `i` that [`scatter_claim`] recorded as the last writer of its target writes, so the
+/// result is NumPy's whatever order threads run in.
+///
+/// Parameters: `T* a, const xp::i64* idx, const T* v, xp::i64 n_idx, xp::i64 nv, xp::i64 len,
+/// const unsigned long long* table, xp::i64 mask, int shift`.
+pub fn scatter(bytes: usize) -> Rendered {
+    let t = word(bytes);
+    let name = format!("xp_scatter_last_{bytes}");
+    let code = format!(
+        "extern \"C\" __global__ void {name}({t}* a, const xp::i64* __restrict__ idx, const {t}* __restrict__ v, xp::i64 n_idx, xp::i64 nv, xp::i64 len, const unsigned long long* __restrict__ table, xp::i64 mask, int shift) {{
+  XP_FOR_EACH(xp::i64, i, n_idx) {{
+    xp::i64 k = idx[i];
+    if (k < 0) k += len;
+    if (k < 0 || k >= len) continue;
+    const unsigned long long key = (unsigned long long)(k + 1);
+    for (xp::i64 h = {SCATTER_SLOT};; h = (h + 1) & mask) {{
+      const unsigned long long slot = table[h];
+      if (slot == key) {{
+        if (table[mask + 1 + h] == (unsigned long long)i) a[k] = v[i % nv];
+        break;
+      }}
+      if (slot == 0ull) break;
+    }}
+  }}
+}}
+"
+    );
+    Rendered { name, code }
 }
 
 /// `out[pos[i] - 1] = x[i]` where `mask[i]`, `pos` the inclusive running count of the mask.
@@ -179,6 +221,7 @@ pub fn builtin_kernels() -> Vec<Rendered> {
         out.push(compact(b));
         out.push(transpose_copy(b, false));
     }
+    out.push(scatter_claim());
     out.push(nonzero());
     out
 }
