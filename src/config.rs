@@ -173,7 +173,7 @@ impl fmt::Display for ConfigInfo {
                         d.name,
                         d.arch,
                         d.multiprocessor_count,
-                        d.total_memory as f64 / 1e9
+                        d.total_memory as f64 / (1u64 << 30) as f64
                     ),
                 )?;
             }

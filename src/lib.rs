@@ -55,6 +55,8 @@ fn register_at_start() {
 }
 
 /// The backends this build's features enable, in the order devices are chosen (cuda, hip, cpu).
+// Each push is behind its own feature: a `vec![…]` cannot leave elements out.
+#[allow(clippy::vec_init_then_push)]
 fn built_backends() -> Vec<Arc<dyn xp_backend_api::DynBackend>> {
     let mut b: Vec<Arc<dyn xp_backend_api::DynBackend>> = Vec::new();
     #[cfg(feature = "cuda")]

@@ -56,10 +56,7 @@ impl Backend for CpuBackend {
     fn info() -> BackendInfo {
         let (compiler, version) = cxx_compiler();
         BackendInfo {
-            versions: vec![
-                ("C++ compiler".into(), version),
-                ("built-in kernels".into(), format!("{} compiled at build time", builtin_count())),
-            ],
+            versions: vec![("C++ compiler".into(), version)],
             libraries: vec![("C++ compiler".into(), compiler)],
         }
     }
@@ -73,6 +70,8 @@ fn cxx_compiler() -> (String, String) {
         .cpp(true)
         .target(env!("XP_CPU_TARGET"))
         .host(env!("XP_CPU_HOST"))
+        .opt_level(3)
+        .debug(false)
         .cargo_metadata(false)
         .cargo_warnings(false)
         .try_get_compiler();
