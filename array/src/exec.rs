@@ -177,7 +177,7 @@ pub(crate) fn launch_planned(
     let mut spans = Vec::with_capacity(args.len());
     for a in args {
         let start = bytes.len();
-        spans.push(a.write_value(&mut bytes).then(|| start..bytes.len()));
+        spans.push(a.write_value(&mut bytes).then_some(start..bytes.len()));
     }
     let missing = |what: &str| Error::Launch { kernel: f.name().to_string(), reason: format!("the plan needs {what}") };
     let mut kargs: Vec<KernelArg<'_>> = Vec::with_capacity(lead.len() + args.len());
