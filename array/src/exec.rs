@@ -220,6 +220,32 @@ pub(crate) enum EwIn<'a> {
     Value(&'a [u8]),
 }
 
+/// The strides and contiguity of an elementwise launch's array operands, as
+/// [`plan_elementwise`] takes them; each must have the launch's `shape` and live on `device`.
+pub(crate) fn elementwise_operands<'a>(
+    op: &str,
+    shape: &[usize],
+    device: &Arc<dyn DynDevice>,
+    arrays: impl Iterator<Item = &'a Array>,
+) -> Result<Vec<(&'a [isize], bool)>> {
+    let mut operands = Vec::with_capacity(arrays.size_hint().0);
+    for a in arrays {
+        if a.shape() != shape {
+            return Err(Error::ShapeMismatch {
+                op: op.into(),
+                lhs: a.shape().to_vec(),
+                rhs: shape.to_vec(),
+                reason: "differ inside an elementwise launch".into(),
+            });
+        }
+        if !Arc::ptr_eq(&a.storage.device, device) {
+            return Err(Error::DeviceMismatch { op: op.into(), lhs: a.device().label(), rhs: device.label() });
+        }
+        operands.push((a.strides(), a.is_contiguous()));
+    }
+    Ok(operands)
+}
+
 /// Launch an elementwise kernel over `outputs[0]`'s shape, planned by
 /// [`plan_elementwise`]. `spec(layout, index)` gives the kernel; `key(layout, index)` its cache
 /// key.
@@ -240,21 +266,7 @@ pub(crate) fn launch_elementwise(
             EwIn::Value(_) => None,
         })
         .chain(outputs.iter().copied());
-    let mut operands: Vec<(&[isize], bool)> = Vec::with_capacity(inputs.len() + outputs.len());
-    for a in arrays {
-        if a.shape() != shape {
-            return Err(Error::ShapeMismatch {
-                op: op.into(),
-                lhs: a.shape().to_vec(),
-                rhs: shape.to_vec(),
-                reason: "differ inside an elementwise launch".into(),
-            });
-        }
-        if !Arc::ptr_eq(&a.storage.device, &device) {
-            return Err(Error::DeviceMismatch { op: op.into(), lhs: a.device().label(), rhs: device.label() });
-        }
-        operands.push((a.strides(), a.is_contiguous()));
-    }
+    let operands = elementwise_operands(op, shape, &device, arrays)?;
     let Some(plan) = plan_elementwise(op, shape, &operands, 0, target_of(&device))? else {
         return Ok(());
     };

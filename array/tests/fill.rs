@@ -73,7 +73,7 @@ fn fill_converts_as_numpy_stores_a_python_scalar() {
             (DType::U8, Scalar::Int(-1)),
             (DType::I64, Scalar::Int(1 << 63)),
             (DType::I8, Scalar::Float(128.0)),
-            (DType::I64, Scalar::Float(9.223372036854775808e18)),
+            (DType::I64, Scalar::Float((1u64 << 63) as f64)),
             (DType::U64, Scalar::Float(1.8446744073709552e19)),
             (DType::I32, Scalar::Float(f64::INFINITY)),
         ] {

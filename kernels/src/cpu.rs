@@ -53,14 +53,7 @@ pub fn cpu_dynamic_shared(code: &str) -> String {
                 // `T name[]` possibly with qualifiers / alignment attributes before T.
                 if let Some(d) = d.strip_suffix(']').and_then(|d| d.trim_end().strip_suffix('[')) {
                     let d = d.trim_end();
-                    let name: String = d
-                        .chars()
-                        .rev()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect::<Vec<_>>()
-                        .into_iter()
-                        .rev()
-                        .collect();
+                    let name = crate::trailing_ident(d);
                     let ty = d[..d.len() - name.len()].trim();
                     let ty = ty.split("__align__").next().unwrap_or(ty).trim();
                     out.push_str(&rest[..pos]);

@@ -64,14 +64,7 @@ pub fn kernel_names(code: &str) -> Vec<String> {
         let boundary_ok = rest[..pos].chars().last().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
         if let Some(paren) = after.find('(') {
             let head = after[..paren].trim_end();
-            let name: String = head
-                .chars()
-                .rev()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
+            let name = trailing_ident(head).to_string();
             if boundary_ok && !name.is_empty() && !names.contains(&name) {
                 names.push(name);
             }
@@ -126,8 +119,23 @@ pub fn strip_comments(code: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| code.to_string())
 }
 
+/// The identifier that ends `s` (empty when `s` ends in another character).
+pub(crate) fn trailing_ident(s: &str) -> &str {
+    let start =
+        s.char_indices().rev().take_while(|(_, c)| c.is_alphanumeric() || *c == '_').last().map_or(s.len(), |(i, _)| i);
+    &s[start..]
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn trailing_ident_takes_the_last_name() {
+        assert_eq!(crate::trailing_ident("void xp_k_1"), "xp_k_1");
+        assert_eq!(crate::trailing_ident("float* "), "");
+        assert_eq!(crate::trailing_ident(""), "");
+        assert_eq!(crate::trailing_ident("T tile"), "tile");
+    }
+
     use super::*;
 
     #[test]

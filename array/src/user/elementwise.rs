@@ -11,7 +11,9 @@ use xp_kernels::elementwise::{ElementwiseSpec, IndexWidth, Layout as KLayout, Op
 use super::next_id;
 use super::params::{check_name, parse_params, typedefs, Bindings, Param, ParamType};
 use crate::element::scalar_bytes;
-use crate::exec::{elementwise_kernel, launch_planned, target_of, Bindings as ExecBindings, KernelKey};
+use crate::exec::{
+    elementwise_kernel, elementwise_operands, launch_planned, target_of, Bindings as ExecBindings, KernelKey,
+};
 use crate::layout::broadcast_shapes;
 use crate::promote::{can_cast_safe, can_cast_same_kind, check_int_fits, Scalar};
 use crate::ufunc::{common_device, Operand};
@@ -70,18 +72,7 @@ pub(super) fn launch_user(
             _ => None,
         })
         .chain(outputs.iter().copied());
-    let mut operands: Vec<(&[isize], bool)> = Vec::with_capacity(inputs.len() + outputs.len());
-    for a in arrays {
-        if a.shape() != shape {
-            return Err(Error::ShapeMismatch {
-                op: op.into(),
-                lhs: a.shape().to_vec(),
-                rhs: shape.to_vec(),
-                reason: "differ inside an elementwise launch".into(),
-            });
-        }
-        operands.push((a.strides(), a.is_contiguous()));
-    }
+    let operands = elementwise_operands(op, shape, device, arrays)?;
     // Raw arrays are indexed by hand with `i`: the index width must reach their last element.
     let raw_reach = inputs
         .iter()
