@@ -125,6 +125,20 @@ impl Default for CpuCompiler {
     }
 }
 
+/// The C++ compiler settings of run-time CPU kernels (`CXX`, else the platform's default, for
+/// the target this crate was built for, at `-O3`).
+pub(crate) fn cxx_build() -> cc::Build {
+    let mut b = cc::Build::new();
+    b.cpp(true)
+        .target(env!("XP_CPU_TARGET"))
+        .host(env!("XP_CPU_HOST"))
+        .opt_level(3)
+        .debug(false)
+        .cargo_metadata(false)
+        .cargo_warnings(false);
+    b
+}
+
 fn scratch_dir() -> Result<PathBuf> {
     let dir = std::env::temp_dir().join(format!(
         "xp-cpu-{}-{}",
@@ -161,16 +175,7 @@ impl KernelCompiler for CpuCompiler {
             names.join(" ")
         ));
 
-        let tool = cc::Build::new()
-            .cpp(true)
-            .target(env!("XP_CPU_TARGET"))
-            .host(env!("XP_CPU_HOST"))
-            .opt_level(3)
-            .debug(false)
-            .cargo_metadata(false)
-            .cargo_warnings(false)
-            .try_get_compiler()
-            .map_err(|e| Self::no_compiler(source, options, e.to_string()))?;
+        let tool = cxx_build().try_get_compiler().map_err(|e| Self::no_compiler(source, options, e.to_string()))?;
         let dir = scratch_dir()?;
         let src_path = dir.join(format!("{}.cpp", sanitize(&source.name)));
         let out_path = dir.join("kernel.so");

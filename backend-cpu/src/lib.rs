@@ -66,15 +66,7 @@ impl Backend for CpuBackend {
 /// then the platform's default) and the first line of its `--version`; `none` and the reason
 /// when there is none.
 fn cxx_compiler() -> (String, String) {
-    let tool = cc::Build::new()
-        .cpp(true)
-        .target(env!("XP_CPU_TARGET"))
-        .host(env!("XP_CPU_HOST"))
-        .opt_level(3)
-        .debug(false)
-        .cargo_metadata(false)
-        .cargo_warnings(false)
-        .try_get_compiler();
+    let tool = compile::cxx_build().try_get_compiler();
     let tool = match tool {
         Ok(t) => t,
         Err(e) => return ("none".into(), format!("none ({e})")),
