@@ -5,33 +5,14 @@
 //! with NVRTC and hiprtc, which need no GPU, to prove they build for both vendors.
 
 use std::io::Write;
-use std::sync::Arc;
-
-use xp::DynDevice;
 
 #[path = "../array/tests/user_kernel_checks/mod.rs"]
 mod checks;
-
-fn gpus() -> Vec<Arc<dyn DynDevice>> {
-    xp::devices().into_iter().filter(|d| !d.properties().is_host).collect()
-}
+mod gpus;
 
 #[test]
 fn user_kernels_on_every_gpu() {
-    let gpus = gpus();
-    if gpus.is_empty() {
-        let required = std::env::var("XP_REQUIRE_GPU").unwrap_or_default();
-        if required.split(',').any(|b| matches!(b.trim(), "cuda" | "hip")) {
-            panic!("XP_REQUIRE_GPU={required} but no GPU device can be used");
-        }
-        let why = if cfg!(any(feature = "cuda", feature = "hip")) {
-            "no device found by the enabled GPU backends"
-        } else {
-            "built without the cuda and hip features"
-        };
-        let _ = writeln!(std::io::stderr(), "SKIPPED user_kernels_on_every_gpu: no GPU ({why})");
-        return;
-    }
+    let gpus = gpus::gpus_or_skip("user_kernels_on_every_gpu");
     for d in &gpus {
         println!("user kernels on {}", d.label());
         checks::all(d);

@@ -4,17 +4,10 @@
 use std::sync::Arc;
 
 use xp_array::*;
-use xp_backend_api::BackendHandle;
-use xp_backend_cpu::CpuBackend;
+use xp_backend_api::DynDevice;
 
-fn cpu() -> Arc<dyn xp_backend_api::DynDevice> {
-    register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
-    device("cpu").unwrap()
-}
-
-#[test]
-fn put_with_repeated_indices_keeps_the_last_value() {
-    with_device(&cpu(), || {
+pub fn put_with_repeated_indices_keeps_the_last_value(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         // NumPy: a = zeros(2); a[arange(10000) % 2] = arange(10000) gives [9998, 9999].
         let i: Vec<i64> = (0..10_000).map(|i| i % 2).collect();
         let v: Vec<i64> = (0..10_000).collect();
@@ -24,9 +17,8 @@ fn put_with_repeated_indices_keeps_the_last_value() {
     });
 }
 
-#[test]
-fn put_keeps_the_last_value_when_an_earlier_write_runs_later() {
-    with_device(&cpu(), || {
+pub fn put_keeps_the_last_value_when_an_earlier_write_runs_later(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         // Each target is written twice: from the first half of the indices in reverse order
         // (target t at position h - 1 - t) and from the second half in order (at h + t). Run
         // in parallel, the second half's early writes land before the first half's late ones,
@@ -45,9 +37,8 @@ fn put_keeps_the_last_value_when_an_earlier_write_runs_later() {
     });
 }
 
-#[test]
-fn put_with_unique_negative_and_short_value_lists() {
-    with_device(&cpu(), || {
+pub fn put_with_unique_negative_and_short_value_lists(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         // a.put([4, -1, 0, -5, 2], [10, 20]): values repeat; 4 and -1, 0 and -5 name one element.
         let a = Array::from_vec((0..5).map(|x| x as f32).collect()).unwrap();
         let i = Array::from_vec(vec![4i64, -1, 0, -5, 2]).unwrap();

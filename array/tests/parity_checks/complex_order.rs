@@ -1,4 +1,4 @@
-//! NumPy's order of complex numbers on the CPU backend: lexicographic (real part, then
+//! NumPy's order of complex numbers on any device: lexicographic (real part, then
 //! imaginary part), and a value with a NaN in either part is "NaN": `max`, `min`, `maximum` and
 //! `minimum` return the first NaN, `argmax`/`argmin` its index, `fmax`/`fmin` the other operand,
 //! and every comparison with a NaN is false. Expected values are NumPy 2's.
@@ -7,13 +7,7 @@ use std::sync::Arc;
 
 use num_complex::Complex;
 use xp_array::*;
-use xp_backend_api::BackendHandle;
-use xp_backend_cpu::CpuBackend;
-
-fn cpu() -> Arc<dyn xp_backend_api::DynDevice> {
-    register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
-    device("cpu").unwrap()
-}
+use xp_backend_api::DynDevice;
 
 type C = Complex<f64>;
 const NAN: f64 = f64::NAN;
@@ -49,9 +43,8 @@ fn values(a: &Array) -> Vec<C> {
     a.astype(DType::C128).unwrap().to_vec::<C>().unwrap()
 }
 
-#[test]
-fn complex_max_and_min_return_the_first_nan() {
-    with_device(&cpu(), || {
+pub fn complex_max_and_min_return_the_first_nan(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         // Seed 003: NumPy prints (0.7+nanj) for both, and 1 for both arg-reductions.
         for a in both(&[c(0.5, 3.7), c(0.7, NAN), c(NAN, -3.9), c(NAN, NAN)]) {
             let want = as_dtype_of(&a, &[c(0.7, NAN)]);
@@ -69,9 +62,8 @@ fn complex_max_and_min_return_the_first_nan() {
     });
 }
 
-#[test]
-fn complex_max_along_an_axis() {
-    with_device(&cpu(), || {
+pub fn complex_max_along_an_axis(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         let z = Array::from_slice(&[c(1.0, 2.0), c(NAN, 0.0), c(3.0, NAN), c(1.0, 1.0)], &[2, 2]).unwrap();
         assert_same(&values(&z.max(Some(&[0]), false).unwrap()), &[c(3.0, NAN), c(NAN, 0.0)]);
         assert_same(&values(&z.max(Some(&[1]), false).unwrap()), &[c(NAN, 0.0), c(3.0, NAN)]);
@@ -81,9 +73,8 @@ fn complex_max_along_an_axis() {
     });
 }
 
-#[test]
-fn complex_max_of_many_elements_keeps_the_first_nan_across_blocks() {
-    with_device(&cpu(), || {
+pub fn complex_max_of_many_elements_keeps_the_first_nan_across_blocks(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         let n = 300_000;
         let mut v: Vec<C> = (0..n).map(|i| c((i % 1000) as f64, (i % 7) as f64)).collect();
         v[250_000] = c(NAN, 1.0);
@@ -108,9 +99,8 @@ fn complex_max_of_many_elements_keeps_the_first_nan_across_blocks() {
     });
 }
 
-#[test]
-fn complex_maximum_minimum_fmax_fmin_follow_numpy_with_nans() {
-    with_device(&cpu(), || {
+pub fn complex_maximum_minimum_fmax_fmin_follow_numpy_with_nans(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         let x = [c(1.0, NAN), c(NAN, 2.0), c(1.0, 1.0), c(0.0, NAN), c(2.0, 0.0), c(2.0, 1.0)];
         let y = [c(NAN, 1.0), c(3.0, NAN), c(0.0, NAN), c(1.0, 1.0), c(2.0, 1.0), c(2.0, 0.0)];
         let [xd, xf] = both(&x);
@@ -130,9 +120,8 @@ fn complex_maximum_minimum_fmax_fmin_follow_numpy_with_nans() {
     });
 }
 
-#[test]
-fn complex_comparisons_are_lexicographic_and_false_with_nan() {
-    with_device(&cpu(), || {
+pub fn complex_comparisons_are_lexicographic_and_false_with_nan(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         let p = [c(1.0, 2.0), c(1.0, 2.0), c(1.0, NAN), c(NAN, 0.0), c(1.0, 0.0), c(2.0, 0.0), c(1.0, 2.0)];
         let q = [c(1.0, 3.0), c(1.0, NAN), c(1.0, 2.0), c(1.0, 0.0), c(2.0, NAN), c(1.0, NAN), c(1.0, 2.0)];
         let [pd, pf] = both(&p);
@@ -150,9 +139,8 @@ fn complex_comparisons_are_lexicographic_and_false_with_nan() {
     });
 }
 
-#[test]
-fn complex_clip_orders_lexicographically_and_propagates_nan() {
-    with_device(&cpu(), || {
+pub fn complex_clip_orders_lexicographically_and_propagates_nan(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         for x in both(&[c(0.0, 0.0), c(3.0, 1.0), c(1.0, 5.0), c(NAN, 0.0), c(1.0, 0.0)]) {
             let got = values(&x.clip(c(1.0, 1.0), c(2.0, 2.0)).unwrap());
             assert_same(&got, &[c(1.0, 1.0), c(2.0, 2.0), c(1.0, 5.0), c(NAN, 0.0), c(1.0, 1.0)]);

@@ -1,20 +1,13 @@
-//! `Array::fill`, as NumPy's `a.fill(value)`, on the CPU backend.
+//! `Array::fill`, as NumPy's `a.fill(value)`, on any device.
 
 use std::sync::Arc;
 
 use num_complex::Complex;
 use xp_array::*;
-use xp_backend_api::BackendHandle;
-use xp_backend_cpu::CpuBackend;
+use xp_backend_api::DynDevice;
 
-fn cpu() -> Arc<dyn xp_backend_api::DynDevice> {
-    register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
-    device("cpu").unwrap()
-}
-
-#[test]
-fn fill_sets_every_element_in_place() {
-    with_device(&cpu(), || {
+pub fn fill_sets_every_element_in_place(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         let a = zeros(&[3, 4], DType::F32).unwrap();
         let view = a.clone();
         a.fill(1.0).unwrap();
@@ -31,9 +24,8 @@ fn fill_sets_every_element_in_place() {
     });
 }
 
-#[test]
-fn fill_on_a_strided_view_writes_only_its_elements() {
-    with_device(&cpu(), || {
+pub fn fill_on_a_strided_view_writes_only_its_elements(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         let a = Array::from_vec((0..24).collect::<Vec<i32>>()).unwrap().reshape(&[4, 6]).unwrap();
         // a[1::2, ::-3] (rows 1 and 3, columns 5 and 2), then its transpose.
         let v = a
@@ -50,9 +42,8 @@ fn fill_on_a_strided_view_writes_only_its_elements() {
     });
 }
 
-#[test]
-fn fill_converts_as_numpy_stores_a_python_scalar() {
-    with_device(&cpu(), || {
+pub fn fill_converts_as_numpy_stores_a_python_scalar(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         let get = |dt: DType, v: Scalar| -> Result<Array> {
             let a = zeros(&[2], dt)?;
             a.fill(v)?;
@@ -98,14 +89,12 @@ fn fill_converts_as_numpy_stores_a_python_scalar() {
     });
 }
 
-#[test]
-fn fill_runs_on_the_current_stream() {
-    let d = cpu();
-    with_device(&d, || {
+pub fn fill_runs_on_the_current_stream(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
         let s = d.new_stream().unwrap();
         let a = zeros(&[1 << 20], DType::F64).unwrap();
-        current_stream(&d).synchronize().unwrap();
-        with_stream(&d, &s, || {
+        current_stream(d).synchronize().unwrap();
+        with_stream(d, &s, || {
             a.fill(3.0).unwrap();
             let b = a.add_scalar(1.0).unwrap();
             assert!(b.to_vec::<f64>().unwrap().iter().all(|&x| x == 4.0));

@@ -1,0 +1,82 @@
+//! NumPy parity of `put` with repeated indices, `fill` and complex ordering on the CPU backend,
+//! whose launches run blocks on several workers at once. The checks live in `parity_checks/`
+//! and run on GPUs from the root package's `tests/parity_gpu.rs`.
+
+use std::sync::Arc;
+
+use xp_array::{device, register_backend};
+use xp_backend_api::{BackendHandle, DynDevice};
+use xp_backend_cpu::CpuBackend;
+
+mod parity_checks;
+use parity_checks as checks;
+
+fn cpu() -> Arc<dyn DynDevice> {
+    register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
+    device("cpu").unwrap()
+}
+
+#[test]
+fn complex_max_and_min_return_the_first_nan() {
+    checks::complex_order::complex_max_and_min_return_the_first_nan(&cpu());
+}
+
+#[test]
+fn complex_max_along_an_axis() {
+    checks::complex_order::complex_max_along_an_axis(&cpu());
+}
+
+#[test]
+fn complex_max_of_many_elements_keeps_the_first_nan_across_blocks() {
+    checks::complex_order::complex_max_of_many_elements_keeps_the_first_nan_across_blocks(&cpu());
+}
+
+#[test]
+fn complex_maximum_minimum_fmax_fmin_follow_numpy_with_nans() {
+    checks::complex_order::complex_maximum_minimum_fmax_fmin_follow_numpy_with_nans(&cpu());
+}
+
+#[test]
+fn complex_comparisons_are_lexicographic_and_false_with_nan() {
+    checks::complex_order::complex_comparisons_are_lexicographic_and_false_with_nan(&cpu());
+}
+
+#[test]
+fn complex_clip_orders_lexicographically_and_propagates_nan() {
+    checks::complex_order::complex_clip_orders_lexicographically_and_propagates_nan(&cpu());
+}
+
+#[test]
+fn put_with_repeated_indices_keeps_the_last_value() {
+    checks::put_last_write::put_with_repeated_indices_keeps_the_last_value(&cpu());
+}
+
+#[test]
+fn put_keeps_the_last_value_when_an_earlier_write_runs_later() {
+    checks::put_last_write::put_keeps_the_last_value_when_an_earlier_write_runs_later(&cpu());
+}
+
+#[test]
+fn put_with_unique_negative_and_short_value_lists() {
+    checks::put_last_write::put_with_unique_negative_and_short_value_lists(&cpu());
+}
+
+#[test]
+fn fill_sets_every_element_in_place() {
+    checks::fill::fill_sets_every_element_in_place(&cpu());
+}
+
+#[test]
+fn fill_on_a_strided_view_writes_only_its_elements() {
+    checks::fill::fill_on_a_strided_view_writes_only_its_elements(&cpu());
+}
+
+#[test]
+fn fill_converts_as_numpy_stores_a_python_scalar() {
+    checks::fill::fill_converts_as_numpy_stores_a_python_scalar(&cpu());
+}
+
+#[test]
+fn fill_runs_on_the_current_stream() {
+    checks::fill::fill_runs_on_the_current_stream(&cpu());
+}
