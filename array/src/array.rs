@@ -417,7 +417,7 @@ impl Array {
         crate::exec::run_launches(
             &dev,
             std::slice::from_ref(&launch),
-            crate::exec::Bindings { input: Some(src), output: Some(out), scratch: None },
+            crate::exec::Bindings { input: Some(src), output: Some(out), scratch: None, operands: &[] },
         )?;
         Ok(true)
     }

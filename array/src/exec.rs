@@ -15,7 +15,6 @@ use xp_backend_api::{
 };
 use xp_kernels::elementwise::{ElementwiseSpec, IndexWidth, Layout as KLayout};
 use xp_kernels::plan::{plan_elementwise, PlanArg, PlannedLaunch, Target};
-use xp_kernels::render::Rendered;
 
 use crate::Array;
 
@@ -143,15 +142,8 @@ pub(crate) fn target_of(device: &Arc<dyn DynDevice>) -> Target {
     Target::from_properties(device.properties())
 }
 
-/// A kernel that does not depend on the call (its name says everything), compiled once.
-pub(crate) fn named_kernel(device: &Arc<dyn DynDevice>, render: impl FnOnce() -> Rendered) -> Result<Arc<dyn Kernel>> {
-    let r = render();
-    let name = r.name.clone();
-    kernel(device, KernelKey::Named(name), || (r.name, r.code))
-}
-
 /// What the symbolic pointer arguments of a plan ([`PlanArg::Input`], [`PlanArg::Output`],
-/// [`PlanArg::Scratch`]) point at.
+/// [`PlanArg::Scratch`], [`PlanArg::Operand`]) point at.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct Bindings<'a> {
     /// Read from its first element (its offset), plus the argument's element offset.
@@ -160,6 +152,8 @@ pub(crate) struct Bindings<'a> {
     pub output: Option<&'a Array>,
     /// The plan's scratch buffer.
     pub scratch: Option<&'a Buffer>,
+    /// The arrays of [`PlanArg::Operand`], by position (each from its first element).
+    pub operands: &'a [&'a Array],
 }
 
 /// Launch `f` on the current stream of `device` with `lead` (operand pointers and by-value
@@ -192,6 +186,9 @@ pub(crate) fn launch_planned(
                 KernelArg::Buffer { buffer: &input.storage.buffer, offset_bytes: off as usize * input.itemsize() }
             }
             (PlanArg::Output, None) => bind.output.ok_or_else(|| missing("an output"))?.kernel_arg(),
+            (PlanArg::Operand(k), None) => {
+                bind.operands.get(*k).ok_or_else(|| missing(&format!("operand {k}")))?.kernel_arg()
+            }
             (PlanArg::Scratch { offset_bytes }, None) => KernelArg::Buffer {
                 buffer: bind.scratch.ok_or_else(|| missing("scratch memory"))?,
                 offset_bytes: *offset_bytes,

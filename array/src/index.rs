@@ -5,12 +5,12 @@
 //! set a flag that is read back before the result is returned, so a bad index costs a
 //! synchronisation but never touches memory outside an array.
 
-use xp_backend_api::{DType, DTypeKind, Error, KernelArg, Result};
+use xp_backend_api::{DType, DTypeKind, Error, Result};
 
-use crate::exec::{current_stream, named_kernel, target_of};
+use crate::exec::{run_launches, target_of, Bindings};
 use crate::layout::{normalize_axis, SliceArg};
 use crate::Array;
-use xp_kernels::plan::{plan_flat, PlanArg};
+use xp_kernels::index::{plan_compact, plan_nonzero, plan_put, plan_take};
 
 fn check_index_dtype(op: &str, idx: &Array) -> Result<()> {
     match idx.dtype().kind() {
@@ -36,7 +36,6 @@ impl Array {
             Some(a) => (self.ascontiguous()?, normalize_axis("take", a, self.ndim())?),
         };
         let axis_len = x.shape()[ax];
-        let outer: usize = x.shape()[..ax].iter().product();
         let inner: usize = x.shape()[ax + 1..].iter().product();
         let mut shape = x.shape()[..ax].to_vec();
         shape.extend_from_slice(idx.shape());
@@ -49,24 +48,10 @@ impl Array {
         if axis_len == 0 {
             return Err(Error::Index { op: "take".into(), reason: "cannot take from an empty axis".into() });
         }
-        let _ = outer;
         let err = error_flag(self)?;
-        let f = named_kernel(&dev, || xp_kernels::index::gather(self.itemsize()))?;
-        let (n_idx, al, inn, nn) = (idx.size() as i64, axis_len as i64, inner as i64, n as i64);
-        current_stream(&dev).launch(
-            &*f,
-            &plan_flat(n, target_of(&dev)),
-            &[
-                x.kernel_arg(),
-                idx.kernel_arg(),
-                out.kernel_arg(),
-                KernelArg::Value(&n_idx.to_ne_bytes()),
-                KernelArg::Value(&al.to_ne_bytes()),
-                KernelArg::Value(&inn.to_ne_bytes()),
-                KernelArg::Value(&nn.to_ne_bytes()),
-                err.kernel_arg(),
-            ],
-        )?;
+        let plan = plan_take(self.itemsize(), n, idx.size(), axis_len, inner, target_of(&dev));
+        let bind = Bindings { output: Some(&out), operands: &[&x, &idx, &err], ..Default::default() };
+        run_launches(&dev, &[plan], bind)?;
         if err.item::<i32>()? != 0 {
             return Err(Error::Index {
                 op: "take".into(),
@@ -115,41 +100,12 @@ impl Array {
         // threads run in: each index claims its target in a hash table (the largest index
         // claiming a target wins), then only the winners write. No sort, and O(indices) memory.
         let err = error_flag(self)?;
-        let n_idx = idx.size();
-        let slots = (2 * n_idx).next_power_of_two().max(2);
-        let table = Array::full_on(&dev, &[2 * slots], 0, DType::U64)?;
-        let (mask, shift) = (slots as i64 - 1, 64 - slots.trailing_zeros() as i32);
-        let (ni, nv, len) = (n_idx as i64, v.size() as i64, self.size() as i64);
-        let config = plan_flat(n_idx, target_of(&dev));
-        let claim = named_kernel(&dev, xp_kernels::index::scatter_claim)?;
-        current_stream(&dev).launch(
-            &*claim,
-            &config,
-            &[
-                idx.kernel_arg(),
-                KernelArg::Value(&ni.to_ne_bytes()),
-                KernelArg::Value(&len.to_ne_bytes()),
-                table.kernel_arg(),
-                KernelArg::Value(&mask.to_ne_bytes()),
-                KernelArg::Value(&shift.to_ne_bytes()),
-                err.kernel_arg(),
-            ],
-        )?;
-        let write = named_kernel(&dev, || xp_kernels::index::scatter(self.itemsize()))?;
-        current_stream(&dev).launch(
-            &*write,
-            &config,
-            &[
-                self.kernel_arg(),
-                idx.kernel_arg(),
-                v.kernel_arg(),
-                KernelArg::Value(&ni.to_ne_bytes()),
-                KernelArg::Value(&nv.to_ne_bytes()),
-                KernelArg::Value(&len.to_ne_bytes()),
-                table.kernel_arg(),
-                KernelArg::Value(&mask.to_ne_bytes()),
-                KernelArg::Value(&shift.to_ne_bytes()),
-            ],
+        let plan = plan_put(self.itemsize(), idx.size(), v.size(), self.size(), target_of(&dev));
+        let table = Array::full_on(&dev, &[plan.table_words], 0, DType::U64)?;
+        run_launches(
+            &dev,
+            &plan.launches,
+            Bindings { operands: &[self, &idx, &v, &table, &err], ..Default::default() },
         )?;
         if err.item::<i32>()? != 0 {
             return Err(Error::Index {
@@ -190,18 +146,8 @@ impl Array {
         if count == 0 {
             return Ok(out);
         }
-        let f = named_kernel(&dev, || xp_kernels::index::compact(self.itemsize()))?;
-        current_stream(&dev).launch(
-            &*f,
-            &plan_flat(n, target_of(&dev)),
-            &[
-                x.kernel_arg(),
-                m.kernel_arg(),
-                pos.kernel_arg(),
-                out.kernel_arg(),
-                KernelArg::Value(&(n as i64).to_ne_bytes()),
-            ],
-        )?;
+        let plan = plan_compact(self.itemsize(), n, target_of(&dev));
+        run_launches(&dev, &[plan], Bindings { output: Some(&out), operands: &[&x, &m, &pos], ..Default::default() })?;
         Ok(out)
     }
 
@@ -218,20 +164,11 @@ impl Array {
             let count = pos.slice(&[SliceArg::Index(-1)])?.item::<i64>()? as usize;
             if count > 0 {
                 let out = Array::empty_on(&dev, &[nd, count], DType::I64)?;
-                let f = named_kernel(&dev, xp_kernels::index::nonzero)?;
-                let shape = if m.ndim() == 0 { vec![1] } else { m.shape().to_vec() };
-                let sh = PlanArg::shape(&shape).value_bytes().expect("a shape is a value");
-                current_stream(&dev).launch(
-                    &*f,
-                    &plan_flat(n, target_of(&dev)),
-                    &[
-                        m.kernel_arg(),
-                        pos.kernel_arg(),
-                        out.kernel_arg(),
-                        KernelArg::Value(&sh),
-                        KernelArg::Value(&(n as i64).to_ne_bytes()),
-                        KernelArg::Value(&(count as i64).to_ne_bytes()),
-                    ],
+                let plan = plan_nonzero(m.shape(), count, target_of(&dev));
+                run_launches(
+                    &dev,
+                    &[plan],
+                    Bindings { output: Some(&out), operands: &[&m, &pos], ..Default::default() },
                 )?;
                 return (0..nd).map(|d| out.slice(&[SliceArg::Index(d as isize)])).collect();
             }

@@ -33,7 +33,11 @@ pub(crate) fn run_reduce_op(
     let plan = plan_reduce(op, x.shape(), x.strides(), axes, target_of(dev))?;
     let scratch =
         if plan.scratch_bytes > 0 { Some(dev.alloc(plan.scratch_bytes, &current_stream(dev))?) } else { None };
-    run_launches(dev, &plan.launches, Bindings { input: Some(&x), output: Some(&out), scratch: scratch.as_ref() })?;
+    run_launches(
+        dev,
+        &plan.launches,
+        Bindings { input: Some(&x), output: Some(&out), scratch: scratch.as_ref(), operands: &[] },
+    )?;
     Ok(out)
 }
 
@@ -155,7 +159,7 @@ impl Array {
         run_launches(
             &dev,
             &plan.launches,
-            Bindings { input: Some(&x), output: Some(&out), scratch: scratch.as_ref() },
+            Bindings { input: Some(&x), output: Some(&out), scratch: scratch.as_ref(), operands: &[] },
         )?;
         Ok(out)
     }

@@ -7,6 +7,7 @@
 use std::fmt::Write;
 
 use crate::elementwise::Rendered;
+use crate::plan::{plan_flat, PlanArg, PlannedLaunch, Target};
 
 /// Element sizes the kernels exist for.
 pub const ELEMENT_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
@@ -159,6 +160,95 @@ pub fn nonzero() -> Rendered {
 "
     );
     Rendered { name, code }
+}
+
+/// The launch of [`gather`] for `take`: `n` output elements from a C-contiguous array seen as
+/// (outer, `axis_len`, `inner`) at `n_idx` indices. Operands: 0 the array, 1 the int64
+/// indices, 2 the int32 error flag; the output is bound as the plan's output.
+pub fn plan_take(bytes: usize, n: usize, n_idx: usize, axis_len: usize, inner: usize, target: Target) -> PlannedLaunch {
+    let args = vec![
+        PlanArg::Operand(0),
+        PlanArg::Operand(1),
+        PlanArg::Output,
+        PlanArg::I64(n_idx as i64),
+        PlanArg::I64(axis_len as i64),
+        PlanArg::I64(inner as i64),
+        PlanArg::I64(n as i64),
+        PlanArg::Operand(2),
+    ];
+    PlannedLaunch { kernel: gather(bytes), config: plan_flat(n, target), args }
+}
+
+/// The plan of `put`: [`scatter_claim`] then [`scatter`], over `n_idx` indices into `len`
+/// elements with `n_values` values, and the length in `u64` words of the zeroed claim table
+/// the caller provides.
+pub struct PutPlan {
+    /// Words of the claim table (operand 3), which must start zeroed.
+    pub table_words: usize,
+    /// The two launches. Operands: 0 the target array, 1 the int64 indices, 2 the values (of
+    /// the target's dtype, contiguous), 3 the table, 4 the int32 error flag.
+    pub launches: Vec<PlannedLaunch>,
+}
+
+/// See [`PutPlan`].
+pub fn plan_put(bytes: usize, n_idx: usize, n_values: usize, len: usize, target: Target) -> PutPlan {
+    let slots = (2 * n_idx).next_power_of_two().max(2);
+    let (mask, shift) = (slots as i64 - 1, 64 - slots.trailing_zeros() as i32);
+    let config = plan_flat(n_idx, target);
+    let (ni, len) = (PlanArg::I64(n_idx as i64), PlanArg::I64(len as i64));
+    let claim = vec![
+        PlanArg::Operand(1),
+        ni.clone(),
+        len.clone(),
+        PlanArg::Operand(3),
+        PlanArg::I64(mask),
+        PlanArg::I32(shift),
+        PlanArg::Operand(4),
+    ];
+    let write = vec![
+        PlanArg::Operand(0),
+        PlanArg::Operand(1),
+        PlanArg::Operand(2),
+        ni,
+        PlanArg::I64(n_values as i64),
+        len,
+        PlanArg::Operand(3),
+        PlanArg::I64(mask),
+        PlanArg::I32(shift),
+    ];
+    PutPlan {
+        table_words: 2 * slots,
+        launches: vec![
+            PlannedLaunch { kernel: scatter_claim(), config, args: claim },
+            PlannedLaunch { kernel: scatter(bytes), config, args: write },
+        ],
+    }
+}
+
+/// The launch of [`compact`] over `n` elements. Operands: 0 the contiguous values, 1 the
+/// contiguous bool mask, 2 the mask's inclusive running count; the output is bound as the
+/// plan's output.
+pub fn plan_compact(bytes: usize, n: usize, target: Target) -> PlannedLaunch {
+    let args =
+        vec![PlanArg::Operand(0), PlanArg::Operand(1), PlanArg::Operand(2), PlanArg::Output, PlanArg::I64(n as i64)];
+    PlannedLaunch { kernel: compact(bytes), config: plan_flat(n, target), args }
+}
+
+/// The launch of [`nonzero`] over a C-contiguous bool array of `shape` (a 0-d array as shape
+/// `[1]`) with `count` set elements. Operands: 0 the mask, 1 its inclusive running count; the
+/// `(ndim, count)` int64 output is bound as the plan's output.
+pub fn plan_nonzero(shape: &[usize], count: usize, target: Target) -> PlannedLaunch {
+    let n: usize = shape.iter().product();
+    let shape = if shape.is_empty() { PlanArg::shape(&[1]) } else { PlanArg::shape(shape) };
+    let args = vec![
+        PlanArg::Operand(0),
+        PlanArg::Operand(1),
+        PlanArg::Output,
+        shape,
+        PlanArg::I64(n as i64),
+        PlanArg::I64(count as i64),
+    ];
+    PlannedLaunch { kernel: nonzero(), config: plan_flat(n, target), args }
 }
 
 /// A copy of a 2-d view whose rows are strided (a transpose) into a C-contiguous

@@ -106,6 +106,9 @@ pub enum PlanArg {
         /// Bytes from the scratch buffer's start (a multiple of 16).
         offset_bytes: usize,
     },
+    /// A pointer to the `k`-th array the caller binds beside the plan's input and output
+    /// (indices, error flags, tables: what a planner names but does not allocate).
+    Operand(usize),
     /// A null pointer.
     Null,
     /// An `xp::Shape` (rank, then up to [`MAX_RANK`] extents).
@@ -137,7 +140,7 @@ impl PlanArg {
             PlanArg::I32(x) => Some(x.to_ne_bytes().to_vec()),
             PlanArg::I64(x) => Some(x.to_ne_bytes().to_vec()),
             PlanArg::Null => Some(0u64.to_ne_bytes().to_vec()),
-            PlanArg::Input { .. } | PlanArg::Output | PlanArg::Scratch { .. } => None,
+            PlanArg::Input { .. } | PlanArg::Output | PlanArg::Scratch { .. } | PlanArg::Operand(_) => None,
         }
     }
 
@@ -153,7 +156,7 @@ impl PlanArg {
             PlanArg::I32(x) => out.extend(x.to_ne_bytes()),
             PlanArg::I64(x) => out.extend(x.to_ne_bytes()),
             PlanArg::Null => out.extend(0u64.to_ne_bytes()),
-            PlanArg::Input { .. } | PlanArg::Output | PlanArg::Scratch { .. } => return false,
+            PlanArg::Input { .. } | PlanArg::Output | PlanArg::Scratch { .. } | PlanArg::Operand(_) => return false,
         }
         true
     }
