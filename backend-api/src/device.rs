@@ -4,9 +4,10 @@ use std::any::Any;
 use std::sync::Arc;
 
 use crate::compile::{CompileOptions, KernelSource};
+use crate::fft::FftLib;
 use crate::launch::{KernelArg, LaunchConfig};
 use crate::memory::{Buffer, MemoryPool, PinnedMemoryPool};
-use crate::Result;
+use crate::{Error, Result};
 
 /// What a device says about itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,6 +119,11 @@ pub trait Device: Send + Sync + 'static {
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<Self::Module>>;
     /// Wait for all work on every stream of the device; report recorded errors.
     fn synchronize(&self) -> Result<()>;
+    /// The device's FFT library, opened on first use (`BackendUnavailable` naming the missing
+    /// library and how to install it when it cannot be).
+    fn fft(&self) -> Result<Arc<dyn FftLib>> {
+        Err(Error::Unsupported(format!("the {} backend has no FFT library", self.backend_name())))
+    }
 }
 
 /// The object-safe mirror of [`Device`], so the backend can be chosen at run time.
@@ -140,6 +146,8 @@ pub trait DynDevice: Send + Sync {
     fn compile(&self, source: &KernelSource, options: &CompileOptions) -> Result<Arc<dyn Module>>;
     /// Wait for all work of the device; report recorded errors.
     fn synchronize(&self) -> Result<()>;
+    /// The device's FFT library (see [`Device::fft`]).
+    fn fft(&self) -> Result<Arc<dyn FftLib>>;
     /// `cpu`, `cuda:0`, `hip:1`.
     fn label(&self) -> String {
         if self.properties().is_host {
@@ -181,6 +189,9 @@ impl<D: Device> DynDevice for D {
     }
     fn synchronize(&self) -> Result<()> {
         Device::synchronize(self)
+    }
+    fn fft(&self) -> Result<Arc<dyn FftLib>> {
+        Device::fft(self)
     }
 }
 

@@ -32,6 +32,7 @@ pub mod compile;
 pub mod device;
 pub mod dtype;
 pub mod error;
+pub mod fft;
 pub mod gpu;
 pub mod launch;
 pub mod memory;
@@ -43,6 +44,7 @@ pub use device::{
 };
 pub use dtype::{DType, DTypeKind};
 pub use error::{Error, Result};
+pub use fft::{FftDesc, FftKind, FftLib, FftPlan};
 pub use launch::{resolve_args, scalar_bytes, Dim3, KernelArg, KernelScalar, LaunchConfig, RawArg};
 pub use memory::{Buffer, MemoryPool, PinnedBuffer, PinnedMemoryPool, PoolStats, RawHostMemory, RawMemory};
 
