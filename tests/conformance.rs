@@ -353,7 +353,10 @@ fn compute(case: &Case, dev: &Arc<dyn DynDevice>) -> Result<HostData, Failure> {
             _ => a,
         });
     }
-    let out = run_op(case, &arrays)?;
+    let out = match case.op.strip_prefix("fft.") {
+        Some(f) => run_fft(case, f, &arrays)?,
+        None => run_op(case, &arrays)?,
+    };
     let bytes = out.to_bytes()?;
     Ok(HostData { dtype: out.dtype(), shape: out.shape().to_vec(), bytes })
 }
@@ -430,6 +433,68 @@ fn bool_kwarg(case: &Case, key: &str, default: bool) -> Result<bool, Failure> {
 fn scalar_kwarg(case: &Case, key: &str) -> Result<Scalar, Failure> {
     let v = case.kwarg(key).ok_or_else(|| Failure::Case(format!("{}: no {key}", case.op)))?;
     number_scalar(v).ok_or_else(|| Failure::Case(format!("{}: {key} {v} is not a number", case.op)))
+}
+
+/// The `fft` group: `numpy.fft.<f>` with NumPy's keyword arguments.
+fn run_fft(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
+    use xp::fft;
+    let usize_kw = |key: &str| -> Result<Option<usize>, Failure> {
+        int_kwarg(case, key)?
+            .map(|v| {
+                usize::try_from(v)
+                    .map_err(|_| Failure::Lib(Error::value(case.op.as_str(), format!("{key} {v} is negative"))))
+            })
+            .transpose()
+    };
+    let list_kw = |key: &str| -> Result<Option<Vec<isize>>, Failure> {
+        match case.kwarg(key) {
+            None => Ok(None),
+            Some(v) => {
+                isizes(v).map(Some).ok_or_else(|| Failure::Case(format!("{}: {key} {v} is not a list", case.op)))
+            }
+        }
+    };
+    let norm = match case.kwarg("norm") {
+        None => None,
+        Some(v) => Some(v.as_str().ok_or_else(|| Failure::Case(format!("{}: norm {v} is not a string", case.op)))?),
+    };
+    if f == "fftfreq" || f == "rfftfreq" {
+        let n = usize_kw("n")?.ok_or_else(|| Failure::Case(format!("{}: no n", case.op)))?;
+        let d = if case.kwarg("d").is_some() { f64_kwarg(case, "d")? } else { 1.0 };
+        return Ok(if f == "fftfreq" { fft::fftfreq(n, d)? } else { fft::rfftfreq(n, d)? });
+    }
+    let x = first(case, arrays)?;
+    let axes = list_kw("axes")?;
+    let s: Option<Vec<usize>> = list_kw("s")?
+        .map(|v| {
+            v.into_iter()
+                .map(|i| usize::try_from(i).map_err(|_| Failure::Case(format!("{}: s {i}", case.op))))
+                .collect()
+        })
+        .transpose()?;
+    let (s, axes) = (s.as_deref(), axes.as_deref());
+    let n = usize_kw("n")?;
+    let axis = axis_kwarg(case)?.unwrap_or(-1);
+    let out = match f {
+        "fft" => fft::fft(&x, n, axis, norm)?,
+        "ifft" => fft::ifft(&x, n, axis, norm)?,
+        "rfft" => fft::rfft(&x, n, axis, norm)?,
+        "irfft" => fft::irfft(&x, n, axis, norm)?,
+        "hfft" => fft::hfft(&x, n, axis, norm)?,
+        "ihfft" => fft::ihfft(&x, n, axis, norm)?,
+        "fft2" => fft::fft2(&x, s, axes, norm)?,
+        "ifft2" => fft::ifft2(&x, s, axes, norm)?,
+        "rfft2" => fft::rfft2(&x, s, axes, norm)?,
+        "irfft2" => fft::irfft2(&x, s, axes, norm)?,
+        "fftn" => fft::fftn(&x, s, axes, norm)?,
+        "ifftn" => fft::ifftn(&x, s, axes, norm)?,
+        "rfftn" => fft::rfftn(&x, s, axes, norm)?,
+        "irfftn" => fft::irfftn(&x, s, axes, norm)?,
+        "fftshift" => fft::fftshift(&x, axes)?,
+        "ifftshift" => fft::ifftshift(&x, axes)?,
+        _ => return Err(Failure::Case(format!("no fft function {f}"))),
+    };
+    Ok(out.ascontiguous()?)
 }
 
 fn f64_kwarg(case: &Case, key: &str) -> Result<f64, Failure> {

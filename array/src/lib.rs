@@ -24,6 +24,7 @@ pub mod creation;
 pub mod device;
 pub mod element;
 mod exec;
+pub mod fft;
 pub mod index;
 pub mod layout;
 pub mod ndarray_interop;

@@ -125,6 +125,9 @@ impl Device for CpuDevice {
     /// Wait for the work queued so far on every stream of the device (the default stream,
     /// every stream from `new_stream`, dropped ones still draining), as
     /// `cudaDeviceSynchronize` does.
+    fn fft(&self) -> Result<Arc<dyn xp_backend_api::FftLib>> {
+        Ok(Arc::new(crate::fft::CpuFft))
+    }
     fn synchronize(&self) -> Result<()> {
         // Take the live streams out of the lock first, so that waiting holds no lock.
         let live: Vec<Arc<Progress>> = {

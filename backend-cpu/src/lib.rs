@@ -17,6 +17,7 @@
 mod compile;
 mod device;
 mod event;
+pub mod fft;
 mod launch;
 mod memory;
 mod pinned;
