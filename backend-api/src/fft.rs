@@ -322,6 +322,18 @@ pub fn fft_check(prefix: &str, api: &str, code: i64, detail: impl FnOnce() -> St
     Err(crate::Error::Driver { api: api.to_string(), code, name: fft_status_name(prefix, code), detail })
 }
 
+/// Make a plan with `make`; when the library runs out of memory ([`FFT_ALLOC_FAILED`]), give
+/// back the blocks `pool` caches and try once more, as the pool does for its own allocations.
+pub fn plan_retrying<P>(pool: &crate::MemoryPool, mut make: impl FnMut() -> Result<P>) -> Result<P> {
+    match make() {
+        Err(crate::Error::Driver { code: FFT_ALLOC_FAILED, .. }) => {
+            pool.free_all_cached()?;
+            make()
+        }
+        r => r,
+    }
+}
+
 /// Device addresses of one execution, checked by [`open_gpu_execute`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FftPointers {
