@@ -114,12 +114,18 @@ impl std::fmt::Debug for HipLibrary {
 const HIP_NAMES: [&str; 4] = ["libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"];
 const HIPRTC_NAMES: [&str; 4] = ["libhiprtc.so", "libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5"];
 
-fn candidates(names: &[&str]) -> Vec<PathBuf> {
+/// ROCm's library folders: `$ROCM_PATH/lib`, then `/opt/rocm/lib`.
+fn rocm_lib_dirs(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(root) = std::env::var_os("ROCM_PATH").filter(|r| !r.is_empty()) {
+    if let Some(root) = env("ROCM_PATH").filter(|r| !r.is_empty()) {
         dirs.push(PathBuf::from(root).join("lib"));
     }
     dirs.push(PathBuf::from("/opt/rocm/lib"));
+    dirs
+}
+
+fn candidates(names: &[&str]) -> Vec<PathBuf> {
+    let dirs = rocm_lib_dirs(&|k| std::env::var_os(k));
     let mut out: Vec<PathBuf> = dirs.iter().flat_map(|d| names.iter().map(move |n| d.join(n))).collect();
     out.extend(names.iter().map(PathBuf::from));
     out
@@ -215,16 +221,11 @@ const HIPFFT_NAMES: [&str; 3] = ["libhipfft.so.0", "libhipfft.so.1", "libhipfft.
 
 /// Where hipFFT is looked for, given the environment as a lookup function (for tests).
 pub fn hipfft_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    let mut dirs = Vec::new();
-    if let Some(root) = env("ROCM_PATH").filter(|r| !r.is_empty()) {
-        dirs.push(PathBuf::from(root).join("lib"));
-    }
-    dirs.push(PathBuf::from("/opt/rocm/lib"));
     LibrarySearch {
         what: "hipFFT (libhipfft, the HIP FFT library)".into(),
         env_var: "XP_HIPFFT_PATH".into(),
         files: HIPFFT_NAMES.iter().map(|f| f.to_string()).collect(),
-        dirs,
+        dirs: rocm_lib_dirs(env),
         hint: "install it with ROCm's hipfft package (`apt-get install hipfft`, which brings rocFFT)".into(),
     }
 }
