@@ -35,6 +35,7 @@ pub mod error;
 pub mod fft;
 pub mod gpu;
 pub mod launch;
+pub mod library;
 pub mod memory;
 pub mod null;
 
@@ -46,6 +47,7 @@ pub use dtype::{DType, DTypeKind};
 pub use error::{Error, Result};
 pub use fft::{FftDesc, FftKind, FftLib, FftPlan};
 pub use launch::{resolve_args, scalar_bytes, Dim3, KernelArg, KernelScalar, LaunchConfig, RawArg};
+pub use library::LibrarySearch;
 pub use memory::{Buffer, MemoryPool, PinnedBuffer, PinnedMemoryPool, PoolStats, RawHostMemory, RawMemory};
 
 /// Check a launch configuration against a device's limits, before launching.

@@ -6,11 +6,14 @@ use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{self, CUdevice, CUdevice_attribute, CUresult};
 use xp_backend_api::gpu::DeviceRegistry;
-use xp_backend_api::{CompileCache, CompileOptions, Device, DeviceProperties, Error, KernelSource, MemoryPool, Result};
+use xp_backend_api::{
+    CompileCache, CompileOptions, Device, DeviceProperties, Error, FftLib, KernelSource, MemoryPool, Result,
+};
 
 use crate::compile::{CudaCompiler, CudaModule};
 use crate::context::Context;
 use crate::event::CudaEvent;
+use crate::fft::CufftLib;
 use crate::library;
 use crate::memory::CudaMemory;
 use crate::result::{check, driver_error};
@@ -24,6 +27,8 @@ pub struct CudaDevice {
     default_stream: Arc<CudaStream>,
     compiler: CudaCompiler,
     cache: CompileCache<CudaModule>,
+    /// cuFFT on this device, opened on first use (or why it cannot be).
+    fft: OnceLock<Result<Arc<CufftLib>>>,
 }
 
 impl std::fmt::Debug for CudaDevice {
@@ -127,7 +132,14 @@ impl CudaDevice {
         let pool = MemoryPool::new(memory, label, "XP_GPU_MEMORY_LIMIT")?;
         let default_stream = CudaStream::new(Arc::clone(&ctx), Arc::clone(&pool))?;
         let compiler = CudaCompiler::new(Arc::clone(&ctx), Arc::clone(&pool));
-        Ok(Arc::new(CudaDevice { ctx, pool, default_stream, compiler, cache: CompileCache::with_default_dir() }))
+        Ok(Arc::new(CudaDevice {
+            ctx,
+            pool,
+            default_stream,
+            compiler,
+            cache: CompileCache::with_default_dir(),
+            fft: OnceLock::new(),
+        }))
     }
 
     /// `cuda:N`.
@@ -208,6 +220,10 @@ impl Device for CudaDevice {
         // SAFETY: the device's context is current on this thread (`enter`).
         self.ctx.check("cuCtxSynchronize", unsafe { sys::cuCtxSynchronize() })?;
         self.pool.deferred_result()
+    }
+    fn fft(&self) -> Result<Arc<dyn FftLib>> {
+        let lib = self.fft.get_or_init(|| CufftLib::open(Arc::clone(&self.ctx), Arc::clone(&self.pool)).map(Arc::new));
+        lib.clone().map(|l| l as Arc<dyn FftLib>)
     }
 }
 

@@ -40,6 +40,7 @@ mod compile;
 mod context;
 mod device;
 mod event;
+mod fft;
 mod library;
 mod memory;
 mod pinned;
@@ -51,6 +52,7 @@ use std::sync::Arc;
 pub use compile::{compile_for_arch, nvrtc_path, nvrtc_version, CudaKernel, CudaModule};
 pub use device::CudaDevice;
 pub use event::CudaEvent;
+pub use fft::{CufftLib, CufftPlan};
 pub use stream::CudaStream;
 use xp_backend_api::{Backend, BackendInfo, Error, Result};
 
@@ -95,9 +97,21 @@ impl Backend for CudaBackend {
             Ok(n) => (format!("{}.{}", n.version.0, n.version.1), n.path.clone()),
             Err(e) => ("none".into(), first_line(e)),
         };
+        let (cufft_version, cufft_path) = match library::cufft().and_then(|l| Ok((fft::cufft_version()?, l))) {
+            Ok((v, l)) => (fft::version_text(v), l.path.clone()),
+            Err(e) => ("none".into(), first_line(e)),
+        };
         BackendInfo {
-            versions: vec![("CUDA driver".into(), driver_version), ("NVRTC".into(), nvrtc_version)],
-            libraries: vec![("libcuda".into(), driver_path), ("libnvrtc".into(), nvrtc_path)],
+            versions: vec![
+                ("CUDA driver".into(), driver_version),
+                ("NVRTC".into(), nvrtc_version),
+                ("cuFFT".into(), cufft_version),
+            ],
+            libraries: vec![
+                ("libcuda".into(), driver_path),
+                ("libnvrtc".into(), nvrtc_path),
+                ("libcufft".into(), cufft_path),
+            ],
         }
     }
 }

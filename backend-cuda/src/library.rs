@@ -10,16 +10,25 @@
 //! found. Folders of the toolkit are not searched: they hold only the `stubs/` library, which
 //! cannot run anything.
 //!
-//! # NVRTC (`libnvrtc.so.13`)
-//! NVRTC is opened by its full path and called through the table in [`Nvrtc`], so the library
-//! used is the one found, in this order:
-//! 1. `XP_NVRTC_PATH`: the library file, or a folder holding it (when set, nothing else is tried);
+//! # NVRTC (`libnvrtc.so.13`) and cuFFT (`libcufft.so.12`)
+//! Both are found by one search (`xp_backend_api::LibrarySearch`), in this order:
+//! 1. `XP_NVRTC_PATH` / `XP_CUFFT_PATH`: the library file, or a folder holding it (when set,
+//!    nothing else is tried);
 //! 2. `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`, `/usr/local/cuda/lib64`;
-//! 3. the pip wheel `nvidia-cuda-nvrtc` (`nvidia/cu13/lib`, `nvidia/cuda_nvrtc/lib`) in the
-//!    site-packages of `$VIRTUAL_ENV`, `$CONDA_PREFIX`, `/usr/local/lib/python3*`,
-//!    `/usr/lib/python3*`, `~/.local/lib/python3*` and `~/.pyenv/versions/*/lib/python3*`,
-//!    and `$CONDA_PREFIX/lib`;
+//! 3. NVIDIA's pip wheels (`nvidia/cu13/lib`, then `nvidia/cuda_nvrtc/lib` or
+//!    `nvidia/cufft/lib`) in the site-packages of `$VIRTUAL_ENV`, `$CONDA_PREFIX`,
+//!    `/usr/local/lib/python3*`, `/usr/lib/python3*`, `~/.local/lib/python3*` and
+//!    `~/.pyenv/versions/*/lib/python3*`, and `$CONDA_PREFIX/lib`;
 //! 4. the loader path (`LD_LIBRARY_PATH`, the `ldconfig` cache).
+//!
+//! File names, newest first: `libnvrtc.so.13`, `.so.12`, `.so`; `libcufft.so.12` (CUDA 13's
+//! cuFFT is version 12), `.so.11`, `.so`.
+//!
+//! NVRTC is opened by its full path and called through the table in [`Nvrtc`], so the library
+//! used is the one found. cuFFT is called through cudarc's `cufft` bindings, whose loader opens
+//! it by bare name and panics when none opens: xp opens the file found by its full path with
+//! `RTLD_GLOBAL` first, so that cudarc's `dlopen("libcufft.so.12")` is answered with it (glibc
+//! matches loaded libraries by their `SONAME`), and checks `is_culib_present` before any call.
 //!
 //! In a folder, `libnvrtc-builtins.so.*` of the same version is opened first (by full path,
 //! `RTLD_GLOBAL`), because `libnvrtc` opens it by name when it compiles.
@@ -29,7 +38,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libloading::Library;
-use xp_backend_api::{Error, Result};
+use xp_backend_api::library::is_bare_name;
+use xp_backend_api::{Error, LibrarySearch, Result};
 
 /// Folders where NVIDIA drivers are installed off the default loader path.
 const DRIVER_DIRS: &[&str] = &[
@@ -217,17 +227,12 @@ impl Nvrtc {
     }
 }
 
-/// Where to look for NVRTC, given the environment as a lookup function (for tests).
-/// The first element tells whether the list came from `XP_NVRTC_PATH` alone.
-pub(crate) fn nvrtc_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> (bool, Vec<PathBuf>) {
+/// The folders of a CUDA library from the toolkit or NVIDIA's pip wheels, given the
+/// environment as a lookup function (for tests): `$CUDA_HOME` and `$CUDA_PATH` (`lib64`, `lib`),
+/// `/usr/local/cuda/lib64`, the `wheel_dirs` (`nvidia/cu13/lib`, …) under every Python
+/// site-packages found, then `$CONDA_PREFIX/lib`.
+fn cuda_library_dirs(env: &dyn Fn(&str) -> Option<OsString>, wheel_dirs: &[&str]) -> Vec<PathBuf> {
     let set = |k: &str| env(k).filter(|v| !v.is_empty());
-    if let Some(p) = set("XP_NVRTC_PATH") {
-        let p = PathBuf::from(p);
-        if p.is_dir() {
-            return (true, NVRTC_FILES.iter().map(|f| p.join(f)).collect());
-        }
-        return (true, vec![p]);
-    }
     let mut dirs: Vec<PathBuf> = Vec::new();
     for k in ["CUDA_HOME", "CUDA_PATH"] {
         if let Some(v) = set(k) {
@@ -252,24 +257,30 @@ pub(crate) fn nvrtc_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> (bool,
         }
     }
     for s in site {
-        dirs.push(s.join("nvidia/cu13/lib"));
-        dirs.push(s.join("nvidia/cuda_nvrtc/lib"));
+        dirs.extend(wheel_dirs.iter().map(|w| s.join(w)));
     }
     if let Some(v) = set("CONDA_PREFIX") {
         dirs.push(Path::new(&v).join("lib"));
     }
-    let mut out = Vec::new();
-    for d in dirs {
-        for f in NVRTC_FILES {
-            let p = d.join(f);
-            if !out.contains(&p) {
-                out.push(p);
-            }
-        }
+    dirs
+}
+
+/// Where NVRTC is looked for.
+fn nvrtc_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    LibrarySearch {
+        what: "NVRTC (libnvrtc.so.13, the CUDA runtime compiler)".into(),
+        env_var: "XP_NVRTC_PATH".into(),
+        files: NVRTC_FILES.iter().map(|f| f.to_string()).collect(),
+        dirs: cuda_library_dirs(env, &["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"]),
+        hint: "install it with `pip install nvidia-cuda-nvrtc` (or the CUDA toolkit)".into(),
     }
-    // Bare names: the loader path.
-    out.extend(NVRTC_FILES.iter().map(PathBuf::from));
-    (false, out)
+}
+
+/// Where to look for NVRTC, given the environment as a lookup function (for tests).
+/// The first element tells whether the list came from `XP_NVRTC_PATH` alone.
+#[cfg(test)]
+fn nvrtc_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> (bool, Vec<PathBuf>) {
+    nvrtc_search(env).candidates(env)
 }
 
 /// Entries of `dir` whose names pass `keep`, newest-looking first (reverse name order).
@@ -292,7 +303,7 @@ fn python_site_dirs(lib: &Path) -> Vec<PathBuf> {
 }
 
 fn load_nvrtc_at(path: &Path) -> std::result::Result<Nvrtc, String> {
-    let by_name = path.parent().is_none_or(|p| p.as_os_str().is_empty());
+    let by_name = is_bare_name(path);
     let mut builtins = None;
     if !by_name {
         let dir = path.parent().expect("checked above");
@@ -347,41 +358,82 @@ fn load_nvrtc_at(path: &Path) -> std::result::Result<Nvrtc, String> {
 }
 
 fn find_nvrtc() -> std::result::Result<Nvrtc, String> {
-    let (explicit, candidates) = nvrtc_candidates(&|k| std::env::var_os(k));
-    let mut failures = Vec::new();
-    for c in &candidates {
-        let by_name = c.parent().is_none_or(|p| p.as_os_str().is_empty());
-        if !by_name && !c.exists() {
-            continue;
-        }
-        match load_nvrtc_at(c) {
-            Ok(n) => return Ok(n),
-            Err(e) if by_name && e.contains("cannot open shared object file") => {}
-            Err(e) => failures.push(e),
-        }
-    }
-    let hint = "install it with `pip install nvidia-cuda-nvrtc` (or the CUDA toolkit), or set \
-                XP_NVRTC_PATH to the library or its folder";
-    let mut reason = if explicit {
-        format!("NVRTC (libnvrtc) not found at XP_NVRTC_PATH={}", std::env::var("XP_NVRTC_PATH").unwrap_or_default())
-    } else {
-        format!(
-            "NVRTC (libnvrtc.so.13, the CUDA runtime compiler) not found in $CUDA_HOME, $CUDA_PATH, \
-             /usr/local/cuda, the site-packages of the nvidia-cuda-nvrtc wheel, or on the loader path \
-             ({})",
-            NVRTC_FILES.join(", ")
-        )
-    };
-    if !failures.is_empty() {
-        reason.push_str(&format!(" ({})", failures.join("; ")));
-    }
-    Err(format!("{reason}; {hint}"))
+    let env = |k: &str| std::env::var_os(k);
+    nvrtc_search(&env).open_first(&env, load_nvrtc_at).map(|(n, _)| n)
 }
 
 /// NVRTC, found once per process.
 pub(crate) fn nvrtc() -> Result<&'static Nvrtc> {
     static NVRTC: OnceLock<std::result::Result<Nvrtc, String>> = OnceLock::new();
     NVRTC.get_or_init(find_nvrtc).as_ref().map_err(|r| unavailable(r.clone()))
+}
+
+/// cuFFT's file names, newest first (CUDA 13 ships cuFFT 12 as `libcufft.so.12`).
+const CUFFT_FILES: &[&str] = &["libcufft.so.12", "libcufft.so.11", "libcufft.so"];
+
+/// Where cuFFT is looked for.
+fn cufft_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    LibrarySearch {
+        what: "cuFFT (libcufft, the CUDA FFT library)".into(),
+        env_var: "XP_CUFFT_PATH".into(),
+        files: CUFFT_FILES.iter().map(|f| f.to_string()).collect(),
+        dirs: cuda_library_dirs(env, &["nvidia/cu13/lib", "nvidia/cufft/lib"]),
+        hint: "install it with `pip install nvidia-cufft` (or the CUDA toolkit)".into(),
+    }
+}
+
+/// Where to look for cuFFT, given the environment as a lookup function (for tests).
+#[cfg(test)]
+fn cufft_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> (bool, Vec<PathBuf>) {
+    cufft_search(env).candidates(env)
+}
+
+/// cuFFT, opened so that cudarc's `cufft` bindings find it.
+pub(crate) struct CufftLibrary {
+    /// Where it was found; when another copy on the loader path answers cudarc's names first,
+    /// that is said too.
+    pub(crate) path: String,
+    // Keeps the library loaded for the process (a static), under its soname.
+    _lib: Library,
+}
+
+/// Find cuFFT and open it by its full path with `RTLD_GLOBAL`; then cudarc's loader, which
+/// opens `libcufft.so.12` and its other candidate names by bare name, is answered with the
+/// library already loaded (glibc matches loaded libraries by their `SONAME`).
+fn find_cufft(env: &dyn Fn(&str) -> Option<OsString>) -> std::result::Result<CufftLibrary, String> {
+    let search = cufft_search(env);
+    // SAFETY: the candidates are files named like cuFFT in the folders where cuFFT is
+    // installed (or found by the loader under cuFFT's names); their initialisers are cuFFT's.
+    let (lib, path) =
+        search.open_first(env, |p| unsafe { open_global(p) }.map_err(|e| format!("{}: {e}", p.display())))?;
+    // SAFETY: `is_culib_present` only tries to open cudarc's candidate names.
+    if !unsafe { cudarc::cufft::sys::is_culib_present() } {
+        return Err(format!(
+            "cuFFT was opened from {} but cudarc's loader does not find it by name ({}); set LD_LIBRARY_PATH \
+             to its folder",
+            path.display(),
+            cudarc::get_lib_name_candidates("cufft").join(", ")
+        ));
+    }
+    let mut shown = path.display().to_string();
+    // SAFETY: cuFFT is present by cudarc's names (checked just above), so `culib` does not
+    // panic; the symbols are only compared, never called through these types.
+    let same = unsafe {
+        let ours = lib.get::<*const c_void>(b"cufftGetVersion\0").map(|s| *s);
+        let theirs = cudarc::cufft::sys::culib().get::<*const c_void>(b"cufftGetVersion\0").map(|s| *s);
+        matches!((ours, theirs), (Ok(a), Ok(b)) if a == b)
+    };
+    if !same {
+        shown.push_str(" (found, but another cuFFT on the loader path answers first and is the one used)");
+    }
+    Ok(CufftLibrary { path: shown, _lib: lib })
+}
+
+/// cuFFT, found once per process. Until this returns `Ok`, no function of `cudarc::cufft`
+/// may be called (its loader would panic).
+pub(crate) fn cufft() -> Result<&'static CufftLibrary> {
+    static CUFFT: OnceLock<std::result::Result<CufftLibrary, String>> = OnceLock::new();
+    CUFFT.get_or_init(|| find_cufft(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
 }
 
 #[cfg(test)]
@@ -416,5 +468,42 @@ mod tests {
         let (_, c) = nvrtc_candidates(&env);
         std::fs::remove_dir_all(&home).unwrap();
         assert!(c.contains(&lib.join("libnvrtc.so.13")), "{c:?}");
+    }
+
+    #[test]
+    fn cufft_is_searched_in_the_toolkit_then_the_wheels_then_the_loader_path() {
+        let env = |k: &str| (k == "CUDA_HOME").then(|| OsString::from("/opt/cuda-13"));
+        let (explicit, c) = cufft_candidates(&env);
+        assert!(!explicit);
+        assert_eq!(c[0], PathBuf::from("/opt/cuda-13/lib64/libcufft.so.12"));
+        assert_eq!(c[1], PathBuf::from("/opt/cuda-13/lib64/libcufft.so.11"));
+        let tail: Vec<PathBuf> = CUFFT_FILES.iter().map(PathBuf::from).collect();
+        assert_eq!(c[c.len() - 3..], tail[..]);
+        assert!(c.contains(&PathBuf::from("/usr/local/cuda/lib64/libcufft.so.12")));
+    }
+
+    #[test]
+    fn cufft_wheel_folders_are_searched_under_home() {
+        let home = std::env::temp_dir().join(format!("xp-cufft-home-{}", std::process::id()));
+        let lib = home.join(".local/lib/python3.12/site-packages/nvidia/cufft/lib");
+        std::fs::create_dir_all(&lib).unwrap();
+        let h = home.clone().into_os_string();
+        let env = move |k: &str| (k == "HOME").then(|| h.clone());
+        let (_, c) = cufft_candidates(&env);
+        std::fs::remove_dir_all(&home).unwrap();
+        let cu13 = home.join(".local/lib/python3.12/site-packages/nvidia/cu13/lib/libcufft.so.12");
+        let at = |p: &PathBuf| c.iter().position(|q| q == p);
+        assert!(at(&cu13).unwrap() < at(&lib.join("libcufft.so.12")).unwrap(), "{c:?}");
+    }
+
+    #[test]
+    fn a_bogus_xp_cufft_path_is_backend_unavailable_naming_libcufft() {
+        let env = |k: &str| (k == "XP_CUFFT_PATH").then(|| OsString::from("/nonexistent/libcufft.so.12"));
+        let reason = find_cufft(&env).err().expect("no cuFFT at a path that does not exist");
+        assert!(
+            reason.contains("libcufft") && reason.contains("XP_CUFFT_PATH=/nonexistent/libcufft.so.12"),
+            "{reason}"
+        );
+        assert!(reason.contains("pip install nvidia-cufft"), "{reason}");
     }
 }

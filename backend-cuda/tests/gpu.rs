@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use xp_backend_api::{
-    null::NullDevice, scalar_bytes, Backend, CompileOptions, Device, Error, Event, KernelArg, KernelSource,
-    LaunchConfig, Module, Stream,
+    null::NullDevice, scalar_bytes, Backend, CompileOptions, Device, Error, Event, FftDesc, FftKind, FftLib, KernelArg,
+    KernelSource, LaunchConfig, Module, Stream,
 };
 use xp_backend_cuda::{CudaBackend, CudaDevice};
 
@@ -396,4 +396,258 @@ fn device_synchronize_waits_for_every_stream() {
         Device::default_stream(&*dev).copy_to_host(buf, 0, &mut out).unwrap();
         assert_eq!(bytes_f32(&out), vec![*v; n]);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// cuFFT, checked against a naive DFT on the host.
+
+/// Device 0, the lock held while it is used, and its cuFFT.
+type Cufft = (Arc<CudaDevice>, MutexGuard<'static, ()>, Arc<dyn FftLib>);
+
+/// Device 0, the lock and its cuFFT, or `None` after a visible skip line. Under
+/// `XP_REQUIRE_GPU=cuda` a missing cuFFT fails the test.
+fn cufft(test: &str) -> Option<Cufft> {
+    let (dev, guard) = gpu(test)?;
+    match Device::fft(&*dev) {
+        Ok(lib) => Some((dev, guard, lib)),
+        Err(e) => {
+            assert!(matches!(e, Error::BackendUnavailable { .. }), "a missing cuFFT is BackendUnavailable: {e:?}");
+            if std::env::var("XP_REQUIRE_GPU").is_ok_and(|v| v.split(',').any(|b| b.trim() == "cuda")) {
+                panic!("XP_REQUIRE_GPU=cuda but cuFFT cannot be used: {e}");
+            }
+            let _ = writeln!(std::io::stderr(), "SKIPPED gpu::{test}: no cuFFT ({e})");
+            None
+        }
+    }
+}
+
+type C64 = (f64, f64);
+
+/// The unnormalised DFT of `x` over the dimensions `n` (C order), `sign` -1 forward.
+fn naive_dft(x: &[C64], n: &[usize], sign: f64) -> Vec<C64> {
+    let total: usize = n.iter().product();
+    let index = |mut flat: usize| -> Vec<usize> {
+        let mut ix = vec![0; n.len()];
+        for d in (0..n.len()).rev() {
+            ix[d] = flat % n[d];
+            flat /= n[d];
+        }
+        ix
+    };
+    (0..total)
+        .map(|k| {
+            let kk = index(k);
+            let mut acc = (0.0, 0.0);
+            for (j, &(re, im)) in x.iter().enumerate() {
+                let jj = index(j);
+                let phase: f64 = (0..n.len()).map(|d| (kk[d] * jj[d]) as f64 / n[d] as f64).sum();
+                let (s, c) = (sign * 2.0 * std::f64::consts::PI * phase).sin_cos();
+                acc.0 += re * c - im * s;
+                acc.1 += re * s + im * c;
+            }
+            acc
+        })
+        .collect()
+}
+
+/// A layout with every transform contiguous and packed.
+fn packed(kind: FftKind, double: bool, n: &[usize], batch: usize) -> FftDesc {
+    let mut d = FftDesc {
+        kind,
+        double,
+        n: n.to_vec(),
+        batch,
+        inembed: vec![],
+        istride: 1,
+        idist: 0,
+        onembed: vec![],
+        ostride: 1,
+        odist: 0,
+    };
+    let (ie, oe) = d.logical_extents();
+    d.idist = ie.iter().product();
+    d.odist = oe.iter().product();
+    d.inembed = ie;
+    d.onembed = oe;
+    d
+}
+
+/// Reals (a complex value is two) as the bytes of f32 or f64.
+fn reals_bytes(v: &[f64], double: bool) -> Vec<u8> {
+    if double {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    } else {
+        v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect()
+    }
+}
+
+fn bytes_reals(b: &[u8], double: bool) -> Vec<f64> {
+    if double {
+        b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()
+    } else {
+        b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64).collect()
+    }
+}
+
+/// Run `desc` forward or inverse on `input` (reals, a complex value being two) and return the
+/// output's reals, the whole span.
+fn run_fft(dev: &CudaDevice, lib: &dyn FftLib, desc: &FftDesc, input: &[f64], forward: bool) -> Vec<f64> {
+    let plan = lib.plan(desc).unwrap();
+    let s: Arc<dyn Stream> = Device::default_stream(dev);
+    let pool = Device::memory_pool(dev);
+    let (ie, oe) = desc.element_bytes();
+    let (ispan, ospan) = desc.spans();
+    let bytes = reals_bytes(input, desc.double);
+    assert_eq!(bytes.len(), ispan * ie, "the test's input covers the input span");
+    let (inb, outb) = (pool.alloc(ispan * ie, &s).unwrap(), pool.alloc(ospan * oe, &s).unwrap());
+    let work = (plan.work_size() > 0).then(|| pool.alloc(plan.work_size(), &s).unwrap());
+    s.copy_from_host(&inb, 0, &bytes).unwrap();
+    plan.execute(&s, (&inb, 0), (&outb, 0), work.as_ref(), forward).unwrap();
+    let mut out = vec![0u8; ospan * oe];
+    s.copy_to_host(&outb, 0, &mut out).unwrap();
+    bytes_reals(&out, desc.double)
+}
+
+fn tolerance(double: bool) -> f64 {
+    if double {
+        1e-10
+    } else {
+        1e-4
+    }
+}
+
+fn assert_close(got: &[C64], want: &[C64], scale: f64, tol: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let err = ((g.0 - w.0).powi(2) + (g.1 - w.1).powi(2)).sqrt();
+        assert!(err <= tol * scale, "{what}: element {i} is {g:?}, expected {w:?}");
+    }
+}
+
+fn pairs(v: &[f64]) -> Vec<C64> {
+    v.chunks_exact(2).map(|c| (c[0], c[1])).collect()
+}
+
+fn signal(len: usize, seed: f64) -> Vec<f64> {
+    (0..len).map(|i| (i as f64 * 0.37 + seed).sin() * 1.5 + (i % 5) as f64 * 0.1).collect()
+}
+
+#[test]
+fn cufft_is_named_with_its_version() {
+    let Some((_dev, _g, lib)) = cufft("cufft_is_named_with_its_version") else { return };
+    let name = lib.name();
+    assert!(name.starts_with("cuFFT ") && name.matches('.').count() == 2, "{name}");
+    let info = CudaBackend::info();
+    assert!(info.libraries.iter().any(|(l, p)| l == "libcufft" && p.contains("libcufft")), "{info:?}");
+}
+
+#[test]
+fn batched_c2c_in_both_precisions_and_directions_matches_a_naive_dft() {
+    let Some((dev, _g, lib)) = cufft("batched_c2c_matches_a_naive_dft") else { return };
+    let (n, batch) = (12, 3);
+    for double in [false, true] {
+        let d = packed(FftKind::C2C, double, &[n], batch);
+        let x = signal(2 * n * batch, 0.5);
+        for forward in [true, false] {
+            let got = pairs(&run_fft(&dev, &*lib, &d, &x, forward));
+            let sign = if forward { -1.0 } else { 1.0 };
+            for b in 0..batch {
+                let want = naive_dft(&pairs(&x[2 * n * b..2 * n * (b + 1)]), &[n], sign);
+                let what = format!("C2C double={double} forward={forward} batch {b}");
+                assert_close(&got[n * b..n * (b + 1)], &want, n as f64, tolerance(double), &what);
+            }
+        }
+    }
+}
+
+#[test]
+fn r2c_and_c2r_match_a_naive_dft() {
+    let Some((dev, _g, lib)) = cufft("r2c_and_c2r_match_a_naive_dft") else { return };
+    let (n, batch, half) = (10, 2, 6);
+    for double in [false, true] {
+        let x = signal(n * batch, 1.0);
+        let spectrum = run_fft(&dev, &*lib, &packed(FftKind::R2C, double, &[n], batch), &x, true);
+        let spectrum_pairs = pairs(&spectrum);
+        for b in 0..batch {
+            let real: Vec<C64> = x[n * b..n * (b + 1)].iter().map(|&v| (v, 0.0)).collect();
+            let want = naive_dft(&real, &[n], -1.0);
+            let what = format!("R2C double={double} batch {b}");
+            assert_close(&spectrum_pairs[half * b..half * (b + 1)], &want[..half], n as f64, tolerance(double), &what);
+        }
+        // The inverse is unnormalised: n times the signal.
+        let back = run_fft(&dev, &*lib, &packed(FftKind::C2R, double, &[n], batch), &spectrum, false);
+        let got: Vec<C64> = back.iter().map(|&v| (v, 0.0)).collect();
+        let want: Vec<C64> = x.iter().map(|&v| (v * n as f64, 0.0)).collect();
+        assert_close(&got, &want, n as f64, tolerance(double), &format!("C2R double={double}"));
+    }
+}
+
+#[test]
+fn two_dimensional_c2c_matches_a_naive_dft() {
+    let Some((dev, _g, lib)) = cufft("two_dimensional_c2c_matches_a_naive_dft") else { return };
+    let (n, batch) = ([4usize, 6], 2);
+    let len = n[0] * n[1];
+    for double in [false, true] {
+        let d = packed(FftKind::C2C, double, &n, batch);
+        let x = signal(2 * len * batch, 2.0);
+        let got = pairs(&run_fft(&dev, &*lib, &d, &x, true));
+        for b in 0..batch {
+            let want = naive_dft(&pairs(&x[2 * len * b..2 * len * (b + 1)]), &n, -1.0);
+            let what = format!("2-d C2C double={double} batch {b}");
+            assert_close(&got[len * b..len * (b + 1)], &want, len as f64, tolerance(double), &what);
+        }
+    }
+}
+
+#[test]
+fn an_interleaved_strided_input_layout_is_read_as_described() {
+    let Some((dev, _g, lib)) = cufft("an_interleaved_strided_input_layout") else { return };
+    // Three transforms of 8 interleaved: element i of transform b at b + 3 * i.
+    let (n, batch) = (8, 3);
+    let mut d = packed(FftKind::C2C, true, &[n], batch);
+    d.istride = batch;
+    d.idist = 1;
+    let x = signal(2 * n * batch, 3.0);
+    let got = pairs(&run_fft(&dev, &*lib, &d, &x, true));
+    let xs = pairs(&x);
+    for b in 0..batch {
+        let column: Vec<C64> = (0..n).map(|i| xs[b + batch * i]).collect();
+        let want = naive_dft(&column, &[n], -1.0);
+        assert_close(&got[n * b..n * (b + 1)], &want, n as f64, tolerance(true), &format!("strided batch {b}"));
+    }
+}
+
+#[test]
+fn the_work_area_suffices_and_bad_buffers_are_errors() {
+    let Some((dev, _g, lib)) = cufft("the_work_area_suffices_and_bad_buffers_are_errors") else { return };
+    let s: Arc<dyn Stream> = Device::default_stream(&*dev);
+    let pool = Device::memory_pool(&*dev);
+    // A size with a large prime factor: cuFFT plans Bluestein's algorithm, which needs work space.
+    let d = packed(FftKind::C2C, false, &[1009 * 4], 8);
+    let plan = lib.plan(&d).unwrap();
+    let ws = plan.work_size();
+    assert_eq!(plan.desc(), &d);
+    let bytes = d.spans().0 * 8;
+    let (a, b) = (pool.alloc(bytes, &s).unwrap(), pool.alloc(bytes, &s).unwrap());
+    s.copy_from_host(&a, 0, &reals_bytes(&signal(bytes / 4, 0.0), false)).unwrap();
+    let work = pool.alloc(ws.max(1), &s).unwrap();
+    plan.execute(&s, (&a, 0), (&b, 0), Some(&work), true).unwrap();
+    Device::synchronize(&*dev).unwrap();
+
+    let small = pool.alloc(bytes - 8, &s).unwrap();
+    assert!(matches!(plan.execute(&s, (&a, 0), (&small, 0), Some(&work), true), Err(Error::Index { .. })));
+    assert!(matches!(plan.execute(&s, (&a, 8), (&b, 0), Some(&work), true), Err(Error::Index { .. })));
+    if ws > 0 {
+        assert!(matches!(plan.execute(&s, (&a, 0), (&b, 0), None, true), Err(Error::Value { .. })));
+        let short = pool.alloc(ws - 1, &s).unwrap();
+        assert!(matches!(plan.execute(&s, (&a, 0), (&b, 0), Some(&short), true), Err(Error::Value { .. })));
+    }
+    // A stream of another backend.
+    let null: Arc<dyn Stream> = xp_backend_api::null::NullStream::new();
+    assert!(matches!(plan.execute(&null, (&a, 0), (&b, 0), Some(&work), true), Err(Error::Value { .. })));
+    // A description cuFFT cannot take is an error, not a crash.
+    let mut bad = d.clone();
+    bad.n = vec![];
+    assert!(matches!(lib.plan(&bad), Err(Error::Value { .. })));
+    Device::synchronize(&*dev).unwrap();
 }

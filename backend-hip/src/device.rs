@@ -1,14 +1,15 @@
 //! A HIP device: its properties, default stream, memory pool and compile cache.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use xp_backend_api::gpu::HostStaging;
 use xp_backend_api::{
-    CacheStats, CompileCache, CompileOptions, Device, DeviceProperties, Error, KernelSource, MemoryPool, Result,
+    CacheStats, CompileCache, CompileOptions, Device, DeviceProperties, Error, FftLib, KernelSource, MemoryPool, Result,
 };
 
 use crate::compile::{HipCompiler, HipModule};
 use crate::event::HipEvent;
+use crate::fft::HipFftLib;
 use crate::memory::HipMemory;
 use crate::stream::HipStream;
 use crate::{result, sys};
@@ -23,6 +24,8 @@ pub struct HipDevice {
     default_stream: Arc<HipStream>,
     compiler: HipCompiler,
     cache: CompileCache<HipModule>,
+    /// hipFFT on this device, opened on first use (or why it cannot be).
+    fft: OnceLock<Result<Arc<HipFftLib>>>,
 }
 
 impl std::fmt::Debug for HipDevice {
@@ -98,6 +101,7 @@ impl HipDevice {
             default_stream,
             compiler,
             cache: CompileCache::with_default_dir(),
+            fft: OnceLock::new(),
         })
     }
 
@@ -167,6 +171,13 @@ impl Device for HipDevice {
         result::set_device(self.ordinal)?;
         result::device_synchronize()?;
         self.take_deferred()
+    }
+
+    fn fft(&self) -> Result<Arc<dyn FftLib>> {
+        let lib = self.fft.get_or_init(|| {
+            HipFftLib::open(self.ordinal, Arc::clone(&self.props), Arc::clone(&self.pool)).map(Arc::new)
+        });
+        lib.clone().map(|l| l as Arc<dyn FftLib>)
     }
 }
 

@@ -11,6 +11,7 @@
 //! - [`result`]: one function per runtime or hiprtc call, returning [`Result`]; a failing call is
 //!   [`Error::Driver`] with the API, the vendor's code and its name (`hipErrorNoDevice`).
 //! - [`safe`]: owning handles (stream, event, module, hiprtc program) released in `Drop`.
+//! - [`fft`]: hipFFT, opened on first use of a device's FFTs ([`HipFftLib`], [`HipFftPlan`]).
 //! - [`HipBackend`], [`HipDevice`], [`HipStream`], [`HipEvent`], [`HipModule`], [`HipKernel`]:
 //!   the `xp-backend-api` contract.
 //!
@@ -44,6 +45,7 @@ use xp_backend_api::{Backend, BackendInfo, Error, Result};
 pub mod compile;
 pub mod device;
 pub mod event;
+pub mod fft;
 pub mod memory;
 mod pinned;
 pub mod result;
@@ -54,6 +56,7 @@ pub mod sys;
 pub use compile::{compile_for_arch, HipCompiler, HipKernel, HipModule};
 pub use device::HipDevice;
 pub use event::HipEvent;
+pub use fft::{HipFftLib, HipFftPlan};
 pub use memory::HipMemory;
 pub use stream::HipStream;
 
@@ -163,6 +166,11 @@ impl Backend for HipBackend {
             Err(e) => format!("none ({e})"),
         };
         versions.push(("hiprtc".into(), rtc_version));
+        let (hipfft_version, hipfft_path) = match sys::hipfft().and_then(|l| Ok((fft::hipfft_version()?, l))) {
+            Ok((v, l)) => (v, l.path.display().to_string()),
+            Err(e) => ("none".into(), format!("none ({})", e.to_string().lines().next().unwrap_or(""))),
+        };
+        versions.push(("hipFFT".into(), hipfft_version));
         let rtc_path = match (&lib.rtc, &lib.rtc_path) {
             (Ok(_), Some(p)) => p.display().to_string(),
             (Err(e), _) => format!("none ({e})"),
@@ -170,7 +178,11 @@ impl Backend for HipBackend {
         };
         BackendInfo {
             versions,
-            libraries: vec![("libamdhip64".into(), lib.hip_path.display().to_string()), ("libhiprtc".into(), rtc_path)],
+            libraries: vec![
+                ("libamdhip64".into(), lib.hip_path.display().to_string()),
+                ("libhiprtc".into(), rtc_path),
+                ("libhipfft".into(), hipfft_path),
+            ],
         }
     }
 }

@@ -235,3 +235,23 @@ fn device_synchronize_waits_for_every_stream_or_there_is_no_gpu() {
         assert_eq!(got, vec![*v; n]);
     }
 }
+
+#[test]
+fn fft_is_hipfft_or_backend_unavailable_naming_libhipfft() {
+    let dev = match HipBackend::probe().and_then(|_| HipBackend::device(0)) {
+        Ok(d) => d,
+        Err(e) => return assert_no_gpu_explained(&e),
+    };
+    let first =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Device::fft(&*dev))).expect("fft() must not panic");
+    match (first, sys::hipfft()) {
+        (Ok(lib), Ok(_)) => assert!(lib.name().starts_with("hipFFT"), "{}", lib.name()),
+        (Err(Error::BackendUnavailable { backend, reason }), Err(_)) => {
+            assert_eq!(backend, "hip");
+            assert!(reason.contains("libhipfft"), "{reason}");
+            // Asked again, the device answers the same without searching again.
+            assert!(matches!(Device::fft(&*dev), Err(Error::BackendUnavailable { .. })));
+        }
+        (other, lib) => panic!("fft() gave {:?} while the library search gave {lib:?}", other.map(|l| l.name())),
+    }
+}

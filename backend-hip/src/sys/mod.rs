@@ -16,6 +16,12 @@
 //! hiprtc from `libhiprtc.so`, `.so.7`, `.so.6`, `.so.5` in the same places, else from inside
 //! `libamdhip64` itself (ROCm 5 ships hiprtc there).
 //!
+//! hipFFT ([`HipFft`], declared by hand in `hipfft.rs` from ROCm's `hipfft/hipfft.h`) is opened
+//! on first use of a device's FFTs, apart from the runtime, by the search every backend shares
+//! ([`xp_backend_api::LibrarySearch`]): `XP_HIPFFT_PATH` (the file, or a folder holding it;
+//! nothing else when set), then `$ROCM_PATH/lib`, `/opt/rocm/lib`, then the loader path, as
+//! `libhipfft.so.0`, `libhipfft.so.1`, `libhipfft.so`.
+//!
 //! # ABI across ROCm 5, 6 and 7
 //! Every generated function has the same signature from ROCm 5.2 to 7, and the values of the
 //! error codes and device attributes xp uses did not change, so the 5.2 bindings serve them
@@ -30,12 +36,12 @@
 //! `offsetof` against the ROCm 6 headers. Neither symbol is in the generated struct, so a
 //! runtime exporting only one of them still loads.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_int, c_void, OsString};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libloading::Library;
-use xp_backend_api::{Error, Result};
+use xp_backend_api::{Error, LibrarySearch, Result};
 
 #[allow(
     non_camel_case_types,
@@ -56,9 +62,20 @@ mod hip;
     clippy::all,
     clippy::missing_safety_doc
 )]
+mod hipfft;
+#[allow(
+    non_camel_case_types,
+    non_upper_case_globals,
+    non_snake_case,
+    dead_code,
+    missing_docs,
+    clippy::all,
+    clippy::missing_safety_doc
+)]
 mod hiprtc;
 
 pub use hip::*;
+pub use hipfft::*;
 pub use hiprtc::*;
 
 /// Offset of `gcnArchName` (`char[256]`) in `hipDeviceProp_tR0600` (ROCm 6 and later).
@@ -97,12 +114,18 @@ impl std::fmt::Debug for HipLibrary {
 const HIP_NAMES: [&str; 4] = ["libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"];
 const HIPRTC_NAMES: [&str; 4] = ["libhiprtc.so", "libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5"];
 
-fn candidates(names: &[&str]) -> Vec<PathBuf> {
+/// ROCm's library folders: `$ROCM_PATH/lib`, then `/opt/rocm/lib`.
+fn rocm_lib_dirs(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(root) = std::env::var_os("ROCM_PATH").filter(|r| !r.is_empty()) {
+    if let Some(root) = env("ROCM_PATH").filter(|r| !r.is_empty()) {
         dirs.push(PathBuf::from(root).join("lib"));
     }
     dirs.push(PathBuf::from("/opt/rocm/lib"));
+    dirs
+}
+
+fn candidates(names: &[&str]) -> Vec<PathBuf> {
+    let dirs = rocm_lib_dirs(&|k| std::env::var_os(k));
     let mut out: Vec<PathBuf> = dirs.iter().flat_map(|d| names.iter().map(move |n| d.join(n))).collect();
     out.extend(names.iter().map(PathBuf::from));
     out
@@ -193,6 +216,57 @@ pub fn library() -> Result<&'static HipLibrary> {
     LIBRARY.get_or_init(|| load_from(&hip_candidates(), &hiprtc_candidates())).as_ref().map_err(Clone::clone)
 }
 
+/// hipFFT's file names, in the order tried in a folder.
+const HIPFFT_NAMES: [&str; 3] = ["libhipfft.so.0", "libhipfft.so.1", "libhipfft.so"];
+
+/// Where hipFFT is looked for, given the environment as a lookup function (for tests).
+pub fn hipfft_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    LibrarySearch {
+        what: "hipFFT (libhipfft, the HIP FFT library)".into(),
+        env_var: "XP_HIPFFT_PATH".into(),
+        files: HIPFFT_NAMES.iter().map(|f| f.to_string()).collect(),
+        dirs: rocm_lib_dirs(env),
+        hint: "install it with ROCm's hipfft package (`apt-get install hipfft`, which brings rocFFT)".into(),
+    }
+}
+
+/// The loaded hipFFT. The library stays open for the life of the process.
+pub struct HipFftLibrary {
+    /// The entry points.
+    pub fft: HipFft,
+    /// Where it was found.
+    pub path: PathBuf,
+}
+
+impl std::fmt::Debug for HipFftLibrary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HipFftLibrary").field("path", &self.path).finish()
+    }
+}
+
+/// Open hipFFT from the first candidate of `search` that loads and exports every function xp
+/// calls; [`Error::BackendUnavailable`] naming `libhipfft` and the places tried otherwise.
+pub fn load_hipfft(search: &LibrarySearch, env: &dyn Fn(&str) -> Option<OsString>) -> Result<HipFftLibrary> {
+    let open = |p: &std::path::Path| {
+        // SAFETY: the candidates are files named like hipFFT where ROCm installs it (or found by
+        // the loader under hipFFT's names); their initialisers are hipFFT's and its
+        // dependencies' (rocFFT, the HIP runtime).
+        let lib = unsafe { Library::new(p) }.map_err(|e| format!("{}: {e}", p.display()))?;
+        // SAFETY: `lib` is libhipfft, whose exports have the signatures of `HipFft` (hipfft.h);
+        // `HipFft` keeps the library open for as long as its pointers exist.
+        unsafe { HipFft::from_library(lib) }.map_err(|e| format!("{} is not a usable hipFFT: {e}", p.display()))
+    };
+    let (fft, path) = search.open_first(env, open).map_err(unavailable)?;
+    Ok(HipFftLibrary { fft, path })
+}
+
+/// hipFFT, loaded once per process on first use from the default places.
+pub fn hipfft() -> Result<&'static HipFftLibrary> {
+    static HIPFFT: OnceLock<Result<HipFftLibrary>> = OnceLock::new();
+    let env = |k: &str| std::env::var_os(k);
+    HIPFFT.get_or_init(|| load_hipfft(&hipfft_search(&env), &env)).as_ref().map_err(Clone::clone)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,5 +292,79 @@ mod tests {
         assert_eq!(hipDeviceAttributeWarpSize, 87);
         assert_eq!(hipStreamNonBlocking, 1);
         assert_eq!(HIPRTC_ERROR_COMPILATION, 6);
+    }
+
+    #[test]
+    fn hipfft_is_searched_in_rocm_then_on_the_loader_path() {
+        let env = |k: &str| (k == "ROCM_PATH").then(|| OsString::from("/opt/rocm-6.2"));
+        let (explicit, c) = hipfft_search(&env).candidates(&env);
+        assert!(!explicit);
+        let want: Vec<PathBuf> = [
+            "/opt/rocm-6.2/lib/libhipfft.so.0",
+            "/opt/rocm-6.2/lib/libhipfft.so.1",
+            "/opt/rocm-6.2/lib/libhipfft.so",
+            "/opt/rocm/lib/libhipfft.so.0",
+            "/opt/rocm/lib/libhipfft.so.1",
+            "/opt/rocm/lib/libhipfft.so",
+            "libhipfft.so.0",
+            "libhipfft.so.1",
+            "libhipfft.so",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        assert_eq!(c, want);
+    }
+
+    #[test]
+    fn a_bogus_xp_hipfft_path_is_backend_unavailable_naming_libhipfft() {
+        let env = |k: &str| (k == "XP_HIPFFT_PATH").then(|| OsString::from("/nonexistent/libhipfft.so.0"));
+        let search = hipfft_search(&env);
+        assert_eq!(search.candidates(&env), (true, vec![PathBuf::from("/nonexistent/libhipfft.so.0")]));
+        match load_hipfft(&search, &env) {
+            Err(Error::BackendUnavailable { backend, reason }) => {
+                assert_eq!(backend, "hip");
+                assert!(reason.contains("libhipfft"), "{reason}");
+                assert!(reason.contains("XP_HIPFFT_PATH=/nonexistent/libhipfft.so.0"), "{reason}");
+                assert!(reason.contains("hipfft package"), "{reason}");
+            }
+            other => panic!("expected BackendUnavailable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_library_that_is_not_hipfft_is_refused_naming_the_missing_function() {
+        // The C library opens but exports none of hipFFT's functions.
+        let libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6", "/lib64/libc.so.6"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists());
+        let Some(libc) = libc else {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED a_library_that_is_not_hipfft_is_refused: no libc.so.6 found");
+            return;
+        };
+        let env = move |k: &str| (k == "XP_HIPFFT_PATH").then(|| OsString::from(libc));
+        match load_hipfft(&hipfft_search(&env), &env) {
+            Err(Error::BackendUnavailable { reason, .. }) => {
+                assert!(reason.contains("not a usable hipFFT") && reason.contains("hipfftCreate"), "{reason}");
+            }
+            other => panic!("expected BackendUnavailable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn hipfft_codes_are_cuffts() {
+        use xp_backend_api::fft::FftTransform;
+        assert_eq!(HIPFFT_C2C, FftTransform::C2C.type_code());
+        assert_eq!(HIPFFT_Z2Z, FftTransform::Z2Z.type_code());
+        assert_eq!(HIPFFT_R2C, FftTransform::R2C.type_code());
+        assert_eq!(HIPFFT_D2Z, FftTransform::D2Z.type_code());
+        assert_eq!(HIPFFT_C2R, FftTransform::C2R.type_code());
+        assert_eq!(HIPFFT_Z2D, FftTransform::Z2D.type_code());
+        assert_eq!(
+            (HIPFFT_FORWARD, HIPFFT_BACKWARD),
+            (xp_backend_api::fft::FFT_FORWARD, xp_backend_api::fft::FFT_INVERSE)
+        );
+        assert_eq!(xp_backend_api::fft::fft_status_name("HIPFFT", HIPFFT_NO_WORKSPACE as i64), "HIPFFT_NO_WORKSPACE");
     }
 }
