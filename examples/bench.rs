@@ -51,6 +51,78 @@ impl Report {
     }
 }
 
+/// The FFT workloads of the anchor scripts (`scripts/bench/cupy_fft.py` on GPUs,
+/// `scripts/bench/numpy_fft.py` on the CPU), under their names.
+fn fft_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    use xp::fft;
+    xp::with_device(d, || -> xp::Result<()> {
+        let (warm, iters) = if gpu { (3, 20) } else { (1, 7) };
+        let cplx = |n: usize, dt: DType| -> xp::Result<Array> {
+            let v = random(2 * n, 7);
+            let z: Vec<num_complex::Complex<f32>> =
+                v.chunks(2).map(|p| num_complex::Complex::new(p[0], p[1])).collect();
+            Array::from_slice(&z, &[n])?.astype(dt)
+        };
+        if gpu {
+            let x = cplx(1 << 24, DType::C64)?;
+            r.rep("fft c64 2^24", bench(d, warm, iters, || fft::fft(&x, None, -1, None).map(|_| ()))?, String::new());
+            let img = Array::from_slice(&random(4096 * 4096, 8), &[4096, 4096])?;
+            let ms = bench(d, warm, iters, || fft::fft2(&img, None, None, None).map(|_| ()))?;
+            r.rep("rfft? fft2 f32->c64 4096^2", ms, String::new());
+            let xr = Array::from_slice(&random(1 << 24, 9), &[1 << 24])?;
+            r.rep(
+                "rfft f32 2^24",
+                bench(d, warm, iters, || fft::rfft(&xr, None, -1, None).map(|_| ()))?,
+                String::new(),
+            );
+            let h = fft::rfft(&xr, None, -1, None)?;
+            r.rep(
+                "irfft c64->f32 2^24",
+                bench(d, warm, iters, || fft::irfft(&h, None, -1, None).map(|_| ()))?,
+                String::new(),
+            );
+            let b = cplx(1024 * 16384, DType::C64)?.reshape(&[16384, 1024])?;
+            let ms = bench(d, warm, iters, || fft::fft(&b, None, -1, None).map(|_| ()))?;
+            r.rep("fft c64 batched 16384 x 1024", ms, String::new());
+            let v = cplx(256 * 256 * 256, DType::C64)?.reshape(&[256, 256, 256])?;
+            let ms = bench(d, warm, iters, || fft::fftn(&v, None, None, None).map(|_| ()))?;
+            r.rep("fftn c64 256^3", ms, String::new());
+        } else {
+            let x = cplx(1 << 20, DType::C64)?;
+            r.rep("fft c64 2^20", bench(d, warm, iters, || fft::fft(&x, None, -1, None).map(|_| ()))?, String::new());
+            let xr = Array::from_slice(&random(1 << 20, 9), &[1 << 20])?.astype(DType::F64)?;
+            r.rep(
+                "rfft f64 2^20",
+                bench(d, warm, iters, || fft::rfft(&xr, None, -1, None).map(|_| ()))?,
+                String::new(),
+            );
+            let m = cplx(1024 * 1024, DType::C64)?.reshape(&[1024, 1024])?;
+            let ms = bench(d, warm, iters, || fft::fft2(&m, None, None, None).map(|_| ()))?;
+            r.rep("fft2 c64 1024^2", ms, String::new());
+        }
+        // Host time of a call whose plan is cached: a small transform, 2,000 calls.
+        let small = cplx(1024, DType::C64)?;
+        let s = current_stream(d);
+        for _ in 0..100 {
+            fft::fft(&small, None, -1, None)?;
+        }
+        s.synchronize()?;
+        let mut us = Vec::new();
+        for _ in 0..5 {
+            let t0 = std::time::Instant::now();
+            for _ in 0..2000 {
+                fft::fft(&small, None, -1, None)?;
+            }
+            s.synchronize()?;
+            us.push(t0.elapsed().as_secs_f64() / 2000.0 * 1e6);
+        }
+        let us = median(&mut us);
+        println!("fft c64 1024, cached plan, host time per call: {us:.2} us");
+        r.0.insert("fft c64 1024 cached plan (host-timed per call, us)".into(), us);
+        Ok(())
+    })
+}
+
 fn run() -> xp::Result<()> {
     let d = default_device()?;
     let gpu = !d.properties().is_host;
@@ -122,6 +194,7 @@ fn run() -> xp::Result<()> {
         r.rep(if gpu { "cumsum f32 2^26" } else { "cumsum f32 2^24" }, ms, gb(2 * cn * 4, ms));
         Ok(())
     })?;
+    fft_workloads(&d, gpu, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.
     xp::with_device(&d, || -> xp::Result<()> {
         let sm = xp::arange(0, 1000, 1, Some(DType::F32))?;

@@ -141,6 +141,7 @@ fn run() -> xp::Result<()> {
     let stats = d.memory_pool().stats();
     println!("  memory pool: {} bytes in use, {} cached, peak {}", stats.in_use, stats.cached, stats.peak);
     array_programs(&d)?;
+    fft_round_trip(&d)?;
     Ok(())
 }
 
@@ -238,6 +239,25 @@ fn array_programs(d: &Arc<dyn DynDevice>) -> xp::Result<()> {
             }
         }
         check("softmax 256x1000", close(&p.to_vec::<f32>()?, &hp, 1e-5), ms)?;
+        Ok(())
+    })
+}
+
+/// The seeds' FFT round trip: `ifft(fft(x))` of 2^20 complex64 values gives `x` back to
+/// float32 precision.
+fn fft_round_trip(d: &Arc<dyn DynDevice>) -> xp::Result<()> {
+    println!("fft");
+    xp::with_device(d, || {
+        let n = 1 << 20;
+        let (re, im) = (noise(n, 5), noise(n, 6));
+        let z: Vec<num_complex::Complex<f32>> =
+            re.iter().zip(&im).map(|(&a, &b)| num_complex::Complex::new(a, b)).collect();
+        let x = Array::from_slice(&z, &[n])?;
+        let _ = xp::fft::ifft(&xp::fft::fft(&x, None, -1, None)?, None, -1, None)?; // warm-up: plans
+        let (y, ms) = time_ops(d, || xp::fft::ifft(&xp::fft::fft(&x, None, -1, None)?, None, -1, None))?;
+        let err = y.sub(&x)?.abs()?.max(None, false)?.item::<f32>()?;
+        check("ifft(fft(x)), 2^20 complex64", err < 1e-5, ms)?;
+        println!("    max |ifft(fft(x)) - x| = {err:.3e} (float32 level)");
         Ok(())
     })
 }

@@ -207,3 +207,71 @@ pub fn get_plan_cache() -> Result<Arc<PlanCache>> {
 pub fn show_plan_cache_info() -> Result<String> {
     Ok(get_plan_cache()?.show_info())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xp_backend_api::{Buffer, FftKind, Stream};
+
+    /// A plan that only says how much work area it wants.
+    struct Fake(FftDesc, usize);
+
+    impl FftPlan for Fake {
+        fn desc(&self) -> &FftDesc {
+            &self.0
+        }
+        fn work_size(&self) -> usize {
+            self.1
+        }
+        fn execute(
+            &self,
+            _: &Arc<dyn Stream>,
+            _: (&Buffer, usize),
+            _: (&Buffer, usize),
+            _: Option<&Buffer>,
+            _: bool,
+        ) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    fn desc(n: usize) -> FftDesc {
+        FftDesc {
+            kind: FftKind::C2C,
+            double: false,
+            n: vec![n],
+            batch: 1,
+            inembed: vec![n],
+            istride: 1,
+            idist: n,
+            onembed: vec![n],
+            ostride: 1,
+            odist: n,
+        }
+    }
+
+    fn get(c: &PlanCache, n: usize, work: usize) {
+        c.get_or_make(&desc(n), || Ok(Arc::new(Fake(desc(n), work)))).unwrap();
+    }
+
+    #[test]
+    fn the_memory_limit_evicts_the_least_recently_used() {
+        let c = PlanCache::new("test".into());
+        c.set_memsize(Some(100));
+        get(&c, 1, 40);
+        get(&c, 2, 40);
+        get(&c, 1, 40); // 1 is now the most recent
+        get(&c, 3, 40); // 120 > 100: plan 2 goes
+        assert_eq!(c.get_curr_memsize(), 80);
+        let info = c.show_info();
+        assert!(info.contains("n=[1]") && info.contains("n=[3]") && !info.contains("n=[2]"), "{info}");
+        // A plan larger than the limit is used but not kept.
+        get(&c, 4, 500);
+        assert_eq!(c.stats(), PlanCacheStats { plans: 2, memsize: 80, hits: 1, misses: 4, evictions: 1 });
+        // Lowering the limit evicts at once.
+        c.set_memsize(Some(40));
+        assert_eq!((c.get_curr_size(), c.get_curr_memsize()), (1, 40));
+        c.set_memsize(None);
+        assert_eq!(c.get_memsize(), None);
+    }
+}
