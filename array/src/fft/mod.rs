@@ -112,6 +112,15 @@ fn real_input(op: &str, a: &Array) -> Result<DType> {
     Ok(if single(a.dtype()) { DType::F32 } else { DType::F64 })
 }
 
+/// `a` as `dtype`: itself when it already is (`astype` always copies).
+fn to(a: &Array, dtype: DType) -> Result<Array> {
+    if a.dtype() == dtype {
+        Ok(a.clone())
+    } else {
+        a.astype(dtype)
+    }
+}
+
 fn real_of_complex(dtype: DType) -> DType {
     if dtype == DType::C64 {
         DType::F32
@@ -318,7 +327,7 @@ fn c2c(x: &Array, axes: &[usize], forward: bool) -> Result<Array> {
 fn complex_1d(op: &str, a: &Array, n: Option<usize>, axis: isize, norm: Option<&str>, forward: bool) -> Result<Array> {
     let norm = Norm::parse(op, norm)?;
     let (ax, m) = shape_len(op, a, axis, n)?;
-    let x = resize_axis(&a.astype(complex_of(a))?, ax, m)?;
+    let x = resize_axis(&to(a, complex_of(a))?, ax, m)?;
     apply_norm(c2c(&x, &[ax], forward)?, norm, forward, m)
 }
 
@@ -336,7 +345,7 @@ pub fn ifft(a: &Array, n: Option<usize>, axis: isize, norm: Option<&str>) -> Res
 /// The half spectrum of real input along `ax` over `m` points.
 fn r2c_axis(op: &str, a: &Array, ax: usize, m: usize) -> Result<Array> {
     let real = real_input(op, a)?;
-    let x = resize_axis(&a.astype(real)?, ax, m)?.ascontiguous()?;
+    let x = resize_axis(&to(a, real)?, ax, m)?.ascontiguous()?;
     let cdt = if real == DType::F32 { DType::C64 } else { DType::C128 };
     along_axis(&x, ax, FftKind::R2C, m, cdt, m / 2 + 1, true)
 }
@@ -361,7 +370,7 @@ fn fresh(x: Array, original: &Array) -> Result<Array> {
 /// The real signal of `m` points along `ax` from its half spectrum in `a`.
 fn c2r_axis(a: &Array, ax: usize, m: usize) -> Result<Array> {
     let cdt = complex_of(a);
-    let x = fresh(resize_axis(&a.astype(cdt)?, ax, m / 2 + 1)?, a)?;
+    let x = fresh(resize_axis(&to(a, cdt)?, ax, m / 2 + 1)?, a)?;
     along_axis(&x, ax, FftKind::C2R, m, real_of_complex(cdt), m, false)
 }
 
@@ -382,7 +391,7 @@ pub fn hfft(a: &Array, n: Option<usize>, axis: isize, norm: Option<&str>) -> Res
     let (ax, _) = shape_len("hfft", a, axis, Some(1))?;
     let m = n.unwrap_or(2 * a.shape()[ax].saturating_sub(1));
     check_n("hfft", m)?;
-    let conj = a.astype(complex_of(a))?.conj()?;
+    let conj = to(a, complex_of(a))?.conj()?;
     apply_norm(c2r_axis(&conj, ax, m)?, norm, false, m)
 }
 
@@ -405,7 +414,7 @@ fn complex_nd(
 ) -> Result<Array> {
     let norm = Norm::parse(op, norm)?;
     let (axes, lens) = nd_axes(op, a, s, axes)?;
-    let mut x = a.astype(complex_of(a))?;
+    let mut x = to(a, complex_of(a))?;
     for (&ax, &m) in axes.iter().zip(&lens) {
         x = resize_axis(&x, ax, m)?;
     }
@@ -449,7 +458,7 @@ fn rfftn_as(op: &str, a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, no
         return a.astype(if real == DType::F32 { DType::C64 } else { DType::C128 });
     }
     let total: usize = lens.iter().product();
-    let mut x = a.astype(real)?;
+    let mut x = to(a, real)?;
     for (&ax, &m) in axes.iter().zip(&lens) {
         x = resize_axis(&x, ax, m)?;
     }
@@ -508,7 +517,7 @@ fn irfftn_as(op: &str, a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, n
     }
     let total: usize = lens.iter().product();
     let cdt = complex_of(a);
-    let mut x = a.astype(cdt)?;
+    let mut x = to(a, cdt)?;
     for (i, (&ax, &m)) in axes.iter().zip(&lens).enumerate() {
         x = resize_axis(&x, ax, if i == last { m / 2 + 1 } else { m })?;
     }
