@@ -165,15 +165,16 @@ struct Side {
     ext: Vec<usize>,
     steps: Vec<usize>,
     dist: usize,
+    batch: usize,
 }
 
 impl Side {
-    fn new(ext: Vec<usize>, embed: &[usize], stride: usize, dist: usize) -> Side {
+    fn new(ext: Vec<usize>, embed: &[usize], stride: usize, dist: usize, batch: usize) -> Side {
         let mut steps = vec![stride; ext.len()];
         for d in (0..ext.len().saturating_sub(1)).rev() {
             steps[d] = steps[d + 1] * embed[d + 1];
         }
-        Side { ext, steps, dist }
+        Side { ext, steps, dist, batch }
     }
 
     fn row_len(&self) -> usize {
@@ -315,6 +316,24 @@ fn zeroed<T: FftNum>(len: usize) -> Vec<Complex<T>> {
     vec![czero(); len]
 }
 
+/// Let `f` fill the complex output of `side` at `dst` as one contiguous `[batch, ext..]`
+/// array: the output itself when its layout is that, else a work array scattered after.
+///
+/// # Safety
+/// `dst` holds every element of `side` over `batch` transforms, no two at one address.
+unsafe fn into_output<T: FftNum>(side: &Side, dst: usize, f: impl FnOnce(&mut [Complex<T>])) {
+    let len = side.batch * side.ext.iter().product::<usize>();
+    if side.compact() {
+        // SAFETY: a compact side is `len` consecutive elements at `dst` (caller).
+        f(unsafe { std::slice::from_raw_parts_mut(dst as *mut Complex<T>, len) });
+    } else {
+        let mut own = zeroed(len);
+        f(&mut own);
+        // SAFETY: the caller's guarantee.
+        unsafe { scatter(side, &own, dst) };
+    }
+}
+
 /// Run one plan.
 ///
 /// # Safety
@@ -323,62 +342,44 @@ fn zeroed<T: FftNum>(len: usize) -> Vec<Complex<T>> {
 unsafe fn run<T: FftNum>(desc: &FftDesc, plans: &Dims<T>, src: usize, dst: usize, forward: bool) {
     let (ie, oe) = desc.logical_extents();
     let rank = desc.n.len();
-    let input = Side::new(ie.clone(), &desc.inembed, desc.istride, desc.idist);
-    let output = Side::new(oe.clone(), &desc.onembed, desc.ostride, desc.odist);
+    let input = Side::new(ie.clone(), &desc.inembed, desc.istride, desc.idist, desc.batch);
+    let output = Side::new(oe.clone(), &desc.onembed, desc.ostride, desc.odist, desc.batch);
     let batch = desc.batch;
     match desc.kind {
         FftKind::C2C => {
-            let len = batch * oe.iter().product::<usize>();
-            let mut own = Vec::new();
-            let w: &mut [Complex<T>] = if output.compact() {
-                // SAFETY: the output span is `len` compact elements (checked by `execute`).
-                unsafe { std::slice::from_raw_parts_mut(dst as *mut Complex<T>, len) }
-            } else {
-                own = zeroed(len);
-                &mut own
+            let fill = |w: &mut [Complex<T>]| {
+                // SAFETY: the input span holds every element of `input` (caller).
+                unsafe { gather(&input, src, w) };
+                complex_passes(w, &oe, plans, rank, forward);
             };
-            // SAFETY: the input span holds every element of `input` (caller).
-            unsafe { gather(&input, src, w) };
-            complex_passes(w, &oe, plans, rank, forward);
-            if !output.compact() {
-                // SAFETY: the output span holds every element of `output` (caller).
-                unsafe { scatter(&output, &own, dst) };
-            }
+            // SAFETY: the output span holds every element of `output` (caller).
+            unsafe { into_output(&output, dst, fill) };
         }
         FftKind::R2C => {
             let r2c = plans.r2c.as_ref().expect("an R2C plan has its real transform");
             let (n, h) = (input.row_len(), output.row_len());
-            let len = batch * oe.iter().product::<usize>();
-            let mut own = Vec::new();
-            let w: &mut [Complex<T>] = if output.compact() {
-                // SAFETY: as for C2C.
-                unsafe { std::slice::from_raw_parts_mut(dst as *mut Complex<T>, len) }
-            } else {
-                own = zeroed(len);
-                &mut own
-            };
             let (src_p, stride) = (Shared(src as *mut T), input.stride());
-            let rows = w.len() / h;
-            let per = rows_per_task(rows, n);
-            w.par_chunks_mut(per * h).enumerate().for_each_init(
-                || (vec![T::zero(); n], r2c.make_scratch_vec()),
-                |(real, scratch), (t, out_rows)| {
-                    for (i, out) in out_rows.chunks_mut(h).enumerate() {
-                        let start = input.row_start(t * per + i);
-                        for (k, x) in real.iter_mut().enumerate() {
-                            // SAFETY: inside the input span (caller).
-                            *x = unsafe { *src_p.at(start + k * stride) };
+            let fill = |w: &mut [Complex<T>]| {
+                let rows = w.len() / h;
+                let per = rows_per_task(rows, n);
+                w.par_chunks_mut(per * h).enumerate().for_each_init(
+                    || (vec![T::zero(); n], r2c.make_scratch_vec()),
+                    |(real, scratch), (t, out_rows)| {
+                        for (i, out) in out_rows.chunks_mut(h).enumerate() {
+                            let start = input.row_start(t * per + i);
+                            for (k, x) in real.iter_mut().enumerate() {
+                                // SAFETY: inside the input span (caller).
+                                *x = unsafe { *src_p.at(start + k * stride) };
+                            }
+                            // Lengths match the plan, so this cannot fail.
+                            let _ = r2c.process_with_scratch(real, out, scratch);
                         }
-                        // Lengths match the plan, so this cannot fail.
-                        let _ = r2c.process_with_scratch(real, out, scratch);
-                    }
-                },
-            );
-            complex_passes(w, &oe, plans, rank - 1, true);
-            if !output.compact() {
-                // SAFETY: as for C2C.
-                unsafe { scatter(&output, &own, dst) };
-            }
+                    },
+                );
+                complex_passes(w, &oe, plans, rank - 1, true);
+            };
+            // SAFETY: as for C2C.
+            unsafe { into_output(&output, dst, fill) };
         }
         FftKind::C2R => {
             let c2r = plans.c2r.as_ref().expect("a C2R plan has its real transform");
@@ -416,16 +417,16 @@ mod tests {
 
     #[test]
     fn compact_sides_are_recognised() {
-        assert!(Side::new(vec![4, 6], &[4, 6], 1, 24).compact());
-        assert!(!Side::new(vec![4, 6], &[4, 8], 1, 32).compact());
-        assert!(!Side::new(vec![6], &[6], 2, 1).compact());
-        assert!(Side::new(vec![1, 6], &[1, 6], 1, 6).compact());
+        assert!(Side::new(vec![4, 6], &[4, 6], 1, 24, 2).compact());
+        assert!(!Side::new(vec![4, 6], &[4, 8], 1, 32, 2).compact());
+        assert!(!Side::new(vec![6], &[6], 2, 1, 2).compact());
+        assert!(Side::new(vec![1, 6], &[1, 6], 1, 6, 2).compact());
     }
 
     #[test]
     fn row_starts_follow_the_layout() {
         // Two batches 100 apart of a 3x4 transform in rows of 5 (inembed [_, 5]), stride 1.
-        let s = Side::new(vec![3, 4], &[3, 5], 1, 100);
+        let s = Side::new(vec![3, 4], &[3, 5], 1, 100, 2);
         assert_eq!(s.row_start(0), 0);
         assert_eq!(s.row_start(2), 10);
         assert_eq!(s.row_start(3), 100);
