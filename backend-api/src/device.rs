@@ -3,6 +3,7 @@
 use std::any::Any;
 use std::sync::Arc;
 
+use crate::blas::Blas;
 use crate::compile::{CompileOptions, KernelSource};
 use crate::fft::FftLib;
 use crate::launch::{KernelArg, LaunchConfig};
@@ -124,6 +125,11 @@ pub trait Device: Send + Sync + 'static {
     fn fft(&self) -> Result<Arc<dyn FftLib>> {
         Err(Error::Unsupported(format!("the {} backend has no FFT library", self.backend_name())))
     }
+    /// The device's BLAS, opened on first use (`BackendUnavailable` naming the missing
+    /// library and how to install it when it cannot be).
+    fn blas(&self) -> Result<Arc<dyn Blas>> {
+        Err(Error::Unsupported(format!("the {} backend has no BLAS", self.backend_name())))
+    }
 }
 
 /// The object-safe mirror of [`Device`], so the backend can be chosen at run time.
@@ -148,6 +154,8 @@ pub trait DynDevice: Send + Sync {
     fn synchronize(&self) -> Result<()>;
     /// The device's FFT library (see [`Device::fft`]).
     fn fft(&self) -> Result<Arc<dyn FftLib>>;
+    /// The device's BLAS (see [`Device::blas`]).
+    fn blas(&self) -> Result<Arc<dyn Blas>>;
     /// `cpu`, `cuda:0`, `hip:1`.
     fn label(&self) -> String {
         if self.properties().is_host {
@@ -192,6 +200,9 @@ impl<D: Device> DynDevice for D {
     }
     fn fft(&self) -> Result<Arc<dyn FftLib>> {
         Device::fft(self)
+    }
+    fn blas(&self) -> Result<Arc<dyn Blas>> {
+        Device::blas(self)
     }
 }
 

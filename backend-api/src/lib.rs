@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod blas;
 pub mod compile;
 pub mod device;
 pub mod dtype;
@@ -39,6 +40,7 @@ pub mod library;
 pub mod memory;
 pub mod null;
 
+pub use blas::{Blas, GemmDesc, MatrixLayout};
 pub use compile::{CacheStats, CompileCache, CompileOptions, KernelCompiler, KernelSource};
 pub use device::{
     Backend, BackendHandle, BackendInfo, Device, DeviceProperties, DynBackend, DynDevice, Event, Kernel, Module, Stream,
