@@ -584,6 +584,42 @@ fn run_op(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
             let f = if op == "var" { Array::var } else { Array::std };
             f(&x?, axes.as_deref(), ddof, keepdims)?
         }
+        "matmul" | "dot" | "vdot" | "inner" | "outer" | "kron" => {
+            use xp::array::linalg;
+            let f = match op {
+                "matmul" => linalg::matmul,
+                "dot" => linalg::dot,
+                "vdot" => linalg::vdot,
+                "inner" => linalg::inner,
+                "outer" => linalg::outer,
+                _ => linalg::kron,
+            };
+            f(&x?, nth(case, arrays, 1)?)?
+        }
+        "tensordot" => {
+            use xp::array::linalg::TensorAxes;
+            let axes = match case.kwarg("axes") {
+                None => TensorAxes::Count(2),
+                Some(v) if v.is_u64() => TensorAxes::Count(v.as_u64().unwrap_or(2) as usize),
+                Some(v) => {
+                    let lists =
+                        v.as_array().filter(|l| l.len() == 2).and_then(|l| Some((isizes(&l[0])?, isizes(&l[1])?)));
+                    let (a, b) = lists.ok_or_else(|| Failure::Case(format!("tensordot: axes {v}")))?;
+                    TensorAxes::Lists(a, b)
+                }
+            };
+            xp::array::linalg::tensordot(&x?, nth(case, arrays, 1)?, axes)?
+        }
+        "trace" => x?.trace(int_kwarg(case, "offset")?.unwrap_or(0) as isize)?,
+        "diagonal" => x?.diagonal(int_kwarg(case, "offset")?.unwrap_or(0) as isize, 0, 1)?.copy()?,
+        "einsum" => {
+            let sub = case
+                .kwarg("subscripts")
+                .and_then(|v| v.as_str())
+                .ok_or_else(|| Failure::Case("einsum: no subscripts".into()))?;
+            let refs: Vec<&Array> = arrays.iter().collect();
+            xp::array::linalg::einsum(sub, &refs)?.copy()?
+        }
         "take" => x?.take(nth(case, arrays, 1)?, axis_kwarg(case)?)?,
         "compress_mask" => x?.compress_mask(nth(case, arrays, 1)?)?,
         "nonzero" => {

@@ -27,6 +27,7 @@ mod exec;
 pub mod fft;
 pub mod index;
 pub mod layout;
+pub mod linalg;
 pub mod ndarray_interop;
 pub mod npy;
 pub mod promote;

@@ -128,6 +128,9 @@ impl Device for CpuDevice {
     fn fft(&self) -> Result<Arc<dyn xp_backend_api::FftLib>> {
         Ok(Arc::new(crate::fft::CpuFft))
     }
+    fn blas(&self) -> Result<Arc<dyn xp_backend_api::Blas>> {
+        Ok(Arc::new(crate::blas::CpuBlas))
+    }
     fn synchronize(&self) -> Result<()> {
         // Take the live streams out of the lock first, so that waiting holds no lock.
         let live: Vec<Arc<Progress>> = {

@@ -19,6 +19,7 @@ use rustfft::{Fft, FftNum, FftPlanner};
 use xp_backend_api::fft::check_desc;
 use xp_backend_api::{Buffer, Error, FftDesc, FftKind, FftLib, FftPlan, Result, Stream};
 
+use crate::memory::check_span;
 use crate::stream::CpuStream;
 
 /// The library's name as `xp::show_config()` and errors show it.
@@ -83,21 +84,6 @@ struct CpuFftPlan {
     plans: Arc<Plans>,
 }
 
-/// Check that `len` bytes from `offset` in `buf` hold `elems` elements of `bytes` each.
-pub(crate) fn check_span(what: &str, buf: &Buffer, offset: usize, elems: usize, bytes: usize) -> Result<()> {
-    let need = elems * bytes;
-    if offset.checked_add(need).is_none_or(|end| end > buf.len()) {
-        return Err(Error::Value {
-            op: format!("{NAME} execute"),
-            reason: format!(
-                "the {what} needs {need} bytes from offset {offset}, but its buffer holds {} bytes",
-                buf.len()
-            ),
-        });
-    }
-    Ok(())
-}
-
 impl FftPlan for CpuFftPlan {
     fn desc(&self) -> &FftDesc {
         &self.desc
@@ -121,8 +107,8 @@ impl FftPlan for CpuFftPlan {
         })?;
         let (ispan, ospan) = self.desc.spans();
         let (ib, ob) = self.desc.element_bytes();
-        check_span("input", input.0, input.1, ispan, ib)?;
-        check_span("output", output.0, output.1, ospan, ob)?;
+        check_span(&format!("{NAME} execute"), "input", input.0, input.1, ispan, ib)?;
+        check_span(&format!("{NAME} execute"), "output", output.0, output.1, ospan, ob)?;
         input.0.note_use(stream);
         output.0.note_use(stream);
         let src = input.0.device_ptr() as usize + input.1;

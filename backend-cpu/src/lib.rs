@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod blas;
 mod compile;
 mod device;
 mod event;

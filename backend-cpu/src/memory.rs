@@ -141,6 +141,29 @@ pub fn physical_memory() -> usize {
         .unwrap_or(0)
 }
 
+/// A `Value` error naming `op` unless `elems` elements of `bytes` each fit in `buf` from byte
+/// `offset` (the checks of library calls, which address buffers directly).
+pub(crate) fn check_span(
+    op: &str,
+    what: &str,
+    buf: &xp_backend_api::Buffer,
+    offset: usize,
+    elems: usize,
+    bytes: usize,
+) -> xp_backend_api::Result<()> {
+    let need = elems * bytes;
+    if offset.checked_add(need).is_none_or(|end| end > buf.len()) {
+        return Err(xp_backend_api::Error::Value {
+            op: op.into(),
+            reason: format!(
+                "the {what} needs {need} bytes from offset {offset}, but its buffer holds {} bytes",
+                buf.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
