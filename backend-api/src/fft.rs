@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use crate::library_call::LibraryOperand;
 use crate::{Buffer, Result, Stream};
 
 /// What a transform maps.
@@ -347,14 +348,11 @@ pub struct FftPointers {
 
 /// Check an execution of a plan of `desc` needing `work_size` bytes of work area on the GPU
 /// `target`, before anything is queued, and return the stream as the backend's type `S` and
-/// the addresses to pass:
-/// - the stream belongs to the backend (`Value`) and to the device (`DeviceMismatch`;
-///   `stream_ordinal` reads its device);
-/// - every buffer comes from the device's pool (`DeviceMismatch`);
-/// - each offset is a multiple of its element's size (`Value`: the libraries need aligned data);
-/// - the input and the output fit their buffers past the offsets (`Index`), and do not overlap
-///   (`Value`);
-/// - a plan needing a work area gets one of at least `work_size` bytes (`Value`).
+/// the addresses to pass: the checks of
+/// [`GpuTarget::open_library_call`](crate::gpu::GpuTarget::open_library_call) on the input and
+/// the output (the stream's backend and device, the buffers' pool, aligned offsets, spans
+/// inside the buffers, an output not overlapping the input), and a work area of at least
+/// `work_size` bytes from the device's pool for a plan that needs one (`Value`).
 ///
 /// When everything holds, every buffer is noted as used by the stream
 /// ([`Buffer::note_use`]), so the pool does not reuse it before the transform has run.
@@ -371,43 +369,11 @@ pub fn open_gpu_execute<'s, S: std::any::Any>(
     work: Option<&Buffer>,
 ) -> Result<(&'s S, FftPointers)> {
     let op = format!("{lib} execute");
-    let s = stream.as_any().downcast_ref::<S>().ok_or_else(|| {
-        crate::Error::value(&op, format!("the stream does not belong to the {} backend", target.vendor))
-    })?;
-    let ordinal = stream_ordinal(s);
-    if ordinal != target.ordinal {
-        return Err(crate::Error::DeviceMismatch {
-            op,
-            lhs: target.label.to_string(),
-            rhs: format!("a stream of {}:{ordinal}", target.backend),
-        });
-    }
-    let (ie, oe) = desc.element_bytes();
-    let (ispan, ospan) = desc.spans();
-    let mut ranges = Vec::with_capacity(2);
-    for (what, (buf, offset), elem, span) in [("input", input, ie, ispan), ("output", output, oe, ospan)] {
-        buf.check_pool(&op, target.pool, target.label)?;
-        if offset % elem != 0 {
-            return Err(crate::Error::value(
-                &op,
-                format!("the {what} offset {offset} is not a multiple of its element size {elem} bytes"),
-            ));
-        }
-        let bytes = span.checked_mul(elem).ok_or_else(|| {
-            crate::Error::value(&op, format!("the {what} span of {span} elements overflows the address space"))
-        })?;
-        buf.check_range(&format!("{op} ({what} of {span} elements of {elem} bytes)"), offset, bytes)?;
-        ranges.push((buf.device_ptr() + offset as u64, bytes as u64));
-    }
-    let ((i0, ilen), (o0, olen)) = (ranges[0], ranges[1]);
-    if i0 < o0 + olen && o0 < i0 + ilen {
-        return Err(crate::Error::value(&op, "the output overlaps the input: plans run out of place"));
-    }
     let work_ptr = match (work_size, work) {
-        (0, _) => 0,
+        (0, _) => None,
         (_, Some(w)) if w.len() >= work_size => {
             w.check_pool(&op, target.pool, target.label)?;
-            w.device_ptr()
+            Some(w)
         }
         (_, Some(w)) => {
             return Err(crate::Error::value(
@@ -419,11 +385,18 @@ pub fn open_gpu_execute<'s, S: std::any::Any>(
             return Err(crate::Error::value(&op, format!("the plan needs a work area of {work_size} bytes")));
         }
     };
-    input.0.note_use(stream);
-    output.0.note_use(stream);
-    if let (Some(w), true) = (work, work_size > 0) {
+    let (ie, oe) = desc.element_bytes();
+    let (ispan, ospan) = desc.spans();
+    let (s, [i0, o0]) = target.open_library_call(
+        &op,
+        stream,
+        stream_ordinal,
+        [LibraryOperand::read("input", input, ie, ispan), LibraryOperand::written("output", output, oe, ospan)],
+    )?;
+    let work_ptr = work_ptr.map_or(0, |w| {
         w.note_use(stream);
-    }
+        w.device_ptr()
+    });
     Ok((s, FftPointers { input: i0, output: o0, work: work_ptr }))
 }
 

@@ -23,8 +23,9 @@
 //!
 //! The GPU backends share more than the contract: the [`gpu`] module holds what CUDA and HIP
 //! would otherwise each write — launch argument checks and packing, sticky-error state, pinned
-//! staging of host-to-device copies, event helpers and the device registry — so each backend
-//! keeps only its vendor calls.
+//! staging of host-to-device copies, event helpers and the device registry — and the
+//! [`library_call`] module the checks before a vendor library (cuFFT, cuBLAS, …) is handed
+//! device buffers, so each backend keeps only its vendor calls.
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -37,6 +38,7 @@ pub mod fft;
 pub mod gpu;
 pub mod launch;
 pub mod library;
+pub mod library_call;
 pub mod memory;
 pub mod null;
 

@@ -7,9 +7,10 @@ use std::sync::{Arc, OnceLock};
 use cudarc::driver::sys::{self, CUdevice, CUdevice_attribute, CUresult};
 use xp_backend_api::gpu::DeviceRegistry;
 use xp_backend_api::{
-    CompileCache, CompileOptions, Device, DeviceProperties, Error, FftLib, KernelSource, MemoryPool, Result,
+    Blas, CompileCache, CompileOptions, Device, DeviceProperties, Error, FftLib, KernelSource, MemoryPool, Result,
 };
 
+use crate::blas::CublasLib;
 use crate::compile::{CudaCompiler, CudaModule};
 use crate::context::Context;
 use crate::event::CudaEvent;
@@ -29,6 +30,8 @@ pub struct CudaDevice {
     cache: CompileCache<CudaModule>,
     /// cuFFT on this device, opened on first use (or why it cannot be).
     fft: OnceLock<Result<Arc<CufftLib>>>,
+    /// cuBLAS on this device, opened on first use (or why it cannot be).
+    blas: OnceLock<Result<Arc<CublasLib>>>,
 }
 
 impl std::fmt::Debug for CudaDevice {
@@ -139,6 +142,7 @@ impl CudaDevice {
             compiler,
             cache: CompileCache::with_default_dir(),
             fft: OnceLock::new(),
+            blas: OnceLock::new(),
         }))
     }
 
@@ -224,6 +228,11 @@ impl Device for CudaDevice {
     fn fft(&self) -> Result<Arc<dyn FftLib>> {
         let lib = self.fft.get_or_init(|| CufftLib::open(Arc::clone(&self.ctx), Arc::clone(&self.pool)).map(Arc::new));
         lib.clone().map(|l| l as Arc<dyn FftLib>)
+    }
+    fn blas(&self) -> Result<Arc<dyn Blas>> {
+        let lib =
+            self.blas.get_or_init(|| CublasLib::open(Arc::clone(&self.ctx), Arc::clone(&self.pool)).map(Arc::new));
+        lib.clone().map(|l| l as Arc<dyn Blas>)
     }
 }
 

@@ -24,6 +24,11 @@
 //! - Launches are checked against the device's limits ([`xp_backend_api::check_launch`]) and,
 //!   where the driver reports parameter sizes (CUDA 12.4+), against the kernel's parameters:
 //!   both are [`Error::Launch`] before anything is queued.
+//! - cuFFT ([`CufftLib`]) and cuBLAS ([`CublasLib`]) are found when a device's
+//!   [`fft`](xp_backend_api::Device::fft) / [`blas`](xp_backend_api::Device::blas) is first
+//!   asked for (`XP_CUFFT_PATH`, `XP_CUBLAS_PATH`, the toolkit, NVIDIA's pip wheels, the loader
+//!   path) and called through cudarc's bindings; a missing one is
+//!   [`Error::BackendUnavailable`] with the `pip install` that brings it.
 //! - Errors met in destructors are kept by the pool and returned by the next synchronising call.
 //!   After a sticky error (an illegal address in a kernel, a failed launch, …) the context is
 //!   corrupted: every later call on that device returns [`Error::Driver`] saying so, at once,
@@ -36,6 +41,7 @@
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod blas;
 mod compile;
 mod context;
 mod device;
@@ -49,6 +55,7 @@ mod stream;
 
 use std::sync::Arc;
 
+pub use blas::CublasLib;
 pub use compile::{compile_for_arch, nvrtc_path, nvrtc_version, CudaKernel, CudaModule};
 pub use device::CudaDevice;
 pub use event::CudaEvent;
@@ -101,16 +108,22 @@ impl Backend for CudaBackend {
             Ok((v, l)) => (fft::version_text(v), l.path.clone()),
             Err(e) => ("none".into(), first_line(e)),
         };
+        let (cublas_version, cublas_path) = match library::cublas().and_then(|l| Ok((blas::cublas_version()?, l))) {
+            Ok(((major, minor, patch), l)) => (format!("{major}.{minor}.{patch}"), l.path.clone()),
+            Err(e) => ("none".into(), first_line(e)),
+        };
         BackendInfo {
             versions: vec![
                 ("CUDA driver".into(), driver_version),
                 ("NVRTC".into(), nvrtc_version),
                 ("cuFFT".into(), cufft_version),
+                ("cuBLAS".into(), cublas_version),
             ],
             libraries: vec![
                 ("libcuda".into(), driver_path),
                 ("libnvrtc".into(), nvrtc_path),
                 ("libcufft".into(), cufft_path),
+                ("libcublas".into(), cublas_path),
             ],
         }
     }

@@ -10,25 +10,29 @@
 //! found. Folders of the toolkit are not searched: they hold only the `stubs/` library, which
 //! cannot run anything.
 //!
-//! # NVRTC (`libnvrtc.so.13`) and cuFFT (`libcufft.so.12`)
-//! Both are found by one search (`xp_backend_api::LibrarySearch`), in this order:
-//! 1. `XP_NVRTC_PATH` / `XP_CUFFT_PATH`: the library file, or a folder holding it (when set,
-//!    nothing else is tried);
+//! # NVRTC (`libnvrtc.so.13`), cuFFT (`libcufft.so.12`) and cuBLAS (`libcublas.so.13`)
+//! All are found by one search (`xp_backend_api::LibrarySearch`), in this order:
+//! 1. `XP_NVRTC_PATH` / `XP_CUFFT_PATH` / `XP_CUBLAS_PATH`: the library file, or a folder
+//!    holding it (when set, nothing else is tried);
 //! 2. `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`, `/usr/local/cuda/lib64`;
-//! 3. NVIDIA's pip wheels (`nvidia/cu13/lib`, then `nvidia/cuda_nvrtc/lib` or
-//!    `nvidia/cufft/lib`) in the site-packages of `$VIRTUAL_ENV`, `$CONDA_PREFIX`,
-//!    `/usr/local/lib/python3*`, `/usr/lib/python3*`, `~/.local/lib/python3*` and
-//!    `~/.pyenv/versions/*/lib/python3*`, and `$CONDA_PREFIX/lib`;
+//! 3. NVIDIA's pip wheels (`nvidia/cu13/lib`, then `nvidia/cuda_nvrtc/lib`,
+//!    `nvidia/cufft/lib` or `nvidia/cublas/lib`) in the site-packages of `$VIRTUAL_ENV`,
+//!    `$CONDA_PREFIX`, `/usr/local/lib/python3*`, `/usr/lib/python3*`,
+//!    `~/.local/lib/python3*` and `~/.pyenv/versions/*/lib/python3*`, and `$CONDA_PREFIX/lib`;
 //! 4. the loader path (`LD_LIBRARY_PATH`, the `ldconfig` cache).
 //!
 //! File names, newest first: `libnvrtc.so.13`, `.so.12`, `.so`; `libcufft.so.12` (CUDA 13's
-//! cuFFT is version 12), `.so.11`, `.so`.
+//! cuFFT is version 12), `.so.11`, `.so`; `libcublas.so.13`, `.so.12`, `.so`.
 //!
 //! NVRTC is opened by its full path and called through the table in [`Nvrtc`], so the library
-//! used is the one found. cuFFT is called through cudarc's `cufft` bindings, whose loader opens
-//! it by bare name and panics when none opens: xp opens the file found by its full path with
-//! `RTLD_GLOBAL` first, so that cudarc's `dlopen("libcufft.so.12")` is answered with it (glibc
-//! matches loaded libraries by their `SONAME`), and checks `is_culib_present` before any call.
+//! used is the one found. cuFFT and cuBLAS are called through cudarc's `cufft` and `cublas`
+//! bindings, whose loader opens a library by bare name and panics when none opens, and whose
+//! every function panics at its first call when the library lacks its symbol: xp opens the file
+//! found by its full path with `RTLD_GLOBAL` first, so that cudarc's `dlopen("libcufft.so.12")`
+//! is answered with it (glibc matches loaded libraries by their `SONAME`), checks
+//! `is_culib_present`, and checks that every function xp calls is exported, before any call.
+//! cuBLAS opens cuBLASLt (`libcublasLt.so.13`) by name, so the `libcublasLt` of the same
+//! folder and version is opened first, the same way.
 //!
 //! In a folder, `libnvrtc-builtins.so.*` of the same version is opened first (by full path,
 //! `RTLD_GLOBAL`), because `libnvrtc` opens it by name when it compiles.
@@ -388,52 +392,199 @@ fn cufft_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> (bool, Vec<PathBu
     cufft_search(env).candidates(env)
 }
 
-/// cuFFT, opened so that cudarc's `cufft` bindings find it.
-pub(crate) struct CufftLibrary {
+/// A vendor library opened so that one of cudarc's binding modules (`cufft`, `cublas`) finds
+/// it.
+pub(crate) struct CudarcLibrary {
     /// Where it was found; when another copy on the loader path answers cudarc's names first,
     /// that is said too.
     pub(crate) path: String,
-    // Keeps the library loaded for the process (a static), under its soname.
-    _lib: Library,
+    // Keep the library, and those opened before it for it, loaded for the process (a static),
+    // under their sonames.
+    _libs: Vec<Library>,
 }
 
-/// Find cuFFT and open it by its full path with `RTLD_GLOBAL`; then cudarc's loader, which
-/// opens `libcufft.so.12` and its other candidate names by bare name, is answered with the
-/// library already loaded (glibc matches loaded libraries by their `SONAME`).
-fn find_cufft(env: &dyn Fn(&str) -> Option<OsString>) -> std::result::Result<CufftLibrary, String> {
-    let search = cufft_search(env);
-    // SAFETY: the candidates are files named like cuFFT in the folders where cuFFT is
-    // installed (or found by the loader under cuFFT's names); their initialisers are cuFFT's.
-    let (lib, path) =
-        search.open_first(env, |p| unsafe { open_global(p) }.map_err(|e| format!("{}: {e}", p.display())))?;
+/// What xp knows of one of cudarc's binding modules.
+struct CudarcModule {
+    /// cudarc's name of the library (`cufft`, `cublas`), for its candidate names.
+    name: &'static str,
+    /// The library in prose, for messages: `cuFFT`.
+    what: &'static str,
+    /// The module's `is_culib_present`.
+    present: unsafe fn() -> bool,
+    /// The address of a symbol (NUL-terminated) in the module's `culib`, which panics unless
+    /// `present` is true.
+    symbol: unsafe fn(&[u8]) -> std::result::Result<*const c_void, String>,
+    /// Every function xp calls through the module. cudarc's loader panics on a missing symbol
+    /// at its first call, so a library lacking one is refused when it is found.
+    symbols: &'static [&'static str],
+}
+
+/// Find a library with `search` and open it by its full path with `RTLD_GLOBAL`, after the
+/// libraries `companions` names for each candidate (opened the same way, from the same folder,
+/// where they exist); then cudarc's loader, which opens the library's candidate names
+/// (`libcufft.so.12`, …) by bare name, is answered with the library already loaded (glibc
+/// matches loaded libraries by their `SONAME`). The library must then be present by cudarc's
+/// names and export every symbol of `module`.
+fn find_for_cudarc(
+    search: &LibrarySearch,
+    env: &dyn Fn(&str) -> Option<OsString>,
+    module: &CudarcModule,
+    companions: impl Fn(&Path) -> Vec<PathBuf>,
+) -> std::result::Result<CudarcLibrary, String> {
+    let open = |p: &Path| {
+        let mut libs = Vec::new();
+        for c in companions(p).into_iter().filter(|c| c.exists()) {
+            // SAFETY: the companions are the vendor's own libraries, beside the one found.
+            libs.push(unsafe { open_global(&c) }.map_err(|e| format!("{}: {e}", c.display()))?);
+        }
+        // SAFETY: the candidates are files named like the library in the folders where it is
+        // installed (or found by the loader under its names); their initialisers are its own.
+        libs.push(unsafe { open_global(p) }.map_err(|e| format!("{}: {e}", p.display()))?);
+        Ok(libs)
+    };
+    let (libs, path) = search.open_first(env, open)?;
     // SAFETY: `is_culib_present` only tries to open cudarc's candidate names.
-    if !unsafe { cudarc::cufft::sys::is_culib_present() } {
+    if !unsafe { (module.present)() } {
         return Err(format!(
-            "cuFFT was opened from {} but cudarc's loader does not find it by name ({}); set LD_LIBRARY_PATH \
+            "{} was opened from {} but cudarc's loader does not find it by name ({}); set LD_LIBRARY_PATH \
              to its folder",
+            module.what,
             path.display(),
-            cudarc::get_lib_name_candidates("cufft").join(", ")
+            cudarc::get_lib_name_candidates(module.name).join(", ")
         ));
     }
+    for sym in module.symbols {
+        // SAFETY: the library is present by cudarc's names (checked just above), so `culib`
+        // does not panic; the symbol is only looked up, never called.
+        if let Err(e) = unsafe { (module.symbol)(format!("{sym}\0").as_bytes()) } {
+            return Err(format!("{} is not a usable {} (it lacks {sym}: {e})", path.display(), module.what));
+        }
+    }
     let mut shown = path.display().to_string();
-    // SAFETY: cuFFT is present by cudarc's names (checked just above), so `culib` does not
-    // panic; the symbols are only compared, never called through these types.
+    let probe = format!("{}\0", module.symbols[0]);
+    // SAFETY: as above: lookups, no call.
     let same = unsafe {
-        let ours = lib.get::<*const c_void>(b"cufftGetVersion\0").map(|s| *s);
-        let theirs = cudarc::cufft::sys::culib().get::<*const c_void>(b"cufftGetVersion\0").map(|s| *s);
-        matches!((ours, theirs), (Ok(a), Ok(b)) if a == b)
+        let ours = libs.last().map(|l| l.get::<*const c_void>(probe.as_bytes()).map(|s| *s));
+        matches!((ours, (module.symbol)(probe.as_bytes())), (Some(Ok(a)), Ok(b)) if a == b)
     };
     if !same {
-        shown.push_str(" (found, but another cuFFT on the loader path answers first and is the one used)");
+        shown.push_str(&format!(
+            " (found, but another {} on the loader path answers first and is the one used)",
+            module.what
+        ));
     }
-    Ok(CufftLibrary { path: shown, _lib: lib })
+    Ok(CudarcLibrary { path: shown, _libs: libs })
+}
+
+/// The cuFFT functions xp calls (the first is the one compared to tell which copy cudarc uses).
+const CUFFT_SYMBOLS: &[&str] = &[
+    "cufftGetVersion",
+    "cufftCreate",
+    "cufftDestroy",
+    "cufftSetAutoAllocation",
+    "cufftMakePlanMany64",
+    "cufftSetStream",
+    "cufftSetWorkArea",
+    "cufftExecC2C",
+    "cufftExecZ2Z",
+    "cufftExecR2C",
+    "cufftExecD2Z",
+    "cufftExecC2R",
+    "cufftExecZ2D",
+];
+
+/// The address of `name` (NUL-terminated) in the cuFFT cudarc uses.
+///
+/// # Safety
+/// `cudarc::cufft::sys::is_culib_present` must have returned true.
+unsafe fn cufft_symbol(name: &[u8]) -> std::result::Result<*const c_void, String> {
+    // SAFETY: cuFFT is present by cudarc's names (the caller's duty), so `culib` does not
+    // panic; the symbol is looked up, not called.
+    unsafe { cudarc::cufft::sys::culib().get::<*const c_void>(name) }.map(|s| *s).map_err(|e| e.to_string())
+}
+
+fn find_cufft(env: &dyn Fn(&str) -> Option<OsString>) -> std::result::Result<CudarcLibrary, String> {
+    let module = CudarcModule {
+        name: "cufft",
+        what: "cuFFT",
+        present: cudarc::cufft::sys::is_culib_present,
+        symbol: cufft_symbol,
+        symbols: CUFFT_SYMBOLS,
+    };
+    find_for_cudarc(&cufft_search(env), env, &module, |_| Vec::new())
 }
 
 /// cuFFT, found once per process. Until this returns `Ok`, no function of `cudarc::cufft`
 /// may be called (its loader would panic).
-pub(crate) fn cufft() -> Result<&'static CufftLibrary> {
-    static CUFFT: OnceLock<std::result::Result<CufftLibrary, String>> = OnceLock::new();
+pub(crate) fn cufft() -> Result<&'static CudarcLibrary> {
+    static CUFFT: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
     CUFFT.get_or_init(|| find_cufft(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
+}
+
+/// cuBLAS's file names, newest first (CUDA 13 ships cuBLAS 13, CUDA 12 cuBLAS 12; the 64-bit
+/// size API xp calls came with cuBLAS 12).
+const CUBLAS_FILES: &[&str] = &["libcublas.so.13", "libcublas.so.12", "libcublas.so"];
+
+/// Where cuBLAS is looked for.
+fn cublas_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    LibrarySearch {
+        what: "cuBLAS (libcublas, the CUDA BLAS library)".into(),
+        env_var: "XP_CUBLAS_PATH".into(),
+        files: CUBLAS_FILES.iter().map(|f| f.to_string()).collect(),
+        dirs: cuda_library_dirs(env, &["nvidia/cu13/lib", "nvidia/cublas/lib"]),
+        hint: "install it with `pip install nvidia-cublas` (or the CUDA toolkit)".into(),
+    }
+}
+
+/// cuBLASLt beside a cuBLAS file: `libcublas.so.13` opens `libcublasLt.so.13` by name, which
+/// the loader finds only on its path; opened first from the same folder, it is found loaded.
+fn cublaslt_beside(cublas: &Path) -> Vec<PathBuf> {
+    if is_bare_name(cublas) {
+        return Vec::new();
+    }
+    let name = cublas.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    match name.strip_prefix("libcublas.so") {
+        Some(version) => vec![cublas.with_file_name(format!("libcublasLt.so{version}"))],
+        None => Vec::new(),
+    }
+}
+
+/// The cuBLAS functions xp calls (the first is the one compared to tell which copy cudarc uses).
+const CUBLAS_SYMBOLS: &[&str] = &[
+    "cublasCreate_v2",
+    "cublasDestroy_v2",
+    "cublasSetStream_v2",
+    "cublasGetProperty",
+    "cublasGemmEx_64",
+    "cublasGemmStridedBatchedEx_64",
+];
+
+/// The address of `name` (NUL-terminated) in the cuBLAS cudarc uses.
+///
+/// # Safety
+/// `cudarc::cublas::sys::is_culib_present` must have returned true.
+unsafe fn cublas_symbol(name: &[u8]) -> std::result::Result<*const c_void, String> {
+    // SAFETY: cuBLAS is present by cudarc's names (the caller's duty), so `culib` does not
+    // panic; the symbol is looked up, not called.
+    unsafe { cudarc::cublas::sys::culib().get::<*const c_void>(name) }.map(|s| *s).map_err(|e| e.to_string())
+}
+
+fn find_cublas(env: &dyn Fn(&str) -> Option<OsString>) -> std::result::Result<CudarcLibrary, String> {
+    let module = CudarcModule {
+        name: "cublas",
+        what: "cuBLAS",
+        present: cudarc::cublas::sys::is_culib_present,
+        symbol: cublas_symbol,
+        symbols: CUBLAS_SYMBOLS,
+    };
+    find_for_cudarc(&cublas_search(env), env, &module, cublaslt_beside)
+}
+
+/// cuBLAS (and cuBLASLt, which it needs), found once per process. Until this returns `Ok`, no
+/// function of `cudarc::cublas` may be called (its loader would panic).
+pub(crate) fn cublas() -> Result<&'static CudarcLibrary> {
+    static CUBLAS: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
+    CUBLAS.get_or_init(|| find_cublas(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
 }
 
 #[cfg(test)]
@@ -505,5 +656,37 @@ mod tests {
             "{reason}"
         );
         assert!(reason.contains("pip install nvidia-cufft"), "{reason}");
+    }
+
+    #[test]
+    fn cublas_is_searched_in_the_toolkit_then_the_wheels_then_the_loader_path() {
+        let env = |k: &str| (k == "CUDA_HOME").then(|| OsString::from("/opt/cuda-13"));
+        let search = cublas_search(&env);
+        let (explicit, c) = search.candidates(&env);
+        assert!(!explicit);
+        assert_eq!(c[0], PathBuf::from("/opt/cuda-13/lib64/libcublas.so.13"));
+        let tail: Vec<PathBuf> = CUBLAS_FILES.iter().map(PathBuf::from).collect();
+        assert_eq!(c[c.len() - 3..], tail[..]);
+        assert!(c.contains(&PathBuf::from("/usr/local/cuda/lib64/libcublas.so.13")));
+    }
+
+    #[test]
+    fn cublaslt_is_opened_from_the_folder_cublas_is_found_in() {
+        let p = Path::new("/usr/local/cuda/lib64/libcublas.so.13");
+        assert_eq!(cublaslt_beside(p), vec![PathBuf::from("/usr/local/cuda/lib64/libcublasLt.so.13")]);
+        assert_eq!(cublaslt_beside(Path::new("/x/libcublas.so")), vec![PathBuf::from("/x/libcublasLt.so")]);
+        assert!(cublaslt_beside(Path::new("libcublas.so.13")).is_empty(), "the loader finds it by name");
+        assert!(cublaslt_beside(Path::new("/x/libfoo.so")).is_empty());
+    }
+
+    #[test]
+    fn a_bogus_xp_cublas_path_is_backend_unavailable_naming_libcublas() {
+        let env = |k: &str| (k == "XP_CUBLAS_PATH").then(|| OsString::from("/nonexistent/libcublas.so.13"));
+        let reason = find_cublas(&env).err().expect("no cuBLAS at a path that does not exist");
+        assert!(
+            reason.contains("libcublas") && reason.contains("XP_CUBLAS_PATH=/nonexistent/libcublas.so.13"),
+            "{reason}"
+        );
+        assert!(reason.contains("pip install nvidia-cublas"), "{reason}");
     }
 }

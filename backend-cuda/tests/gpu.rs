@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use xp_backend_api::{
-    null::NullDevice, scalar_bytes, Backend, CompileOptions, Device, Error, Event, FftDesc, FftKind, FftLib, KernelArg,
-    KernelSource, LaunchConfig, Module, Stream,
+    null::NullDevice, scalar_bytes, Backend, Blas, CompileOptions, DType, Device, Error, Event, FftDesc, FftKind,
+    FftLib, GemmDesc, KernelArg, KernelSource, LaunchConfig, MatrixLayout, Module, Stream,
 };
 use xp_backend_cuda::{CudaBackend, CudaDevice};
 
@@ -649,5 +649,273 @@ fn the_work_area_suffices_and_bad_buffers_are_errors() {
     let mut bad = d.clone();
     bad.n = vec![];
     assert!(matches!(lib.plan(&bad), Err(Error::Value { .. })));
+    Device::synchronize(&*dev).unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// cuBLAS, checked against a triple loop on the host.
+
+/// Device 0, the lock held while it is used, and its cuBLAS.
+type Cublas = (Arc<CudaDevice>, MutexGuard<'static, ()>, Arc<dyn Blas>);
+
+/// Device 0, the lock and its cuBLAS, or `None` after a visible skip line. Under
+/// `XP_REQUIRE_GPU=cuda` a missing cuBLAS fails the test.
+fn cublas(test: &str) -> Option<Cublas> {
+    let (dev, guard) = gpu(test)?;
+    match Device::blas(&*dev) {
+        Ok(lib) => Some((dev, guard, lib)),
+        Err(e) => {
+            assert!(matches!(e, Error::BackendUnavailable { .. }), "a missing cuBLAS is BackendUnavailable: {e:?}");
+            if std::env::var("XP_REQUIRE_GPU").is_ok_and(|v| v.split(',').any(|b| b.trim() == "cuda")) {
+                panic!("XP_REQUIRE_GPU=cuda but cuBLAS cannot be used: {e}");
+            }
+            let _ = writeln!(std::io::stderr(), "SKIPPED gpu::{test}: no cuBLAS ({e})");
+            None
+        }
+    }
+}
+
+/// Elements (complex pairs; the imaginary part of a real dtype is 0) as the bytes of `dtype`.
+fn elements_bytes(dtype: DType, v: &[C64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * dtype.size());
+    for &(re, im) in v {
+        match dtype {
+            DType::F16 => out.extend(half::f16::from_f64(re).to_le_bytes()),
+            DType::BF16 => out.extend(half::bf16::from_f64(re).to_le_bytes()),
+            DType::F32 => out.extend((re as f32).to_le_bytes()),
+            DType::F64 => out.extend(re.to_le_bytes()),
+            DType::C64 => {
+                out.extend((re as f32).to_le_bytes());
+                out.extend((im as f32).to_le_bytes());
+            }
+            DType::C128 => {
+                out.extend(re.to_le_bytes());
+                out.extend(im.to_le_bytes());
+            }
+            other => panic!("no BLAS dtype: {other:?}"),
+        }
+    }
+    out
+}
+
+fn bytes_elements(dtype: DType, b: &[u8]) -> Vec<C64> {
+    let f32_at = |c: &[u8]| f32::from_le_bytes(c.try_into().unwrap()) as f64;
+    let f64_at = |c: &[u8]| f64::from_le_bytes(c.try_into().unwrap());
+    b.chunks_exact(dtype.size())
+        .map(|c| match dtype {
+            DType::F16 => (half::f16::from_le_bytes([c[0], c[1]]).to_f64(), 0.0),
+            DType::BF16 => (half::bf16::from_le_bytes([c[0], c[1]]).to_f64(), 0.0),
+            DType::F32 => (f32_at(c), 0.0),
+            DType::F64 => (f64_at(c), 0.0),
+            DType::C64 => (f32_at(&c[..4]), f32_at(&c[4..])),
+            DType::C128 => (f64_at(&c[..8]), f64_at(&c[8..])),
+            other => panic!("no BLAS dtype: {other:?}"),
+        })
+        .collect()
+}
+
+/// `n` elements in [-1, 1], rounded to `dtype` (so the host computes with what the device reads).
+fn gemm_values(dtype: DType, n: usize, seed: f64) -> Vec<C64> {
+    let complex = matches!(dtype, DType::C64 | DType::C128);
+    let v: Vec<C64> = (0..n)
+        .map(|i| {
+            let x = i as f64 * 0.731 + seed;
+            (x.sin(), if complex { (1.3 * x).cos() } else { 0.0 })
+        })
+        .collect();
+    bytes_elements(dtype, &elements_bytes(dtype, &v))
+}
+
+/// `C[b] = alpha op(A[b]) op(B[b]) + beta C[b]` from the row-major description, in f64.
+fn host_gemm(d: &GemmDesc, a: &[C64], b: &[C64], c: &mut [C64]) {
+    for p in 0..d.batch {
+        for i in 0..d.m {
+            for j in 0..d.n {
+                let mut acc = (0.0, 0.0);
+                for l in 0..d.k {
+                    let ai = p * d.a.batch_stride + if d.trans_a { l * d.a.ld + i } else { i * d.a.ld + l };
+                    let bi = p * d.b.batch_stride + if d.trans_b { j * d.b.ld + l } else { l * d.b.ld + j };
+                    let (x, y) = (a[ai], b[bi]);
+                    acc.0 += x.0 * y.0 - x.1 * y.1;
+                    acc.1 += x.0 * y.1 + x.1 * y.0;
+                }
+                let ci = p * d.c.batch_stride + i * d.c.ld + j;
+                let old = if d.beta == 0.0 { (0.0, 0.0) } else { c[ci] };
+                c[ci] = (d.alpha * acc.0 + d.beta * old.0, d.alpha * acc.1 + d.beta * old.1);
+            }
+        }
+    }
+}
+
+/// How a test lays its operands out.
+#[derive(Clone, Copy)]
+struct Shape {
+    m: usize,
+    n: usize,
+    k: usize,
+    batch: usize,
+    trans_a: bool,
+    trans_b: bool,
+    /// Extra elements at the end of every row and between matrices.
+    pad: usize,
+    /// Which operand every product shares (batch stride 0): `'a'`, `'b'` or none.
+    broadcast: Option<char>,
+}
+
+fn gemm_desc(dtype: DType, s: Shape, alpha: f64, beta: f64) -> GemmDesc {
+    let ((ar, ac), (br, bc)) =
+        (if s.trans_a { (s.k, s.m) } else { (s.m, s.k) }, if s.trans_b { (s.n, s.k) } else { (s.k, s.n) });
+    let layout = |rows: usize, cols: usize, shared: bool| {
+        let ld = cols + s.pad;
+        MatrixLayout { ld, batch_stride: if shared { 0 } else { rows * ld + s.pad } }
+    };
+    GemmDesc {
+        dtype,
+        m: s.m,
+        n: s.n,
+        k: s.k,
+        batch: s.batch,
+        trans_a: s.trans_a,
+        trans_b: s.trans_b,
+        a: layout(ar, ac, s.broadcast == Some('a')),
+        b: layout(br, bc, s.broadcast == Some('b')),
+        c: layout(s.m, s.n, false),
+        alpha,
+        beta,
+    }
+}
+
+/// Run `d` on the device with values from `seed`, and compare the whole span of `C` (the
+/// padding, which must be left alone, included) with the host's product.
+fn check_gemm(dev: &CudaDevice, lib: &dyn Blas, d: &GemmDesc, seed: f64, what: &str) {
+    let s: Arc<dyn Stream> = Device::default_stream(dev);
+    let pool = Device::memory_pool(dev);
+    let (sa, sb, sc) = d.spans();
+    let (a, b) = (gemm_values(d.dtype, sa, seed), gemm_values(d.dtype, sb, seed + 10.0));
+    let c0 = if d.beta == 0.0 {
+        // Not read: NaN must not leak into the product.
+        vec![(f64::NAN, f64::NAN); sc]
+    } else {
+        gemm_values(d.dtype, sc, seed + 20.0)
+    };
+    let e = d.dtype.size();
+    // Byte offsets into larger buffers, so the offsets are exercised too.
+    let (da, db, dc) = (
+        pool.alloc((sa + 3) * e, &s).unwrap(),
+        pool.alloc((sb + 1) * e, &s).unwrap(),
+        pool.alloc((sc + 2) * e, &s).unwrap(),
+    );
+    s.copy_from_host(&da, 3 * e, &elements_bytes(d.dtype, &a)).unwrap();
+    s.copy_from_host(&db, e, &elements_bytes(d.dtype, &b)).unwrap();
+    s.copy_from_host(&dc, 2 * e, &elements_bytes(d.dtype, &c0)).unwrap();
+    lib.gemm(&s, d, (&da, 3 * e), (&db, e), (&dc, 2 * e)).unwrap();
+    let mut out = vec![0u8; sc * e];
+    s.copy_to_host(&dc, 2 * e, &mut out).unwrap();
+    let got = bytes_elements(d.dtype, &out);
+    let mut want = c0.clone();
+    host_gemm(d, &a, &b, &mut want);
+    let tol = match d.dtype {
+        DType::F16 => 1e-2,
+        DType::BF16 => 3e-2,
+        DType::F32 | DType::C64 => 2e-5,
+        _ => 1e-12,
+    };
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        let written = !(w.0.is_nan() && g.0.is_nan());
+        let err = ((g.0 - w.0).powi(2) + (g.1 - w.1).powi(2)).sqrt();
+        let scale = 1.0 + (w.0.powi(2) + w.1.powi(2)).sqrt();
+        assert!(!written || err <= tol * scale * d.k.max(1) as f64, "{what}: C element {i} is {g:?}, expected {w:?}");
+    }
+}
+
+const BLAS_DTYPES: [DType; 6] = [DType::F32, DType::F64, DType::C64, DType::C128, DType::F16, DType::BF16];
+
+#[test]
+fn cublas_is_named_with_its_version_and_takes_the_six_dtypes() {
+    let Some((_dev, _g, lib)) = cublas("cublas_is_named_with_its_version") else { return };
+    let name = lib.name();
+    assert!(name.starts_with("cuBLAS ") && name.matches('.').count() == 2, "{name}");
+    for d in DType::ALL {
+        assert_eq!(lib.supports(d), BLAS_DTYPES.contains(&d), "{d:?}");
+    }
+    let info = CudaBackend::info();
+    assert!(info.libraries.iter().any(|(l, p)| l == "libcublas" && p.contains("libcublas")), "{info:?}");
+    assert!(info.versions.iter().any(|(l, v)| l == "cuBLAS" && v != "none"), "{info:?}");
+}
+
+#[test]
+fn gemm_matches_the_host_in_every_dtype_layout_and_transposition() {
+    let Some((dev, _g, lib)) = cublas("gemm_matches_the_host") else { return };
+    let base = Shape { m: 3, n: 5, k: 4, batch: 1, trans_a: false, trans_b: false, pad: 0, broadcast: None };
+    let shapes = [
+        ("plain", base),
+        ("trans_a", Shape { trans_a: true, ..base }),
+        ("trans_b", Shape { trans_b: true, ..base }),
+        ("both transposed, batch 3", Shape { trans_a: true, trans_b: true, batch: 3, ..base }),
+        ("batch 3 with padded strides", Shape { batch: 3, pad: 2, ..base }),
+        ("broadcast A", Shape { batch: 3, broadcast: Some('a'), ..base }),
+        ("broadcast B, trans_b", Shape { batch: 4, broadcast: Some('b'), trans_b: true, ..base }),
+        ("m != n != k, ld > row", Shape { m: 7, n: 2, k: 9, pad: 3, ..base }),
+        ("one row", Shape { m: 1, n: 6, k: 5, ..base }),
+    ];
+    for dtype in BLAS_DTYPES {
+        for (i, (what, shape)) in shapes.iter().enumerate() {
+            for (alpha, beta) in [(1.0, 0.0), (1.5, -0.5)] {
+                let d = gemm_desc(dtype, *shape, alpha, beta);
+                check_gemm(&dev, &*lib, &d, i as f64, &format!("{dtype:?} {what} alpha={alpha} beta={beta}"));
+            }
+        }
+    }
+    Device::synchronize(&*dev).unwrap();
+}
+
+#[test]
+fn larger_products_and_an_empty_contraction_match_the_host() {
+    let Some((dev, _g, lib)) = cublas("larger_products_and_an_empty_contraction") else { return };
+    let big = Shape { m: 96, n: 130, k: 200, batch: 2, trans_a: false, trans_b: true, pad: 1, broadcast: None };
+    for dtype in [DType::F32, DType::F64, DType::BF16] {
+        check_gemm(&dev, &*lib, &gemm_desc(dtype, big, 1.0, 0.0), 0.25, &format!("{dtype:?} 96x130x200"));
+    }
+    // k = 0: C = beta C; an empty C or batch: nothing happens.
+    let empty_k = Shape { m: 4, n: 3, k: 0, batch: 2, trans_a: false, trans_b: false, pad: 1, broadcast: None };
+    check_gemm(&dev, &*lib, &gemm_desc(DType::F64, empty_k, 1.0, 0.5), 0.0, "k = 0");
+    let s: Arc<dyn Stream> = Device::default_stream(&*dev);
+    let buf = Device::memory_pool(&*dev).alloc(64, &s).unwrap();
+    let mut none = gemm_desc(DType::F32, Shape { m: 0, ..empty_k }, 1.0, 0.0);
+    lib.gemm(&s, &none, (&buf, 0), (&buf, 0), (&buf, 0)).unwrap();
+    none = gemm_desc(DType::F32, Shape { batch: 0, k: 2, ..empty_k }, 1.0, 0.0);
+    lib.gemm(&s, &none, (&buf, 0), (&buf, 0), (&buf, 0)).unwrap();
+    Device::synchronize(&*dev).unwrap();
+}
+
+#[test]
+fn bad_gemm_operands_are_errors_before_anything_runs() {
+    let Some((dev, _g, lib)) = cublas("bad_gemm_operands_are_errors") else { return };
+    let s: Arc<dyn Stream> = Device::default_stream(&*dev);
+    let pool = Device::memory_pool(&*dev);
+    let shape = Shape { m: 4, n: 4, k: 4, batch: 2, trans_a: false, trans_b: false, pad: 0, broadcast: None };
+    let d = gemm_desc(DType::F32, shape, 1.0, 0.0);
+    let bytes = d.spans().2 * 4;
+    let (a, c) = (pool.alloc(bytes, &s).unwrap(), pool.alloc(bytes, &s).unwrap());
+    s.copy_from_host(&a, 0, &vec![0u8; bytes]).unwrap();
+    lib.gemm(&s, &d, (&a, 0), (&a, 0), (&c, 0)).unwrap(); // A and B may alias
+                                                          // C too small, misaligned, overlapping A.
+    let small = pool.alloc(bytes - 4, &s).unwrap();
+    assert!(matches!(lib.gemm(&s, &d, (&a, 0), (&a, 0), (&small, 0)), Err(Error::Index { .. })));
+    assert!(matches!(lib.gemm(&s, &d, (&a, 0), (&a, 0), (&c, 2)), Err(Error::Value { .. })));
+    assert!(matches!(lib.gemm(&s, &d, (&a, 0), (&c, 0), (&a, 0)), Err(Error::Value { .. })));
+    // A stream of another backend; a buffer of another device's pool.
+    let null: Arc<dyn Stream> = xp_backend_api::null::NullStream::new();
+    let e = lib.gemm(&null, &d, (&a, 0), (&a, 0), (&c, 0)).unwrap_err();
+    assert!(matches!(&e, Error::Value { reason, .. } if reason.contains("CUDA backend")), "{e}");
+    let other = NullDevice::new(1 << 20, None).unwrap();
+    let foreign = Device::memory_pool(&other).alloc(bytes, &null).unwrap();
+    assert!(matches!(lib.gemm(&s, &d, (&foreign, 0), (&a, 0), (&c, 0)), Err(Error::DeviceMismatch { .. })));
+    // A dtype no BLAS takes; leading dimensions that do not hold their rows.
+    let ints = GemmDesc { dtype: DType::I32, ..d };
+    assert!(matches!(lib.gemm(&s, &ints, (&a, 0), (&a, 0), (&c, 0)), Err(Error::UnsupportedDType { .. })));
+    let mut bad = d;
+    bad.a.ld = 3;
+    assert!(matches!(lib.gemm(&s, &bad, (&a, 0), (&a, 0), (&c, 0)), Err(Error::Value { .. })));
     Device::synchronize(&*dev).unwrap();
 }

@@ -4,9 +4,11 @@ use std::sync::{Arc, OnceLock};
 
 use xp_backend_api::gpu::HostStaging;
 use xp_backend_api::{
-    CacheStats, CompileCache, CompileOptions, Device, DeviceProperties, Error, FftLib, KernelSource, MemoryPool, Result,
+    Blas, CacheStats, CompileCache, CompileOptions, Device, DeviceProperties, Error, FftLib, KernelSource, MemoryPool,
+    Result,
 };
 
+use crate::blas::RocBlasLib;
 use crate::compile::{HipCompiler, HipModule};
 use crate::event::HipEvent;
 use crate::fft::HipFftLib;
@@ -26,6 +28,8 @@ pub struct HipDevice {
     cache: CompileCache<HipModule>,
     /// hipFFT on this device, opened on first use (or why it cannot be).
     fft: OnceLock<Result<Arc<HipFftLib>>>,
+    /// rocBLAS on this device, opened on first use (or why it cannot be).
+    blas: OnceLock<Result<Arc<RocBlasLib>>>,
 }
 
 impl std::fmt::Debug for HipDevice {
@@ -102,6 +106,7 @@ impl HipDevice {
             compiler,
             cache: CompileCache::with_default_dir(),
             fft: OnceLock::new(),
+            blas: OnceLock::new(),
         })
     }
 
@@ -178,6 +183,13 @@ impl Device for HipDevice {
             HipFftLib::open(self.ordinal, Arc::clone(&self.props), Arc::clone(&self.pool)).map(Arc::new)
         });
         lib.clone().map(|l| l as Arc<dyn FftLib>)
+    }
+
+    fn blas(&self) -> Result<Arc<dyn Blas>> {
+        let lib = self.blas.get_or_init(|| {
+            RocBlasLib::open(self.ordinal, Arc::clone(&self.props), Arc::clone(&self.pool)).map(Arc::new)
+        });
+        lib.clone().map(|l| l as Arc<dyn Blas>)
     }
 }
 

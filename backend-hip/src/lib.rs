@@ -12,6 +12,7 @@
 //!   [`Error::Driver`] with the API, the vendor's code and its name (`hipErrorNoDevice`).
 //! - [`safe`]: owning handles (stream, event, module, hiprtc program) released in `Drop`.
 //! - [`fft`]: hipFFT, opened on first use of a device's FFTs ([`HipFftLib`], [`HipFftPlan`]).
+//! - [`blas`]: rocBLAS, opened on first use of a device's BLAS ([`RocBlasLib`]).
 //! - [`HipBackend`], [`HipDevice`], [`HipStream`], [`HipEvent`], [`HipModule`], [`HipKernel`]:
 //!   the `xp-backend-api` contract.
 //!
@@ -42,6 +43,7 @@ use std::sync::{Arc, OnceLock};
 use xp_backend_api::gpu::DeviceRegistry;
 use xp_backend_api::{Backend, BackendInfo, Error, Result};
 
+pub mod blas;
 pub mod compile;
 pub mod device;
 pub mod event;
@@ -53,6 +55,7 @@ pub mod safe;
 pub mod stream;
 pub mod sys;
 
+pub use blas::RocBlasLib;
 pub use compile::{compile_for_arch, HipCompiler, HipKernel, HipModule};
 pub use device::HipDevice;
 pub use event::HipEvent;
@@ -171,6 +174,11 @@ impl Backend for HipBackend {
             Err(e) => ("none".into(), format!("none ({})", e.to_string().lines().next().unwrap_or(""))),
         };
         versions.push(("hipFFT".into(), hipfft_version));
+        let (rocblas_version, rocblas_path) = match sys::rocblas().and_then(|l| Ok((blas::rocblas_version()?, l))) {
+            Ok((v, l)) => (v, l.path.display().to_string()),
+            Err(e) => ("none".into(), format!("none ({})", e.to_string().lines().next().unwrap_or(""))),
+        };
+        versions.push(("rocBLAS".into(), rocblas_version));
         let rtc_path = match (&lib.rtc, &lib.rtc_path) {
             (Ok(_), Some(p)) => p.display().to_string(),
             (Err(e), _) => format!("none ({e})"),
@@ -182,6 +190,7 @@ impl Backend for HipBackend {
                 ("libamdhip64".into(), lib.hip_path.display().to_string()),
                 ("libhiprtc".into(), rtc_path),
                 ("libhipfft".into(), hipfft_path),
+                ("librocblas".into(), rocblas_path),
             ],
         }
     }

@@ -20,7 +20,10 @@
 //! on first use of a device's FFTs, apart from the runtime, by the search every backend shares
 //! ([`xp_backend_api::LibrarySearch`]): `XP_HIPFFT_PATH` (the file, or a folder holding it;
 //! nothing else when set), then `$ROCM_PATH/lib`, `/opt/rocm/lib`, then the loader path, as
-//! `libhipfft.so.0`, `libhipfft.so.1`, `libhipfft.so`.
+//! `libhipfft.so.0`, `libhipfft.so.1`, `libhipfft.so`. rocBLAS ([`RocBlas`], declared by hand
+//! in `rocblas.rs` from ROCm's `rocblas/rocblas.h`) is found the same way on first use of a
+//! device's BLAS: `XP_ROCBLAS_PATH`, the same folders, as `librocblas.so.4` (ROCm 6 and 7),
+//! `.so.3`, `.so.0`, `.so`.
 //!
 //! # ABI across ROCm 5, 6 and 7
 //! Every generated function has the same signature from ROCm 5.2 to 7, and the values of the
@@ -73,10 +76,21 @@ mod hipfft;
     clippy::missing_safety_doc
 )]
 mod hiprtc;
+#[allow(
+    non_camel_case_types,
+    non_upper_case_globals,
+    non_snake_case,
+    dead_code,
+    missing_docs,
+    clippy::all,
+    clippy::missing_safety_doc
+)]
+mod rocblas;
 
 pub use hip::*;
 pub use hipfft::*;
 pub use hiprtc::*;
+pub use rocblas::*;
 
 /// Offset of `gcnArchName` (`char[256]`) in `hipDeviceProp_tR0600` (ROCm 6 and later).
 pub const GCN_ARCH_NAME_OFFSET_R0600: usize = 1160;
@@ -244,19 +258,37 @@ impl std::fmt::Debug for HipFftLibrary {
     }
 }
 
+/// Open the library `what` (`hipFFT`) from the first candidate of `search` that loads and
+/// that `from_library` accepts (it exports every function xp calls);
+/// [`Error::BackendUnavailable`] naming the library and the places tried otherwise.
+///
+/// # Safety
+/// The candidates of `search` must be files of the library `from_library` reads, so that
+/// their exports have the signatures it declares.
+unsafe fn load_by_search<T>(
+    search: &LibrarySearch,
+    env: &dyn Fn(&str) -> Option<OsString>,
+    what: &str,
+    from_library: unsafe fn(Library) -> std::result::Result<T, libloading::Error>,
+) -> Result<(T, PathBuf)> {
+    let open = |p: &std::path::Path| {
+        // SAFETY: the candidates are files named like the library where ROCm installs it (or
+        // found by the loader under its names); their initialisers are the library's and its
+        // dependencies' (the HIP runtime, …).
+        let lib = unsafe { Library::new(p) }.map_err(|e| format!("{}: {e}", p.display()))?;
+        // SAFETY: the caller vouches that `lib`'s exports have the signatures `from_library`
+        // declares; the table keeps the library open for as long as its pointers exist.
+        unsafe { from_library(lib) }.map_err(|e| format!("{} is not a usable {what}: {e}", p.display()))
+    };
+    search.open_first(env, open).map_err(unavailable)
+}
+
 /// Open hipFFT from the first candidate of `search` that loads and exports every function xp
 /// calls; [`Error::BackendUnavailable`] naming `libhipfft` and the places tried otherwise.
 pub fn load_hipfft(search: &LibrarySearch, env: &dyn Fn(&str) -> Option<OsString>) -> Result<HipFftLibrary> {
-    let open = |p: &std::path::Path| {
-        // SAFETY: the candidates are files named like hipFFT where ROCm installs it (or found by
-        // the loader under hipFFT's names); their initialisers are hipFFT's and its
-        // dependencies' (rocFFT, the HIP runtime).
-        let lib = unsafe { Library::new(p) }.map_err(|e| format!("{}: {e}", p.display()))?;
-        // SAFETY: `lib` is libhipfft, whose exports have the signatures of `HipFft` (hipfft.h);
-        // `HipFft` keeps the library open for as long as its pointers exist.
-        unsafe { HipFft::from_library(lib) }.map_err(|e| format!("{} is not a usable hipFFT: {e}", p.display()))
-    };
-    let (fft, path) = search.open_first(env, open).map_err(unavailable)?;
+    // SAFETY: the candidates of a hipFFT search are named like libhipfft, whose exports have
+    // the signatures of `HipFft` (hipfft.h).
+    let (fft, path) = unsafe { load_by_search(search, env, "hipFFT", HipFft::from_library::<Library>) }?;
     Ok(HipFftLibrary { fft, path })
 }
 
@@ -265,6 +297,50 @@ pub fn hipfft() -> Result<&'static HipFftLibrary> {
     static HIPFFT: OnceLock<Result<HipFftLibrary>> = OnceLock::new();
     let env = |k: &str| std::env::var_os(k);
     HIPFFT.get_or_init(|| load_hipfft(&hipfft_search(&env), &env)).as_ref().map_err(Clone::clone)
+}
+
+/// rocBLAS's file names, in the order tried in a folder.
+const ROCBLAS_NAMES: [&str; 4] = ["librocblas.so.4", "librocblas.so.3", "librocblas.so.0", "librocblas.so"];
+
+/// Where rocBLAS is looked for, given the environment as a lookup function (for tests).
+pub fn rocblas_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    LibrarySearch {
+        what: "rocBLAS (librocblas, the ROCm BLAS library)".into(),
+        env_var: "XP_ROCBLAS_PATH".into(),
+        files: ROCBLAS_NAMES.iter().map(|f| f.to_string()).collect(),
+        dirs: rocm_lib_dirs(env),
+        hint: "install it with ROCm's rocblas package (`apt-get install rocblas`)".into(),
+    }
+}
+
+/// The loaded rocBLAS. The library stays open for the life of the process.
+pub struct RocBlasLibrary {
+    /// The entry points.
+    pub blas: RocBlas,
+    /// Where it was found.
+    pub path: PathBuf,
+}
+
+impl std::fmt::Debug for RocBlasLibrary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RocBlasLibrary").field("path", &self.path).finish()
+    }
+}
+
+/// Open rocBLAS from the first candidate of `search` that loads and exports every function xp
+/// calls; [`Error::BackendUnavailable`] naming `librocblas` and the places tried otherwise.
+pub fn load_rocblas(search: &LibrarySearch, env: &dyn Fn(&str) -> Option<OsString>) -> Result<RocBlasLibrary> {
+    // SAFETY: the candidates of a rocBLAS search are named like librocblas, whose exports have
+    // the signatures of `RocBlas` (rocblas.h).
+    let (blas, path) = unsafe { load_by_search(search, env, "rocBLAS", RocBlas::from_library::<Library>) }?;
+    Ok(RocBlasLibrary { blas, path })
+}
+
+/// rocBLAS, loaded once per process on first use from the default places.
+pub fn rocblas() -> Result<&'static RocBlasLibrary> {
+    static ROCBLAS: OnceLock<Result<RocBlasLibrary>> = OnceLock::new();
+    let env = |k: &str| std::env::var_os(k);
+    ROCBLAS.get_or_init(|| load_rocblas(&rocblas_search(&env), &env)).as_ref().map_err(Clone::clone)
 }
 
 #[cfg(test)]
@@ -366,5 +442,84 @@ mod tests {
             (xp_backend_api::fft::FFT_FORWARD, xp_backend_api::fft::FFT_INVERSE)
         );
         assert_eq!(xp_backend_api::fft::fft_status_name("HIPFFT", HIPFFT_NO_WORKSPACE as i64), "HIPFFT_NO_WORKSPACE");
+    }
+
+    #[test]
+    fn rocblas_is_searched_in_rocm_then_on_the_loader_path() {
+        let env = |k: &str| (k == "ROCM_PATH").then(|| OsString::from("/opt/rocm-6.2"));
+        let (explicit, c) = rocblas_search(&env).candidates(&env);
+        assert!(!explicit);
+        let mut want: Vec<PathBuf> = Vec::new();
+        for dir in ["/opt/rocm-6.2/lib/", "/opt/rocm/lib/", ""] {
+            want.extend(ROCBLAS_NAMES.iter().map(|n| PathBuf::from(format!("{dir}{n}"))));
+        }
+        assert_eq!(c, want);
+        assert_eq!(ROCBLAS_NAMES[0], "librocblas.so.4");
+    }
+
+    #[test]
+    fn a_bogus_xp_rocblas_path_is_backend_unavailable_naming_librocblas() {
+        let env = |k: &str| (k == "XP_ROCBLAS_PATH").then(|| OsString::from("/nonexistent/librocblas.so.4"));
+        let search = rocblas_search(&env);
+        assert_eq!(search.candidates(&env), (true, vec![PathBuf::from("/nonexistent/librocblas.so.4")]));
+        match load_rocblas(&search, &env) {
+            Err(Error::BackendUnavailable { backend, reason }) => {
+                assert_eq!(backend, "hip");
+                assert!(reason.contains("librocblas"), "{reason}");
+                assert!(reason.contains("XP_ROCBLAS_PATH=/nonexistent/librocblas.so.4"), "{reason}");
+                assert!(reason.contains("rocblas package"), "{reason}");
+            }
+            other => panic!("expected BackendUnavailable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn without_rocblas_the_search_names_every_place_tried() {
+        // No rocBLAS is installed where these tests run; where one is, the search finds it.
+        let env = |k: &str| (k == "ROCM_PATH").then(|| OsString::from("/nonexistent-rocm"));
+        match load_rocblas(&rocblas_search(&env), &env) {
+            Ok(lib) => assert!(lib.path.to_string_lossy().contains("librocblas")),
+            Err(Error::BackendUnavailable { reason, .. }) => {
+                assert!(reason.contains("librocblas.so.4, librocblas.so.3"), "{reason}");
+                assert!(reason.contains("/nonexistent-rocm/lib, /opt/rocm/lib"), "{reason}");
+                assert!(reason.contains("XP_ROCBLAS_PATH"), "{reason}");
+            }
+            Err(other) => panic!("expected BackendUnavailable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_library_that_is_not_rocblas_is_refused_naming_the_missing_function() {
+        let libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6", "/lib64/libc.so.6"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists());
+        let Some(libc) = libc else {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED a_library_that_is_not_rocblas_is_refused: no libc.so.6 found");
+            return;
+        };
+        let env = move |k: &str| (k == "XP_ROCBLAS_PATH").then(|| OsString::from(libc));
+        match load_rocblas(&rocblas_search(&env), &env) {
+            Err(Error::BackendUnavailable { reason, .. }) => {
+                assert!(
+                    reason.contains("not a usable rocBLAS") && reason.contains("rocblas_create_handle"),
+                    "{reason}"
+                );
+            }
+            other => panic!("expected BackendUnavailable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn rocblas_enums_are_the_header_s() {
+        assert_eq!(
+            (rocblas_operation_none, rocblas_operation_transpose, rocblas_operation_conjugate_transpose),
+            (111, 112, 113)
+        );
+        assert_eq!((rocblas_datatype_f16_r, rocblas_datatype_f32_r, rocblas_datatype_f64_r), (150, 151, 152));
+        assert_eq!((rocblas_datatype_f16_c, rocblas_datatype_f32_c, rocblas_datatype_f64_c), (153, 154, 155));
+        assert_eq!(rocblas_datatype_bf16_r, 168);
+        assert_eq!((rocblas_gemm_algo_standard, rocblas_gemm_flags_none), (0, 0));
+        assert_eq!((rocblas_status_success, rocblas_status_memory_error, rocblas_status_arch_mismatch), (0, 5, 15));
     }
 }
