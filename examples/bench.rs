@@ -51,6 +51,37 @@ impl Report {
     }
 }
 
+/// The matrix products of the anchor scripts (`cupy_side_by_side.py` and
+/// `scripts/bench/cupy_linalg.py` on GPUs, `numpy_side_by_side.py` on the CPU).
+fn product_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    xp::with_device(d, || -> xp::Result<()> {
+        let tflops = |n: usize, ms: f64| format!("{:.1} TFLOP/s", 2.0 * (n as f64).powi(3) / ms / 1e9);
+        if gpu {
+            for n in [4096usize, 8192] {
+                let a = Array::from_slice(&random(n * n, 11), &[n, n])?;
+                let b = Array::from_slice(&random(n * n, 12), &[n, n])?;
+                for (name, dt) in [("f32", DType::F32), ("f64", DType::F64), ("f16", DType::F16)] {
+                    let (x, y) = (a.astype(dt)?, b.astype(dt)?);
+                    let ms = bench(d, 2, 10, || x.matmul(&y).map(|_| ()))?;
+                    r.rep(&format!("matmul {name} {n}"), ms, tflops(n, ms));
+                }
+            }
+            let a = Array::from_slice(&random(10000 * 32 * 32, 13), &[10000, 32, 32])?;
+            let b = Array::from_slice(&random(10000 * 32 * 32, 14), &[10000, 32, 32])?;
+            let ms = bench(d, 3, 20, || a.matmul(&b).map(|_| ()))?;
+            r.rep("matmul f32 batched 10000x(32x32)", ms, String::new());
+            let ms = bench(d, 3, 20, || xp::einsum("bij,bjk->bik", &[&a, &b]).map(|_| ()))?;
+            r.rep("einsum bij,bjk->bik f32 10000x(32x32)", ms, String::new());
+        } else {
+            let a = Array::from_slice(&random(1024 * 1024, 11), &[1024, 1024])?;
+            let b = Array::from_slice(&random(1024 * 1024, 12), &[1024, 1024])?;
+            let ms = bench(d, 1, 7, || a.matmul(&b).map(|_| ()))?;
+            r.rep("matmul f32 1024", ms, tflops(1024, ms));
+        }
+        Ok(())
+    })
+}
+
 /// The FFT workloads of the anchor scripts (`scripts/bench/cupy_fft.py` on GPUs,
 /// `scripts/bench/numpy_fft.py` on the CPU), under their names.
 fn fft_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
@@ -195,6 +226,7 @@ fn run() -> xp::Result<()> {
         Ok(())
     })?;
     fft_workloads(&d, gpu, &mut r)?;
+    product_workloads(&d, gpu, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.
     xp::with_device(&d, || -> xp::Result<()> {
         let sm = xp::arange(0, 1000, 1, Some(DType::F32))?;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run what scripts/gpu-build.sh built, on a machine with an NVIDIA GPU. Nothing may skip.
 #   scripts/gpu-run.sh            tests, tour, conformance on cuda:0
-#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_fft.py (same run)
+#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_{fft,linalg}.py (same run)
 #   scripts/gpu-run.sh sanitize   compute-sanitizer memcheck over the GPU tests, pool off
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +34,8 @@ bench)
   OUT="$out" python3 gpu-bin/cupy_side_by_side.py 2>&1 | grep -v "^$" | head -40
   echo "=== cupy (fft)"
   python3 scripts/bench/cupy_fft.py "$out/cupy_fft.json" 2>&1 | grep -v "^$"
+  echo "=== cupy (products)"
+  python3 scripts/bench/cupy_linalg.py "$out/cupy_linalg.json" 2>&1 | grep -v "^$"
   echo "=== xp"
   XP_DEVICE=cuda:0 gpu-bin/examples/bench "$out/xp_bench.json" || fail=1
   ;;
