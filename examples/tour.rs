@@ -142,6 +142,7 @@ fn run() -> xp::Result<()> {
     println!("  memory pool: {} bytes in use, {} cached, peak {}", stats.in_use, stats.cached, stats.peak);
     array_programs(&d)?;
     fft_round_trip(&d)?;
+    products(&d)?;
     Ok(())
 }
 
@@ -240,6 +241,32 @@ fn array_programs(d: &Arc<dyn DynDevice>) -> xp::Result<()> {
         }
         check("softmax 256x1000", close(&p.to_vec::<f32>()?, &hp, 1e-5), ms)?;
         Ok(())
+    })
+}
+
+/// The seeds' products: `dot(c, c.T)` of a 1000×1000 matrix and its mean, and a 64×64
+/// float32 matrix product, each against the host.
+fn products(d: &Arc<dyn DynDevice>) -> xp::Result<()> {
+    println!("products");
+    xp::with_device(d, || {
+        let n = 1000;
+        let ch = noise(n * n, 7);
+        let c = Array::from_slice(&ch, &[n, n])?;
+        let _ = xp::dot(&c, &c.t())?; // warm-up: the library's first call
+        let (g, ms) = time_ops(d, || xp::dot(&c, &c.t()))?;
+        let mean = g.mean(None, false)?.item::<f32>()? as f64;
+        // The host mean of c c^T is the squared norm of the column sums over n^2.
+        let colsum: Vec<f64> = (0..n).map(|j| (0..n).map(|i| ch[i * n + j] as f64).sum()).collect();
+        let want = colsum.iter().map(|s| s * s).sum::<f64>() / (n * n) as f64;
+        check("dot(c, c.T) 1000x1000, mean", (mean - want).abs() <= 1e-3 * want.abs().max(1.0), ms)?;
+        println!("    mean = {mean:.6} (host {want:.6})");
+        let (ah, bh) = (noise(64 * 64, 8), noise(64 * 64, 9));
+        let (a, b) = (Array::from_slice(&ah, &[64, 64])?, Array::from_slice(&bh, &[64, 64])?);
+        let (p, ms) = time_ops(d, || a.matmul(&b))?;
+        let want: Vec<f64> = (0..64 * 64)
+            .map(|t| (0..64).map(|k| ah[(t / 64) * 64 + k] as f64 * bh[k * 64 + t % 64] as f64).sum())
+            .collect();
+        check("matmul 64x64 float32", close(&p.to_vec::<f32>()?, &want, 1e-5), ms)
     })
 }
 
