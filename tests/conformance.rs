@@ -353,9 +353,12 @@ fn compute(case: &Case, dev: &Arc<dyn DynDevice>) -> Result<HostData, Failure> {
             _ => a,
         });
     }
-    let out = match case.op.strip_prefix("fft.") {
-        Some(f) => run_fft(case, f, &arrays)?,
-        None => run_op(case, &arrays)?,
+    let out = if let Some(f) = case.op.strip_prefix("fft.") {
+        run_fft(case, f, &arrays)?
+    } else if let Some(f) = case.op.strip_prefix("linalg.") {
+        run_linalg(case, f, &arrays)?
+    } else {
+        run_op(case, &arrays)?
     };
     let bytes = out.to_bytes()?;
     Ok(HostData { dtype: out.dtype(), shape: out.shape().to_vec(), bytes })
@@ -433,6 +436,34 @@ fn bool_kwarg(case: &Case, key: &str, default: bool) -> Result<bool, Failure> {
 fn scalar_kwarg(case: &Case, key: &str) -> Result<Scalar, Failure> {
     let v = case.kwarg(key).ok_or_else(|| Failure::Case(format!("{}: no {key}", case.op)))?;
     number_scalar(v).ok_or_else(|| Failure::Case(format!("{}: {key} {v} is not a number", case.op)))
+}
+
+/// `numpy.linalg.<f>` with NumPy's keyword arguments (the others go to [`run_op`]).
+fn run_linalg(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
+    use xp::linalg::{self, NormOrd};
+    let x = first(case, arrays)?;
+    match f {
+        "norm" => {
+            let ord = match case.kwarg("ord") {
+                None => None,
+                Some(v) => Some(match v.as_str() {
+                    Some("fro") => NormOrd::Fro,
+                    Some("nuc") => NormOrd::Nuc,
+                    Some("inf") => NormOrd::P(f64::INFINITY),
+                    Some("-inf") => NormOrd::P(f64::NEG_INFINITY),
+                    _ => NormOrd::P(v.as_f64().ok_or_else(|| Failure::Case(format!("norm: ord {v}")))?),
+                }),
+            };
+            let axes = axes_kwarg(case)?;
+            let keepdims = bool_kwarg(case, "keepdims", false)?;
+            Ok(linalg::norm(&x, ord, axes.as_deref(), keepdims)?)
+        }
+        "matrix_power" => {
+            let n = int_kwarg(case, "n")?.ok_or_else(|| Failure::Case("matrix_power: no n".into()))?;
+            Ok(linalg::matrix_power(&x, n)?)
+        }
+        _ => run_op(case, arrays),
+    }
 }
 
 /// The `fft` group: `numpy.fft.<f>` with NumPy's keyword arguments.

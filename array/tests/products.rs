@@ -182,3 +182,45 @@ fn shapes_that_do_not_multiply_are_value_errors_naming_both() {
         assert_eq!(e.shape(), &[0, 2]);
     });
 }
+
+#[test]
+fn norms_matrix_powers_and_chains_follow_numpy() {
+    use linalg::NormOrd;
+    with_device(&cpu(), || {
+        let v = Array::from_slice(&[3.0f32, -4.0, 0.0], &[3]).unwrap();
+        let n = |o: Option<NormOrd>| linalg::norm(&v, o, None, false).unwrap().item::<f32>().unwrap();
+        assert_eq!(n(None), 5.0);
+        assert_eq!(n(Some(NormOrd::P(1.0))), 7.0);
+        assert_eq!(n(Some(NormOrd::P(f64::INFINITY))), 4.0);
+        assert_eq!(n(Some(NormOrd::P(f64::NEG_INFINITY))), 0.0);
+        assert_eq!(n(Some(NormOrd::P(0.0))), 2.0);
+        assert!((n(Some(NormOrd::P(3.0))) - 91f32.powf(1.0 / 3.0)).abs() < 1e-5);
+        let m = Array::from_slice(&[1.0f64, -2.0, 3.0, -4.0, 5.0, -6.0], &[2, 3]).unwrap();
+        let mn = |o: NormOrd| linalg::norm(&m, Some(o), None, false).unwrap().item::<f64>().unwrap();
+        assert_eq!(mn(NormOrd::P(1.0)), 9.0); // largest column sum of |m|
+        assert_eq!(mn(NormOrd::P(-1.0)), 5.0);
+        assert_eq!(mn(NormOrd::P(f64::INFINITY)), 15.0); // largest row sum
+        assert_eq!(mn(NormOrd::P(f64::NEG_INFINITY)), 6.0);
+        assert!((mn(NormOrd::Fro) - 91f64.sqrt()).abs() < 1e-12);
+        let rows = linalg::norm(&m, None, Some(&[1]), true).unwrap();
+        assert_eq!(rows.shape(), &[2, 1]);
+        let c = Array::from_slice(&[num_complex::Complex::new(3.0f32, 4.0)], &[1]).unwrap();
+        let r = linalg::norm(&c, None, None, false).unwrap();
+        assert_eq!((r.dtype(), r.item::<f32>().unwrap()), (DType::F32, 5.0));
+        assert_eq!(linalg::norm(&m, Some(NormOrd::P(2.0)), None, false).unwrap_err().kind(), "Unsupported");
+        assert_eq!(linalg::norm(&v, Some(NormOrd::Fro), None, false).unwrap_err().kind(), "Value");
+        // matrix_power and multi_dot.
+        let s = Array::from_slice(&[1i64, 1, 1, 0], &[2, 2]).unwrap();
+        assert_eq!(linalg::matrix_power(&s, 10).unwrap().to_vec::<i64>().unwrap(), vec![89, 55, 55, 34]);
+        assert_eq!(linalg::matrix_power(&s, 0).unwrap().to_vec::<i64>().unwrap(), vec![1, 0, 0, 1]);
+        assert_eq!(linalg::matrix_power(&m, 2).unwrap_err().kind(), "LinAlg");
+        let a = Array::from_slice(&seq(6, 1.0), &[2, 3]).unwrap();
+        let b = Array::from_slice(&seq(12, 1.0), &[3, 4]).unwrap();
+        let c = Array::from_slice(&seq(4, 1.0), &[4]).unwrap();
+        let want = a.matmul(&b).unwrap().matmul(&c).unwrap();
+        let got = linalg::multi_dot(&[&a, &b, &c]).unwrap();
+        assert_eq!(got.shape(), &[2]);
+        close(&got.to_vec::<f64>().unwrap(), &want.to_vec::<f64>().unwrap(), 1e-12);
+        assert_eq!(linalg::multi_dot(&[&a]).unwrap_err().kind(), "Value");
+    });
+}

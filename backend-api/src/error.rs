@@ -134,6 +134,16 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A linear-algebra failure NumPy reports as `LinAlgError`: a singular or non-square
+    /// matrix, one that is not positive definite, a solver that did not converge (naming which
+    /// matrix of a batch).
+    #[error("{op}: {reason}")]
+    LinAlg {
+        /// The op.
+        op: String,
+        /// What failed, and where.
+        reason: String,
+    },
     /// A feature xp does not have yet.
     #[error("unsupported: {0}")]
     Unsupported(String),
@@ -165,6 +175,7 @@ impl Error {
             Error::Axis { .. } => "Value",
             Error::Overflow { .. } => "Overflow",
             Error::Value { .. } => "Value",
+            Error::LinAlg { .. } => "LinAlg",
             Error::Unsupported(_) => "Unsupported",
             Error::Io { .. } => "Io",
         }
