@@ -501,20 +501,12 @@ mod tests {
 
     #[test]
     fn products_are_checked_before_anything_runs() {
-        use crate::gpu::GpuTarget;
         use crate::null::{NullDevice, NullStream};
         use crate::Device;
         let dev = NullDevice::new(1 << 20, None).unwrap();
         let pool = Device::memory_pool(&dev);
         let stream: Arc<dyn Stream> = NullStream::new();
-        let target = GpuTarget {
-            backend: "null",
-            vendor: "null",
-            ordinal: 0,
-            label: "null:0",
-            props: Device::properties(&dev),
-            pool,
-        };
+        let target = dev.gpu_target();
         let d = desc(false); // f32; spans 40, 12 and 30 elements
         let (a, c) = (pool.alloc(40 * 4, &stream).unwrap(), pool.alloc(31 * 4, &stream).unwrap());
         let open = |d: &GemmDesc, a: (&Buffer, usize), b: (&Buffer, usize), c: (&Buffer, usize)| {

@@ -403,7 +403,6 @@ pub fn open_gpu_execute<'s, S: std::any::Any>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::GpuTarget;
     use crate::null::{NullDevice, NullStream};
     use crate::{Device, Error};
 
@@ -470,14 +469,7 @@ mod tests {
         let dev = NullDevice::new(1 << 20, None).unwrap();
         let pool = Device::memory_pool(&dev);
         let stream: Arc<dyn Stream> = NullStream::new();
-        let target = GpuTarget {
-            backend: "null",
-            vendor: "null",
-            ordinal: 0,
-            label: "null:0",
-            props: Device::properties(&dev),
-            pool,
-        };
+        let target = dev.gpu_target();
         let d = c2c(8, 2); // 16 complex64 elements: 128 bytes each way
         let open = |input: (&Buffer, usize), output: (&Buffer, usize), work: Option<&Buffer>, work_size: usize| {
             open_gpu_execute::<NullStream>(&target, "test", &d, work_size, &stream, |_| 0, input, output, work)

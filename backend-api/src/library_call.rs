@@ -122,14 +122,7 @@ mod tests {
         let dev = NullDevice::new(1 << 20, None).unwrap();
         let pool = Device::memory_pool(&dev);
         let stream: Arc<dyn Stream> = NullStream::new();
-        let target = GpuTarget {
-            backend: "null",
-            vendor: "null",
-            ordinal: 0,
-            label: "null:0",
-            props: Device::properties(&dev),
-            pool,
-        };
+        let target = dev.gpu_target();
         let (a, c) = (pool.alloc(64, &stream).unwrap(), pool.alloc(64, &stream).unwrap());
         let open = |ops: [LibraryOperand<'_>; 3]| {
             target.open_library_call::<NullStream, 3>("t", &stream, |_| 0, ops).map(|(_, p)| p)

@@ -1,41 +1,26 @@
-"""CuPy anchor for xp's FFT workloads on a GPU (the names the bench binary prints).
-Device events around each repeat, warm-up first, median of 20 repeats, ms."""
-import json, sys, time
+"""CuPy anchor for xp's FFT workloads on a GPU (the names the bench binary prints)."""
+import sys, time
 import cupy as cp
+from anchor import bench, Report
 
-def bench(f, warm=3, reps=20):
-    for _ in range(warm):
-        f()
-    cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record(); f(); b.record(); b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b))
-    ts.sort()
-    return ts[len(ts) // 2]
-
-res = {}
-def rep(name, ms):
-    res[name] = ms
-    print(f"{name:40} {ms:10.4f} ms", flush=True)
+R = Report()
 
 rng = cp.random.default_rng(0)
 def cplx(n):
     return (rng.random(n, dtype=cp.float32) + 1j * rng.random(n, dtype=cp.float32)).astype(cp.complex64)
 
 x = cplx(1 << 24)
-rep("fft c64 2^24", bench(lambda: cp.fft.fft(x)))
+R.rep("fft c64 2^24", bench(lambda: cp.fft.fft(x)))
 img = rng.random((4096, 4096), dtype=cp.float32)
-rep("rfft? fft2 f32->c64 4096^2", bench(lambda: cp.fft.fft2(img)))
+R.rep("rfft? fft2 f32->c64 4096^2", bench(lambda: cp.fft.fft2(img)))
 xr = rng.random(1 << 24, dtype=cp.float32)
-rep("rfft f32 2^24", bench(lambda: cp.fft.rfft(xr)))
+R.rep("rfft f32 2^24", bench(lambda: cp.fft.rfft(xr)))
 h = cp.fft.rfft(xr)
-rep("irfft c64->f32 2^24", bench(lambda: cp.fft.irfft(h)))
+R.rep("irfft c64->f32 2^24", bench(lambda: cp.fft.irfft(h)))
 b = cplx(1024 * 16384).reshape(16384, 1024)
-rep("fft c64 batched 16384 x 1024", bench(lambda: cp.fft.fft(b)))
+R.rep("fft c64 batched 16384 x 1024", bench(lambda: cp.fft.fft(b)))
 v = cplx(256 ** 3).reshape(256, 256, 256)
-rep("fftn c64 256^3", bench(lambda: cp.fft.fftn(v)))
+R.rep("fftn c64 256^3", bench(lambda: cp.fft.fftn(v)))
 small = cplx(1024)
 for _ in range(100):
     cp.fft.fft(small)
@@ -49,5 +34,5 @@ for _ in range(5):
     us.append((time.perf_counter() - t0) / 2000 * 1e6)
 us.sort()
 print(f"fft c64 1024, cached plan, host time per call: {us[2]:.2f} us")
-res["fft c64 1024 cached plan (host-timed per call, us)"] = us[2]
-json.dump(res, open(sys.argv[1] if len(sys.argv) > 1 else "/tmp/cupy_fft.json", "w"), indent=1)
+R.res["fft c64 1024 cached plan (host-timed per call, us)"] = us[2]
+R.dump(sys.argv[1] if len(sys.argv) > 1 else "/tmp/cupy_fft.json")
