@@ -281,7 +281,7 @@ fn along_axis(
 }
 
 /// How many of `axes` (from the end) are the array's trailing axes in order: the rank of
-/// the one plan that can do them (at most 3).
+/// the one plan that can do them (at most 3). The axes it counts are distinct.
 fn trailing_rank(axes: &[usize], ndim: usize) -> usize {
     let mut k = 0;
     while k < axes.len().min(3) && axes[axes.len() - 1 - k] == ndim - 1 - k {
@@ -295,14 +295,8 @@ fn c2c(x: &Array, axes: &[usize], forward: bool) -> Result<Array> {
     let mut x = x.ascontiguous()?;
     let nd = x.ndim();
     let mut rest = axes.to_vec();
-    // Distinct trailing axes at the end of the list: one plan.
-    let mut k = trailing_rank(axes, nd);
-    while k > 1 && {
-        let tail = &axes[axes.len() - k..];
-        (1..tail.len()).any(|i| tail[..i].contains(&tail[i]))
-    } {
-        k -= 1;
-    }
+    // The trailing axes at the end of the list (distinct by construction): one plan.
+    let k = trailing_rank(axes, nd);
     if k >= 2 {
         let shape = x.shape().to_vec();
         let dims = shape[nd - k..].to_vec();
@@ -465,7 +459,7 @@ fn rfftn_as(op: &str, a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, no
     let nd = x.ndim();
     let k = trailing_rank(&axes, nd);
     let last = axes.len() - 1;
-    let y = if k >= 2 && !has_repeats(&axes[axes.len() - k..]) {
+    let y = if k >= 2 {
         // One real plan over the trailing k axes.
         let x = x.ascontiguous()?;
         let shape = x.shape().to_vec();
@@ -487,10 +481,6 @@ fn rfftn_as(op: &str, a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, no
         c2c(&h, &axes[..last], true)?
     };
     apply_norm(y, norm, true, total)
-}
-
-fn has_repeats(axes: &[usize]) -> bool {
-    (1..axes.len()).any(|i| axes[..i].contains(&axes[i]))
 }
 
 /// NumPy's `fft.rfft2`: [`rfftn`] over the last two axes by default.
@@ -523,7 +513,7 @@ fn irfftn_as(op: &str, a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, n
     }
     let nd = x.ndim();
     let k = trailing_rank(&axes, nd);
-    let y = if k >= 2 && !has_repeats(&axes[axes.len() - k..]) {
+    let y = if k >= 2 {
         // The earlier axes first, then one real plan over the trailing k.
         let x = fresh(c2c(&x, &axes[..axes.len() - k], false)?, a)?;
         let shape = x.shape().to_vec();

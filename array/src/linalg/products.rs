@@ -10,8 +10,9 @@
 //! A transposed 2-d operand (`a.T`) is read in place, never copied.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use xp_backend_api::{DType, DTypeKind, Error, GemmDesc, MatrixLayout, Result};
+use xp_backend_api::{Blas, DType, DTypeKind, DynDevice, Error, GemmDesc, MatrixLayout, Result};
 
 use crate::exec::current_stream;
 use crate::layout::{broadcast_shapes, normalize_axis, Layout, SliceArg};
@@ -45,8 +46,7 @@ fn blas_view(m: &Array) -> Option<(usize, bool)> {
 
 /// `a @ b` for stacked matrices `a: (.., m, k)`, `b: (.., k, n)` of one float or complex
 /// dtype the BLAS takes, batch dims broadcast.
-fn gemm_stacked(a: &Array, b: &Array, dtype: DType) -> Result<Array> {
-    let dev = crate::ufunc::common_device("matmul", &[a, b])?;
+fn gemm_stacked(dev: &Arc<dyn DynDevice>, blas: &dyn Blas, a: &Array, b: &Array, dtype: DType) -> Result<Array> {
     let (na, nb) = (a.ndim(), b.ndim());
     let (m, k, n) = (a.shape()[na - 2], a.shape()[na - 1], b.shape()[nb - 1]);
     let batch_shape = broadcast_shapes("matmul", &[&a.shape()[..na - 2], &b.shape()[..nb - 2]])?;
@@ -54,9 +54,9 @@ fn gemm_stacked(a: &Array, b: &Array, dtype: DType) -> Result<Array> {
     let mut out_shape = batch_shape.clone();
     out_shape.extend([m, n]);
     if k == 0 {
-        return Array::full_on(&dev, &out_shape, 0, dtype);
+        return Array::full_on(dev, &out_shape, 0, dtype);
     }
-    let out = Array::empty_on(&dev, &out_shape, dtype)?;
+    let out = Array::empty_on(dev, &out_shape, dtype)?;
     if out.size() == 0 {
         return Ok(out);
     }
@@ -95,10 +95,9 @@ fn gemm_stacked(a: &Array, b: &Array, dtype: DType) -> Result<Array> {
         alpha: 1.0,
         beta: 0.0,
     };
-    let blas = dev.blas()?;
     let bytes = |x: &Array| x.layout().offset() * x.itemsize();
     blas.gemm(
-        &current_stream(&dev),
+        &current_stream(dev),
         &desc,
         (&ca.storage.buffer, bytes(&ca)),
         (&cb.storage.buffer, bytes(&cb)),
@@ -155,11 +154,12 @@ pub fn matmul(a: &Array, b: &Array) -> Result<Array> {
     }
     let out = if float_like(dtype) {
         let dev = crate::ufunc::common_device(op, &[a, b])?;
-        if dev.blas()?.supports(dtype) {
-            gemm_stacked(&a2, &b2, dtype)?
+        let blas = dev.blas()?;
+        if blas.supports(dtype) {
+            gemm_stacked(&dev, &*blas, &a2, &b2, dtype)?
         } else {
             // bfloat16 on a BLAS without it: float32 arithmetic, rounded once at the end.
-            gemm_stacked(&a2, &b2, DType::F32)?.astype(dtype)?
+            gemm_stacked(&dev, &*blas, &a2, &b2, DType::F32)?.astype(dtype)?
         }
     } else {
         exact_stacked(&a2, &b2, dtype)?
@@ -500,24 +500,14 @@ fn contract_pair(
             .map(|c| l.iter().position(|x| x == c).expect("label") as isize)
             .collect()
     };
-    // Broadcast (size-1) batch axes of one side expand to the other's.
-    let full_a: Vec<isize> = batch
-        .iter()
-        .chain(&free_a)
-        .chain(&contracted)
-        .map(|&c| size_of(c).map(|s| s as isize))
-        .collect::<Result<_>>()?;
-    let full_b: Vec<isize> = batch
-        .iter()
-        .chain(&contracted)
-        .chain(&free_b)
-        .map(|&c| size_of(c).map(|s| s as isize))
-        .collect::<Result<_>>()?;
+    // Broadcast (size-1) axes of one side expand to the other's.
+    let sizes =
+        |cs: [&[char]; 3]| -> Result<Vec<usize>> { cs.iter().flat_map(|l| l.iter()).map(|&c| size_of(c)).collect() };
+    let (full_a, full_b) = (sizes([&batch, &free_a, &contracted])?, sizes([&batch, &contracted, &free_b])?);
     let pa = a.permute(&order(la, &batch, &free_a, &contracted))?;
     let pb = b.permute(&order(lb, &batch, &contracted, &free_b))?;
-    let full = |v: &[isize]| v.iter().map(|&x| x as usize).collect::<Vec<_>>();
-    let pa = if pa.shape() == full(&full_a).as_slice() { pa } else { pa.broadcast_to(&full(&full_a))? };
-    let pb = if pb.shape() == full(&full_b).as_slice() { pb } else { pb.broadcast_to(&full(&full_b))? };
+    let pa = if pa.shape() == full_a.as_slice() { pa } else { pa.broadcast_to(&full_a)? };
+    let pb = if pb.shape() == full_b.as_slice() { pb } else { pb.broadcast_to(&full_b)? };
     let am = pa.reshape(&[nb as isize, nm as isize, nk as isize])?;
     let bm = pb.reshape(&[nb as isize, nk as isize, nn as isize])?;
     let r = matmul(&am, &bm)?;
