@@ -51,6 +51,39 @@ impl Report {
     }
 }
 
+/// Sorting, searching and compaction (`cupy_side_by_side.py` and `scripts/bench/cupy_sort.py`
+/// on GPUs, `numpy_side_by_side.py` and `scripts/bench/numpy_sort.py` on the CPU).
+fn sort_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    xp::with_device(d, || -> xp::Result<()> {
+        let (warm, iters) = (2, 10);
+        let n = if gpu { 1usize << 26 } else { 1 << 22 };
+        let tag = if gpu { "2^26" } else { "2^22" };
+        let s = Array::from_vec(random(n, 11))?;
+        let ms = bench(d, warm, iters, || s.sort(Some(-1)).map(|_| ()))?;
+        r.rep(&format!("sort f32 {tag}"), ms, format!("{:.0} Mkeys/s", n as f64 / ms / 1e3));
+        let ms = bench(d, warm, iters, || s.argsort(Some(-1)).map(|_| ()))?;
+        r.rep(&format!("argsort f32 {tag}"), ms, format!("{:.0} Mkeys/s", n as f64 / ms / 1e3));
+        if !gpu {
+            return Ok(());
+        }
+        let mask = s.gt(0.5)?;
+        let ms = bench(d, warm, iters, || s.compress_mask(&mask).map(|_| ()))?;
+        r.rep("boolean mask select f32 2^26", ms, String::new());
+        let u = s.slice(&[SliceArg::range(0, 1 << 24, 1)])?.mul_scalar(1e6)?.astype(DType::I32)?;
+        let ms = bench(d, warm, iters, || xp::array::unique(&u).map(|_| ()))?;
+        r.rep("unique int32 2^24", ms, String::new());
+        let hay = s.slice(&[SliceArg::range(0, 1 << 20, 1)])?.sort(Some(-1))?;
+        let needles = s.slice(&[SliceArg::range(0, 1 << 24, 1)])?;
+        let ms =
+            bench(d, warm, iters, || xp::array::searchsorted(&hay, &needles, xp::array::Side::Left, None).map(|_| ()))?;
+        r.rep("searchsorted 2^24 into 2^20", ms, String::new());
+        let rows = s.slice(&[SliceArg::range(0, 1 << 24, 1)])?.reshape(&[1 << 14, 1024])?;
+        let ms = bench(d, warm, iters, || rows.sort(Some(-1)).map(|_| ()))?;
+        r.rep("sort f32 axis -1 of 2^14 x 1024", ms, String::new());
+        Ok(())
+    })
+}
+
 /// The matrix products of the anchor scripts (`cupy_side_by_side.py` and
 /// `scripts/bench/cupy_linalg.py` on GPUs, `numpy_side_by_side.py` on the CPU).
 fn product_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
@@ -283,6 +316,7 @@ fn run() -> xp::Result<()> {
         Ok(())
     })?;
     fft_workloads(&d, gpu, &mut r)?;
+    sort_workloads(&d, gpu, &mut r)?;
     product_workloads(&d, gpu, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.
     xp::with_device(&d, || -> xp::Result<()> {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run what scripts/gpu-build.sh built, on a machine with an NVIDIA GPU. Nothing may skip.
 #   scripts/gpu-run.sh            tests, tour, conformance on cuda:0
-#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_{fft,linalg}.py (same run)
+#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_{fft,linalg,sort}.py (same run)
 #   scripts/gpu-run.sh sanitize   compute-sanitizer memcheck over the GPU tests, pool off
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ tests)
     gpu-bin/*-test-conformance --cases gpu-bin/cases --device cuda:0 --out "$out/results" | tail -15
     python3 gpu-bin/check.py gpu-bin/cases "$out/results" --show 40 || true
     python3 gpu-bin/check.py gpu-bin/cases "$out/results" \
-      --groups binary,broadcast,scalar,unary,cast,reduce,view,shape,index,create,fft,products,linalg | tail -3 || fail=1
+      --groups binary,broadcast,scalar,unary,cast,reduce,view,shape,index,create,fft,products,linalg,sort | tail -3 || fail=1
   fi
   ;;
 bench)
@@ -36,6 +36,8 @@ bench)
   python3 scripts/bench/cupy_fft.py "$out/cupy_fft.json" 2>&1 | grep -v "^$"
   echo "=== cupy (products)"
   python3 scripts/bench/cupy_linalg.py "$out/cupy_linalg.json" 2>&1 | grep -v "^$"
+  echo "=== cupy (sort)"
+  python3 scripts/bench/cupy_sort.py "$out/cupy_sort.json" 2>&1 | grep -v "^$"
   echo "=== xp"
   XP_DEVICE=cuda:0 gpu-bin/examples/bench "$out/xp_bench.json" || fail=1
   ;;

@@ -667,6 +667,17 @@ fn run_op(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
         }
         "take" => x?.take(nth(case, arrays, 1)?, axis_kwarg(case)?)?,
         "compress_mask" => x?.compress_mask(nth(case, arrays, 1)?)?,
+        "sort" => x?.sort(Some(axis_kwarg(case)?.unwrap_or(-1)))?,
+        "argsort_stable" => x?.argsort(Some(axis_kwarg(case)?.unwrap_or(-1)))?,
+        "unique" => xp::array::unique(&x?)?,
+        "searchsorted" => {
+            let side = match case.kwarg("side").and_then(|v| v.as_str()) {
+                None | Some("left") => xp::array::Side::Left,
+                Some("right") => xp::array::Side::Right,
+                Some(s) => return Err(Failure::Case(format!("searchsorted: side {s}"))),
+            };
+            xp::array::searchsorted(&x?, nth(case, arrays, 1)?, side, None)?
+        }
         "nonzero" => {
             x?.nonzero()?.into_iter().next().ok_or_else(|| Failure::Case("nonzero returned no index arrays".into()))?
         }
@@ -925,6 +936,38 @@ fn run_routine(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
         "nancumsum" => r::nancumsum(&x()?, axis)?,
         "nanargmax" => r::nanargmax(&x()?, axis)?,
         "nanargmin" => r::nanargmin(&x()?, axis)?,
+        "median" => r::median(&x()?, axis, false)?,
+        "nanmedian" => r::nanmedian(&x()?, axis, false)?,
+        "percentile" | "quantile" | "nanpercentile" | "nanquantile" => {
+            let q = match case.kwarg("q") {
+                Some(v) if v.as_f64().is_some() => r::Quantiles::One(v.as_f64().unwrap_or(0.0)),
+                Some(v) => {
+                    let list: Vec<f64> = v
+                        .as_array()
+                        .and_then(|l| l.iter().map(|e| e.as_f64()).collect())
+                        .ok_or_else(|| Failure::Case(format!("{op}: q {v}")))?;
+                    let n = list.len();
+                    r::Quantiles::Many(list, vec![n])
+                }
+                None => return Err(need("q")),
+            };
+            let method = match case.kwarg("method").and_then(|v| v.as_str()) {
+                None => r::QuantileMethod::Linear,
+                Some(m) => r::QuantileMethod::from_name(m).ok_or_else(|| unsupported(&format!("{op} method {m}")))?,
+            };
+            let f = match op {
+                "percentile" => r::percentile,
+                "quantile" => r::quantile,
+                "nanpercentile" => r::nanpercentile,
+                _ => r::nanquantile,
+            };
+            f(&x()?, q, axis, method, false)?
+        }
+        "isin" => r::isin(&x()?, y()?, false)?,
+        "intersect1d" => r::intersect1d(&x()?, y()?)?,
+        "union1d" => r::union1d(&x()?, y()?)?,
+        "setdiff1d" => r::setdiff1d(&x()?, y()?)?,
+        "setxor1d" => r::setxor1d(&x()?, y()?)?,
         "average" => r::average(&x()?, axis, arrays.get(1))?,
         "cov" => r::cov(&x()?)?,
         "corrcoef" => r::corrcoef(&x()?)?,

@@ -33,6 +33,7 @@ pub mod npy;
 pub mod promote;
 pub mod reduce;
 pub mod routines;
+pub mod sort;
 pub mod ufunc;
 pub mod user;
 
@@ -49,6 +50,9 @@ pub use index::{concatenate, stack};
 pub use layout::{Layout, SliceArg};
 pub use promote::{can_cast_safe, promote_types, result_type, Scalar};
 pub use routines::*;
+pub use sort::{
+    argpartition, argsort, lexsort, partition, searchsorted, sort, sort_complex, unique, unique_all, Side, Unique,
+};
 pub use ufunc::{call, clip, where_, Operand};
 pub use user::{fuse, ElementwiseKernel, FuseVar, LaunchArg, RawKernel, RawModule, ReductionKernel};
 pub use xp_backend_api::{DType, Error, Result};

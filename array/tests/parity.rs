@@ -125,3 +125,33 @@ fn failures_name_the_failing_matrix_of_a_stack() {
 fn eig_of_general_and_complex_matrices() {
     checks::linalg::eig_of_general_and_complex_matrices(&cpu());
 }
+
+#[test]
+fn sort_and_argsort_match_host_sorts_for_every_dtype() {
+    checks::sort::sort_and_argsort_match_host_sorts_for_every_dtype(&cpu());
+}
+
+#[test]
+fn sorts_along_every_axis_of_many_rows() {
+    checks::sort::sorts_along_every_axis_of_many_rows(&cpu());
+}
+
+#[test]
+fn complex_sorts_in_numpy_order_with_nans() {
+    checks::sort::complex_sorts_in_numpy_order_with_nans(&cpu());
+}
+
+#[test]
+fn unique_with_index_inverse_and_counts() {
+    checks::sort::unique_with_index_inverse_and_counts(&cpu());
+}
+
+#[test]
+fn searchsorted_sides_nans_and_sorter() {
+    checks::sort::searchsorted_sides_nans_and_sorter(&cpu());
+}
+
+#[test]
+fn lexsort_sorts_by_the_last_key_first() {
+    checks::sort::lexsort_sorts_by_the_last_key_first(&cpu());
+}

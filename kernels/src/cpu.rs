@@ -11,6 +11,7 @@ pub fn cpu_builtin_kernels() -> Vec<Rendered> {
     v.extend(crate::index::builtin_kernels());
     v.extend(crate::reduce::builtin_reduce_kernels(TargetKind::Cpu));
     v.extend(crate::scan::builtin_scan_kernels(TargetKind::Cpu));
+    v.extend(crate::sort::builtin_kernels());
     v
 }
 

@@ -25,6 +25,7 @@ pub mod reduce;
 pub mod render;
 pub mod scan;
 pub mod seeds;
+pub mod sort;
 
 /// The prelude every kernel is compiled with (`include/xp_prelude.h`).
 pub const PRELUDE: &str = include_str!("../include/xp_prelude.h");

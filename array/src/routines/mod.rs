@@ -11,6 +11,7 @@ mod indexing;
 mod logic;
 mod manip;
 pub(crate) mod math;
+mod order;
 mod stats;
 
 pub use gather::{
@@ -25,6 +26,10 @@ pub use manip::{
 pub use math::{
     angle, around, count_nonzero, cross, deg2rad, fix, float_power, fmod, gcd, heaviside, lcm, logaddexp, logaddexp2,
     nan_to_num, polyval, ptp, rad2deg, sinc, trapezoid, Spacing,
+};
+pub use order::{
+    intersect1d, isin, median, nanmedian, nanpercentile, nanquantile, percentile, quantile, setdiff1d, setxor1d,
+    union1d, QuantileMethod, Quantiles,
 };
 pub use stats::{
     average, corrcoef, cov, gradient, ldexp, nanargmax, nanargmin, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd,

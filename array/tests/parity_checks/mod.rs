@@ -1,5 +1,5 @@
-//! NumPy-parity checks of `put`, `fill`, the order of complex numbers and `numpy.linalg`'s
-//! solvers and decompositions, written once for any device: `array/tests/parity.rs` runs them on the CPU backend, the root package's
+//! NumPy-parity checks of `put`, `fill`, the order of complex numbers, `numpy.linalg`'s
+//! solvers and decompositions, and sorting and searching, written once for any device: `array/tests/parity.rs` runs them on the CPU backend, the root package's
 //! `tests/parity_gpu.rs` on every GPU found.
 #![allow(dead_code)]
 
@@ -12,6 +12,7 @@ pub mod fill;
 pub mod host;
 pub mod linalg;
 pub mod put_last_write;
+pub mod sort;
 
 /// Every check, in order, on `d`.
 pub fn all(d: &Arc<dyn DynDevice>) {
@@ -37,4 +38,10 @@ pub fn all(d: &Arc<dyn DynDevice>) {
     linalg::eigh_and_eigvalsh_read_the_uplo_triangle(d);
     linalg::failures_name_the_failing_matrix_of_a_stack(d);
     linalg::eig_of_general_and_complex_matrices(d);
+    sort::sort_and_argsort_match_host_sorts_for_every_dtype(d);
+    sort::sorts_along_every_axis_of_many_rows(d);
+    sort::complex_sorts_in_numpy_order_with_nans(d);
+    sort::unique_with_index_inverse_and_counts(d);
+    sort::searchsorted_sides_nans_and_sorter(d);
+    sort::lexsort_sorts_by_the_last_key_first(d);
 }

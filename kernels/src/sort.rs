@@ -1,0 +1,726 @@
+//! Sorting and searching kernels: an LSB radix sort over unsigned keys, the maps from every
+//! dtype to keys whose unsigned order is NumPy's order, and a binary search.
+//!
+//! # Keys
+//!
+//! A value of `b` bytes becomes an unsigned key of `b` bytes: unsigned integers and bool as they
+//! are, signed integers with the sign bit flipped, floats by their bits (negative values
+//! inverted, positive ones with the sign bit set), so that unsigned order is numeric order.
+//! Every NaN becomes the largest key, so NaNs sort last as NumPy's; with `canon` set, -0.0
+//! becomes +0.0 (NumPy's sorts and searches treat them as equal, and a stable argsort must keep
+//! their order). Complex values take three keys, least significant first: the imaginary part,
+//! the real part, and a class (0 no NaN, 1 imaginary NaN, 2 real NaN, 3 both), which is NumPy's
+//! order `[R + Rj, R + nanj, nan + Rj, nan + nanj]`. Key kernels read values by their bits,
+//! so one kernel per key width and kind (unsigned, signed, float) serves every dtype; the float
+//! kind takes the dtype's infinity and NaN bits as arguments.
+//!
+//! # The radix sort
+//!
+//! Least significant digit first, stable, `digit_bits` bits a pass (4 on GPUs, 8 on the CPU),
+//! over keys of 1 to 8 bytes with an optional payload (a u32 or u64 per key, the element's
+//! flat position, for argsort). A pass is a histogram launch (per tile, per digit; stored
+//! digit-major, so that one inclusive scan of the counts, the caller's `cumsum`, gives every
+//! tile's global offset for every digit) and a scatter launch that moves each tile's keys to
+//! their places, keeping their order. A sort of many rows at once takes further passes whose
+//! digit is the row (the payload divided by the row length), so rows end up in order and each
+//! sorted.
+//! - GPU: blocks of 256 threads own tiles of `256 * K` keys (`K` = 8, or 4 when key and payload
+//!   take more than 8 bytes), `K` consecutive keys a thread. Per-thread digit counts are packed
+//!   16 bits a digit in four registers; one block-wide scan of them (warp shuffles, then
+//!   shared memory across warps) gives each key its place in the tile, the tile is reordered in
+//!   shared memory and written out coalesced.
+//! - CPU: a work item owns a contiguous tile and runs it sequentially, which is stable by
+//!   construction.
+
+use xp_backend_api::DType;
+
+use crate::plan::{PlanArg, PlannedLaunch, Target};
+use crate::render::Rendered;
+use xp_backend_api::LaunchConfig;
+
+/// Threads of a GPU radix block.
+pub const GPU_RADIX_BLOCK: u32 = 256;
+
+const SORT_ENGINE: &str = r#"
+#ifndef XP_SORT_ENGINE
+#define XP_SORT_ENGINE 1
+namespace xp {
+namespace sort {
+template <class U> XP_DEVICE U sign_bit() { return (U)((U)1 << (sizeof(U) * 8 - 1)); }
+// Key of the bits `b` of a float whose infinity has bits `inf`.
+template <class U> XP_DEVICE U float_key(U b, U inf, int canon) {
+  const U s = sign_bit<U>();
+  const U a = (U)(b & (U)~s);
+  if (a > inf) return (U)~(U)0;
+  if (canon && a == 0) b = 0;
+  return (b & s) ? (U)~b : (U)(b | s);
+}
+template <class U> XP_DEVICE U float_unkey(U k, U nan) {
+  if (k == (U)~(U)0) return nan;
+  const U s = sign_bit<U>();
+  return (k & s) ? (U)(k & (U)~s) : (U)~k;
+}
+// kind: 0 unsigned, 1 signed, 2 float.
+template <class U, int KIND> XP_DEVICE U key_of(U b, U inf, int canon) {
+  if (KIND == 0) return b;
+  if (KIND == 1) return (U)(b ^ sign_bit<U>());
+  return float_key<U>(b, inf, canon);
+}
+template <class U, int KIND> XP_DEVICE U unkey(U k, U nan) {
+  if (KIND == 0) return k;
+  if (KIND == 1) return (U)(k ^ sign_bit<U>());
+  return float_unkey<U>(k, nan);
+}
+// The digit of element (key k, payload v): of the row (v / row_len) when row_len > 0.
+template <class U, class V> XP_DEVICE unsigned digit(U k, V v, int shift, i64 row_len, unsigned mask) {
+  if (row_len > 0) return (unsigned)(((u64)v / (u64)row_len) >> shift) & mask;
+  return (unsigned)((u64)k >> shift) & mask;
+}
+
+#if defined(XP_GPU)
+// Four registers of 16-bit counters, one per digit of 16.
+struct Packed {
+  u64 w[4];
+};
+XP_DEVICE u64 pick(const Packed& p, unsigned d) {
+  const unsigned q = d >> 2;
+  return q == 0 ? p.w[0] : q == 1 ? p.w[1] : q == 2 ? p.w[2] : p.w[3];
+}
+XP_DEVICE void bump(Packed& p, unsigned d) {
+  const u64 inc = 1ull << ((d & 3u) * 16u);
+  const unsigned q = d >> 2;
+#pragma unroll
+  for (unsigned i = 0; i < 4; ++i) p.w[i] += (q == i) ? inc : 0ull;
+}
+XP_DEVICE unsigned field(const Packed& p, unsigned d) { return (unsigned)((pick(p, d) >> ((d & 3u) * 16u)) & 0xffffull); }
+
+// Per-tile digit counts, digit-major: counts[d * ntiles + tile].
+template <class U, class V, bool HV, int K>
+XP_DEVICE void gpu_hist(const U* __restrict__ keys, const V* __restrict__ vals, u32* __restrict__ counts, i64 n,
+                        i64 ntiles, int shift, i64 row_len) {
+  constexpr int BT = 256;
+  __shared__ u64 wtot[BT / 32][4];
+  const int t = threadIdx.x, lane = t % warpSize, warp = t / warpSize, nw = BT / warpSize;
+  const i64 tile = blockIdx.x;
+  const i64 base = tile * (i64)(BT * K) + (i64)t * K;
+  Packed c = {{0ull, 0ull, 0ull, 0ull}};
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const i64 i = base + j;
+    if (i < n) bump(c, digit<U, V>(keys[i], HV ? vals[i] : (V)0, shift, row_len, 15u));
+  }
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+    for (int o = warpSize / 2; o > 0; o /= 2) c.w[q] += shfl_down(c.w[q], o, warpSize);
+  if (lane == 0)
+    for (int q = 0; q < 4; ++q) wtot[warp][q] = c.w[q];
+  __syncthreads();
+  if (t < 16) {
+    unsigned s = 0;
+    for (int w = 0; w < nw; ++w) s += (unsigned)((wtot[w][t >> 2] >> ((t & 3) * 16)) & 0xffffull);
+    counts[(i64)t * ntiles + tile] = s;
+  }
+}
+
+// One stable pass: tile keys to their places. incl is the inclusive scan of the counts.
+template <class U, class V, bool HV, int K>
+XP_DEVICE void gpu_scatter(const U* __restrict__ kin, const V* __restrict__ vin, U* __restrict__ kout,
+                           V* __restrict__ vout, const u64* __restrict__ incl, i64 n, i64 ntiles, int shift,
+                           i64 row_len) {
+  constexpr int BT = 256, TILE = BT * K;
+  __shared__ U sk[TILE];
+  __shared__ V sv[HV ? TILE : 1];
+  __shared__ u64 wtot[BT / 32][4];
+  __shared__ u32 dstart[16];
+  __shared__ u32 dtot[16];
+  __shared__ i64 gofs[16];
+  const int t = threadIdx.x, lane = t % warpSize, warp = t / warpSize, nw = BT / warpSize;
+  const i64 tile = blockIdx.x;
+  const i64 base = tile * (i64)TILE + (i64)t * K;
+  U k[K];
+  V v[K];
+  unsigned dg[K];
+  Packed c = {{0ull, 0ull, 0ull, 0ull}};
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const i64 i = base + j;
+    dg[j] = 16u;
+    if (i < n) {
+      k[j] = kin[i];
+      v[j] = HV ? vin[i] : (V)0;
+      dg[j] = digit<U, V>(k[j], v[j], shift, row_len, 15u);
+      bump(c, dg[j]);
+    }
+  }
+  // Inclusive scan of the packed counts over the block's threads.
+  Packed inc = c;
+  for (int o = 1; o < warpSize; o *= 2) {
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const u64 y = shfl_up(inc.w[q], o, warpSize);
+      if (lane >= o) inc.w[q] += y;
+    }
+  }
+  if (lane == warpSize - 1)
+    for (int q = 0; q < 4; ++q) wtot[warp][q] = inc.w[q];
+  __syncthreads();
+  Packed run;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    u64 p = inc.w[q] - c.w[q];
+    for (int w = 0; w < warp; ++w) p += wtot[w][q];
+    run.w[q] = p;
+  }
+  if (t < 16) {
+    unsigned s = 0;
+    for (int w = 0; w < nw; ++w) s += (unsigned)((wtot[w][t >> 2] >> ((t & 3) * 16)) & 0xffffull);
+    dtot[t] = s;
+    gofs[t] = (i64)incl[(i64)t * ntiles + tile] - (i64)s;
+  }
+  __syncthreads();
+  if (t == 0) {
+    unsigned a = 0;
+    for (int d = 0; d < 16; ++d) {
+      dstart[d] = a;
+      a += dtot[d];
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    if (dg[j] < 16u) {
+      const unsigned p = dstart[dg[j]] + field(run, dg[j]);
+      sk[p] = k[j];
+      if (HV) sv[p] = v[j];
+      bump(run, dg[j]);
+    }
+  }
+  __syncthreads();
+  const i64 rem = n - tile * (i64)TILE;
+  const int tn = rem < (i64)TILE ? (int)rem : TILE;
+  for (int p = t; p < tn; p += BT) {
+    const U key = sk[p];
+    const V val = HV ? sv[p] : (V)0;
+    const unsigned d = digit<U, V>(key, val, shift, row_len, 15u);
+    const i64 g = gofs[d] + (i64)(p - (int)dstart[d]);
+    kout[g] = key;
+    if (HV) vout[g] = val;
+  }
+}
+#endif  // XP_GPU
+
+// CPU kernels (compiled for GPUs too by the cross-vendor check).
+template <class U, class V, bool HV>
+XP_DEVICE void cpu_hist(const U* __restrict__ keys, const V* __restrict__ vals, u32* __restrict__ counts, i64 n,
+                     i64 ntiles, i64 tile_len, int shift, i64 row_len) {
+  const i64 tile = blockIdx.x;
+  const i64 lo = tile * tile_len, hi = lo + tile_len < n ? lo + tile_len : n;
+  u32 c[256];
+  for (int d = 0; d < 256; ++d) c[d] = 0;
+  for (i64 i = lo; i < hi; ++i) c[digit<U, V>(keys[i], HV ? vals[i] : (V)0, shift, row_len, 255u)]++;
+  for (int d = 0; d < 256; ++d) counts[(i64)d * ntiles + tile] = c[d];
+}
+template <class U, class V, bool HV>
+XP_DEVICE void cpu_scatter(const U* __restrict__ kin, const V* __restrict__ vin, U* __restrict__ kout, V* __restrict__ vout,
+                        const u32* __restrict__ counts, const u64* __restrict__ incl, i64 n, i64 ntiles, i64 tile_len,
+                        int shift, i64 row_len) {
+  const i64 tile = blockIdx.x;
+  const i64 lo = tile * tile_len, hi = lo + tile_len < n ? lo + tile_len : n;
+  i64 o[256];
+  for (int d = 0; d < 256; ++d) o[d] = (i64)incl[(i64)d * ntiles + tile] - (i64)counts[(i64)d * ntiles + tile];
+  for (i64 i = lo; i < hi; ++i) {
+    const U key = kin[i];
+    const V val = HV ? vin[i] : (V)0;
+    const i64 g = o[digit<U, V>(key, val, shift, row_len, 255u)]++;
+    kout[g] = key;
+    if (HV) vout[g] = val;
+  }
+}
+}  // namespace sort
+}  // namespace xp
+#endif
+"#;
+
+/// The C type of an unsigned word of `bytes` bytes.
+fn word(bytes: usize) -> &'static str {
+    match bytes {
+        1 => "xp::u8",
+        2 => "xp::u16",
+        4 => "xp::u32",
+        _ => "xp::u64",
+    }
+}
+
+/// How the values of a dtype become keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyKind {
+    /// Unsigned integers and bool: the bits.
+    Unsigned,
+    /// Signed integers: the sign bit flipped.
+    Signed,
+    /// Floats (and each part of a complex): see the module docs.
+    Float,
+}
+
+impl KeyKind {
+    fn code(self) -> i32 {
+        match self {
+            KeyKind::Unsigned => 0,
+            KeyKind::Signed => 1,
+            KeyKind::Float => 2,
+        }
+    }
+    fn tag(self) -> &'static str {
+        match self {
+            KeyKind::Unsigned => "u",
+            KeyKind::Signed => "s",
+            KeyKind::Float => "f",
+        }
+    }
+}
+
+/// The key format of a dtype: key width (of one part, for complex), kind, the bits of its
+/// infinity and of its canonical NaN (floats), whether it is complex, and the bits that can
+/// differ between keys (1 for bool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyFormat {
+    /// Bytes of a key.
+    pub bytes: usize,
+    /// See [`KeyKind`].
+    pub kind: KeyKind,
+    /// The bits of +infinity (floats).
+    pub inf_bits: u64,
+    /// The bits of the NaN that sorted NaNs come back as.
+    pub nan_bits: u64,
+    /// Two float keys and a class key per value.
+    pub complex: bool,
+    /// Key bits that can be set (the radix passes needed).
+    pub bits: u32,
+}
+
+/// See [`KeyFormat`].
+pub fn key_format(dt: DType) -> KeyFormat {
+    let (bytes, kind, inf_bits, nan_bits, complex) = match dt {
+        DType::Bool | DType::U8 | DType::U16 | DType::U32 | DType::U64 => (dt.size(), KeyKind::Unsigned, 0, 0, false),
+        DType::I8 | DType::I16 | DType::I32 | DType::I64 => (dt.size(), KeyKind::Signed, 0, 0, false),
+        DType::F16 => (2, KeyKind::Float, 0x7c00, 0x7e00, false),
+        DType::BF16 => (2, KeyKind::Float, 0x7f80, 0x7fc0, false),
+        DType::F32 => (4, KeyKind::Float, 0x7f80_0000, 0x7fc0_0000, false),
+        DType::F64 => (8, KeyKind::Float, 0x7ff0_0000_0000_0000, 0x7ff8_0000_0000_0000, false),
+        DType::C64 => (4, KeyKind::Float, 0x7f80_0000, 0x7fc0_0000, true),
+        DType::C128 => (8, KeyKind::Float, 0x7ff0_0000_0000_0000, 0x7ff8_0000_0000_0000, true),
+    };
+    let bits = if dt == DType::Bool { 1 } else { 8 * bytes as u32 };
+    KeyFormat { bytes, kind, inf_bits, nan_bits, complex, bits }
+}
+
+fn kernel(name: String, body: String) -> Rendered {
+    Rendered { name, code: format!("{SORT_ENGINE}\n{body}") }
+}
+
+/// `keys[i] = key(x[i])` over `n` values read as words of `bytes` bytes.
+///
+/// Parameters: `const U* x, U* keys, xp::i64 n, xp::u64 inf, int canon`.
+pub fn key_kernel(bytes: usize, kind: KeyKind) -> Rendered {
+    let u = word(bytes);
+    let name = format!("xp_sort_key_{}{}", kind.tag(), bytes * 8);
+    let k = kind.code();
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}(const {u}* __restrict__ x, {u}* __restrict__ keys, xp::i64 n, xp::u64 inf, int canon) {{
+  XP_FOR_EACH(xp::i64, i, n) keys[i] = xp::sort::key_of<{u}, {k}>(x[i], ({u})inf, canon);
+}}
+"
+        ),
+    )
+}
+
+/// The inverse of [`key_kernel`] (NaNs come back as `nan`).
+///
+/// Parameters: `const U* keys, U* out, xp::i64 n, xp::u64 nan`.
+pub fn unkey_kernel(bytes: usize, kind: KeyKind) -> Rendered {
+    let u = word(bytes);
+    let name = format!("xp_sort_unkey_{}{}", kind.tag(), bytes * 8);
+    let k = kind.code();
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}(const {u}* __restrict__ keys, {u}* __restrict__ out, xp::i64 n, xp::u64 nan) {{
+  XP_FOR_EACH(xp::i64, i, n) out[i] = xp::sort::unkey<{u}, {k}>(keys[i], ({u})nan);
+}}
+"
+        ),
+    )
+}
+
+/// The three keys of complex values whose parts are floats of `bytes` bytes: imaginary,
+/// real, class (see the module docs).
+///
+/// Parameters: `const U* x, U* im, U* re, xp::u8* cls, xp::i64 n, xp::u64 inf, int canon`.
+pub fn complex_key_kernel(bytes: usize) -> Rendered {
+    let u = word(bytes);
+    let name = format!("xp_sort_ckey_{}", bytes * 8);
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}(const {u}* __restrict__ x, {u}* __restrict__ im, {u}* __restrict__ re, xp::u8* __restrict__ cls, xp::i64 n, xp::u64 inf, int canon) {{
+  const {u} all = ({u})~({u})0;
+  XP_FOR_EACH(xp::i64, i, n) {{
+    const {u} r = xp::sort::float_key<{u}>(x[2 * i], ({u})inf, canon);
+    const {u} m = xp::sort::float_key<{u}>(x[2 * i + 1], ({u})inf, canon);
+    const int c = (r == all ? 2 : 0) + (m == all ? 1 : 0);
+    re[i] = r;
+    im[i] = m;
+    cls[i] = (xp::u8)c;
+  }}
+}}
+"
+        ),
+    )
+}
+
+/// `v[i] = i`. Parameters: `V* v, xp::i64 n`.
+pub fn iota_kernel(vbytes: usize) -> Rendered {
+    let v = word(vbytes);
+    let name = format!("xp_sort_iota_{}", vbytes * 8);
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}({v}* __restrict__ v, xp::i64 n) {{
+  XP_FOR_EACH(xp::i64, i, n) v[i] = ({v})i;
+}}
+"
+        ),
+    )
+}
+
+/// `out[i] = v[i] % len` as int64: the position within its row of each sorted element.
+/// Parameters: `const V* v, xp::i64* out, xp::i64 n, xp::i64 len`.
+pub fn position_kernel(vbytes: usize) -> Rendered {
+    let v = word(vbytes);
+    let name = format!("xp_sort_pos_{}", vbytes * 8);
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}(const {v}* __restrict__ v, xp::i64* __restrict__ out, xp::i64 n, xp::i64 len) {{
+  XP_FOR_EACH(xp::i64, i, n) out[i] = (xp::i64)((xp::u64)v[i] % (xp::u64)len);
+}}
+"
+        ),
+    )
+}
+
+/// `out[i] = src[v[i]]` (keys gathered into the order of a payload).
+/// Parameters: `const U* src, const V* v, U* out, xp::i64 n`.
+pub fn gather_kernel(bytes: usize, vbytes: usize) -> Rendered {
+    let (u, v) = (word(bytes), word(vbytes));
+    let name = format!("xp_sort_gather_{}_{}", bytes * 8, vbytes * 8);
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}(const {u}* __restrict__ src, const {v}* __restrict__ v, {u}* __restrict__ out, xp::i64 n) {{
+  XP_FOR_EACH(xp::i64, i, n) out[i] = src[v[i]];
+}}
+"
+        ),
+    )
+}
+
+/// The name tag, key type and payload type of a radix kernel (a payload type is named even
+/// when there is none, for the signature).
+fn tparams(bytes: usize, vbytes: usize) -> (String, &'static str, &'static str) {
+    let v = if vbytes == 0 { "xp::u32" } else { word(vbytes) };
+    (format!("{}_v{}", bytes * 8, vbytes * 8), word(bytes), v)
+}
+
+/// Keys a GPU thread owns in a radix pass.
+pub fn gpu_items_per_thread(bytes: usize, vbytes: usize) -> usize {
+    if bytes + vbytes <= 8 {
+        8
+    } else {
+        4
+    }
+}
+
+/// The histogram launch of a radix pass (see the module docs).
+///
+/// Parameters (GPU): `const U* keys, const V* vals, xp::u32* counts, xp::i64 n, xp::i64 ntiles,
+/// int shift, xp::i64 row_len`; the CPU's take `xp::i64 tile_len` after `ntiles`.
+pub fn hist_kernel(bytes: usize, vbytes: usize, gpu: bool) -> Rendered {
+    let (tag, u, v) = tparams(bytes, vbytes);
+    let hv = vbytes > 0;
+    let name = format!("xp_radix_hist_{}_{tag}", if gpu { "gpu" } else { "cpu" });
+    let body = if gpu {
+        let k = gpu_items_per_thread(bytes, vbytes);
+        format!(
+            "extern \"C\" __global__ void __launch_bounds__(256) {name}(const {u}* __restrict__ keys, const {v}* __restrict__ vals, xp::u32* __restrict__ counts, xp::i64 n, xp::i64 ntiles, int shift, xp::i64 row_len) {{
+  xp::sort::gpu_hist<{u}, {v}, {hv}, {k}>(keys, vals, counts, n, ntiles, shift, row_len);
+}}
+"
+        )
+    } else {
+        format!(
+            "extern \"C\" __global__ void {name}(const {u}* __restrict__ keys, const {v}* __restrict__ vals, xp::u32* __restrict__ counts, xp::i64 n, xp::i64 ntiles, xp::i64 tile_len, int shift, xp::i64 row_len) {{
+  xp::sort::cpu_hist<{u}, {v}, {hv}>(keys, vals, counts, n, ntiles, tile_len, shift, row_len);
+}}
+"
+        )
+    };
+    kernel(name, body)
+}
+
+/// The scatter launch of a radix pass.
+///
+/// Parameters (GPU): `const U* kin, const V* vin, U* kout, V* vout, const xp::u64* incl,
+/// xp::i64 n, xp::i64 ntiles, int shift, xp::i64 row_len`; the CPU's take `const xp::u32*
+/// counts` before `incl` and `xp::i64 tile_len` after `ntiles`.
+pub fn scatter_kernel(bytes: usize, vbytes: usize, gpu: bool) -> Rendered {
+    let (tag, u, v) = tparams(bytes, vbytes);
+    let hv = vbytes > 0;
+    let name = format!("xp_radix_scatter_{}_{tag}", if gpu { "gpu" } else { "cpu" });
+    let body = if gpu {
+        let k = gpu_items_per_thread(bytes, vbytes);
+        format!(
+            "extern \"C\" __global__ void __launch_bounds__(256) {name}(const {u}* __restrict__ kin, const {v}* __restrict__ vin, {u}* __restrict__ kout, {v}* __restrict__ vout, const xp::u64* __restrict__ incl, xp::i64 n, xp::i64 ntiles, int shift, xp::i64 row_len) {{
+  xp::sort::gpu_scatter<{u}, {v}, {hv}, {k}>(kin, vin, kout, vout, incl, n, ntiles, shift, row_len);
+}}
+"
+        )
+    } else {
+        format!(
+            "extern \"C\" __global__ void {name}(const {u}* __restrict__ kin, const {v}* __restrict__ vin, {u}* __restrict__ kout, {v}* __restrict__ vout, const xp::u32* __restrict__ counts, const xp::u64* __restrict__ incl, xp::i64 n, xp::i64 ntiles, xp::i64 tile_len, int shift, xp::i64 row_len) {{
+  xp::sort::cpu_scatter<{u}, {v}, {hv}>(kin, vin, kout, vout, counts, incl, n, ntiles, tile_len, shift, row_len);
+}}
+"
+        )
+    };
+    kernel(name, body)
+}
+
+/// `out[i]` = the insertion point of `v[i]` in the sorted `a` (`side` right when `right`):
+/// a binary search comparing keys, so NaNs and signed zeros follow NumPy. Complex values
+/// compare by (class, real key, imaginary key).
+///
+/// Parameters: `const U* a, xp::i64 na, const U* v, xp::i64 nv, xp::i64* out, int right,
+/// xp::u64 inf` (for complex, `a` and `v` are the interleaved parts).
+pub fn searchsorted_kernel(bytes: usize, kind: KeyKind, complex: bool) -> Rendered {
+    let u = word(bytes);
+    let k = kind.code();
+    let name = format!("xp_searchsorted_{}{}{}", if complex { "c" } else { "" }, kind.tag(), bytes * 8);
+    let (load, less) = if complex {
+        (
+            format!(
+                "struct K {{ int c; {u} r, m; }};
+  auto key = [&](const {u}* p, xp::i64 j) {{
+    K q;
+    q.r = xp::sort::float_key<{u}>(p[2 * j], ({u})inf, 1);
+    q.m = xp::sort::float_key<{u}>(p[2 * j + 1], ({u})inf, 1);
+    q.c = (q.r == ({u})~({u})0 ? 2 : 0) + (q.m == ({u})~({u})0 ? 1 : 0);
+    return q;
+  }};"
+            ),
+            "auto lt = [](const K& x, const K& y) { return x.c != y.c ? x.c < y.c : x.r != y.r ? x.r < y.r : x.m < y.m; };"
+                .to_string(),
+        )
+    } else {
+        (
+            format!(
+                "auto key = [&](const {u}* p, xp::i64 j) {{ return xp::sort::key_of<{u}, {k}>(p[j], ({u})inf, 1); }};"
+            ),
+            format!("auto lt = []({u} x, {u} y) {{ return x < y; }};"),
+        )
+    };
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}(const {u}* __restrict__ a, xp::i64 na, const {u}* __restrict__ v, xp::i64 nv, xp::i64* __restrict__ out, int right, xp::u64 inf) {{
+  {load}
+  {less}
+  XP_FOR_EACH(xp::i64, i, nv) {{
+    const auto x = key(v, i);
+    xp::i64 lo = 0, hi = na;
+    while (lo < hi) {{
+      const xp::i64 mid = lo + (hi - lo) / 2;
+      const auto y = key(a, mid);
+      const bool go_right = right ? !lt(x, y) : lt(y, x);
+      if (go_right) lo = mid + 1; else hi = mid;
+    }}
+    out[i] = lo;
+  }}
+}}
+"
+        ),
+    )
+}
+
+/// How a radix sort of `n` keys runs on a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RadixPlan {
+    /// Keys sorted.
+    pub n: usize,
+    /// Bits a pass.
+    pub digit_bits: u32,
+    /// Keys a tile.
+    pub tile: usize,
+    /// Tiles.
+    pub ntiles: usize,
+    /// GPU kernels (else the CPU's).
+    pub gpu: bool,
+}
+
+impl RadixPlan {
+    /// The plan for `n` keys of `bytes` bytes with payloads of `vbytes` (0: none).
+    pub fn new(n: usize, bytes: usize, vbytes: usize, target: Target) -> RadixPlan {
+        match target {
+            Target::Gpu { .. } => {
+                let tile = GPU_RADIX_BLOCK as usize * gpu_items_per_thread(bytes, vbytes);
+                RadixPlan { n, digit_bits: 4, tile, ntiles: n.div_ceil(tile).max(1), gpu: true }
+            }
+            Target::Cpu { workers } => {
+                let ntiles = (n / 32768).clamp(1, workers.max(1) * 4);
+                RadixPlan { n, digit_bits: 8, tile: n.div_ceil(ntiles).max(1), ntiles, gpu: false }
+            }
+        }
+    }
+
+    /// Digits of a pass.
+    pub fn radix(&self) -> usize {
+        1 << self.digit_bits
+    }
+
+    /// Entries of the counts array (u32, digit-major).
+    pub fn count_len(&self) -> usize {
+        self.radix() * self.ntiles
+    }
+
+    fn config(&self) -> LaunchConfig {
+        if self.gpu {
+            LaunchConfig::new(self.ntiles as u32, GPU_RADIX_BLOCK)
+        } else {
+            LaunchConfig::new(self.ntiles as u32, 1)
+        }
+    }
+
+    /// The histogram launch of a pass at `shift` (of the row when `row_len > 0`). Operands: 0
+    /// the keys, 1 the payload (when `vbytes > 0`), 2 the u32 counts.
+    pub fn hist(&self, bytes: usize, vbytes: usize, shift: u32, row_len: usize) -> PlannedLaunch {
+        let vals = if vbytes > 0 { PlanArg::Operand(1) } else { PlanArg::Null };
+        let mut args = vec![
+            PlanArg::Operand(0),
+            vals,
+            PlanArg::Operand(2),
+            PlanArg::I64(self.n as i64),
+            PlanArg::I64(self.ntiles as i64),
+        ];
+        if !self.gpu {
+            args.push(PlanArg::I64(self.tile as i64));
+        }
+        args.extend([PlanArg::I32(shift as i32), PlanArg::I64(row_len as i64)]);
+        PlannedLaunch { kernel: hist_kernel(bytes, vbytes, self.gpu), config: self.config(), args }
+    }
+
+    /// The scatter launch of a pass. Operands: 0 keys in, 1 payload in, 2 keys out, 3 payload
+    /// out, 4 the u32 counts, 5 their inclusive scan (u64).
+    pub fn scatter(&self, bytes: usize, vbytes: usize, shift: u32, row_len: usize) -> PlannedLaunch {
+        let (vin, vout) =
+            if vbytes > 0 { (PlanArg::Operand(1), PlanArg::Operand(3)) } else { (PlanArg::Null, PlanArg::Null) };
+        let mut args = vec![PlanArg::Operand(0), vin, PlanArg::Operand(2), vout];
+        if !self.gpu {
+            args.push(PlanArg::Operand(4));
+        }
+        args.extend([PlanArg::Operand(5), PlanArg::I64(self.n as i64), PlanArg::I64(self.ntiles as i64)]);
+        if !self.gpu {
+            args.push(PlanArg::I64(self.tile as i64));
+        }
+        args.extend([PlanArg::I32(shift as i32), PlanArg::I64(row_len as i64)]);
+        PlannedLaunch { kernel: scatter_kernel(bytes, vbytes, self.gpu), config: self.config(), args }
+    }
+}
+
+/// Key widths of the radix kernels.
+pub const KEY_BYTES: [usize; 4] = [1, 2, 4, 8];
+/// Payload widths (0: none).
+pub const PAYLOAD_BYTES: [usize; 3] = [0, 4, 8];
+
+fn elementwise_kernels() -> Vec<Rendered> {
+    let mut v = Vec::new();
+    for b in KEY_BYTES {
+        for kind in [KeyKind::Unsigned, KeyKind::Signed] {
+            v.push(key_kernel(b, kind));
+            v.push(unkey_kernel(b, kind));
+            v.push(searchsorted_kernel(b, kind, false));
+        }
+        if b >= 2 {
+            v.push(key_kernel(b, KeyKind::Float));
+            v.push(unkey_kernel(b, KeyKind::Float));
+            v.push(searchsorted_kernel(b, KeyKind::Float, false));
+        }
+        for vb in [4, 8] {
+            v.push(gather_kernel(b, vb));
+        }
+    }
+    for b in [4, 8] {
+        v.push(complex_key_kernel(b));
+        v.push(searchsorted_kernel(b, KeyKind::Float, true));
+        v.push(iota_kernel(b));
+        v.push(position_kernel(b));
+    }
+    v
+}
+
+/// Every sort kernel of the CPU (built ahead of time there).
+pub fn builtin_kernels() -> Vec<Rendered> {
+    let mut v = elementwise_kernels();
+    for b in KEY_BYTES {
+        for vb in PAYLOAD_BYTES {
+            v.push(hist_kernel(b, vb, false));
+            v.push(scatter_kernel(b, vb, false));
+        }
+    }
+    v
+}
+
+/// The GPU-only sort kernels (compiled by the cross-vendor check).
+pub fn gpu_only_kernels() -> Vec<Rendered> {
+    let mut v = Vec::new();
+    for b in KEY_BYTES {
+        for vb in PAYLOAD_BYTES {
+            v.push(hist_kernel(b, vb, true));
+            v.push(scatter_kernel(b, vb, true));
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_names_are_unique() {
+        let mut all = builtin_kernels();
+        all.extend(gpu_only_kernels());
+        let mut names: Vec<_> = all.iter().map(|k| k.name.clone()).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n);
+    }
+
+    #[test]
+    fn plans_cover_every_key() {
+        let p = RadixPlan::new(
+            1 << 20,
+            4,
+            4,
+            Target::Gpu { sm_count: 132, warp_size: 32, max_threads_per_block: 1024, max_grid_x: i32::MAX as u32 },
+        );
+        assert_eq!(p.tile, 2048);
+        assert_eq!(p.ntiles * p.tile, 1 << 20);
+        let c = RadixPlan::new(100_001, 8, 8, Target::Cpu { workers: 2 });
+        assert!(c.ntiles * c.tile >= 100_001 && c.digit_bits == 8);
+        assert_eq!(key_format(DType::Bool).bits, 1);
+        assert!(key_format(DType::C64).complex);
+    }
+}
