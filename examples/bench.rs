@@ -51,18 +51,19 @@ impl Report {
     }
 }
 
-/// Sorting, searching and compaction (`cupy_side_by_side.py` and `scripts/bench/cupy_sort.py`
+/// Sorting, searching, compaction and random numbers (`cupy_side_by_side.py` and `scripts/bench/cupy_sort.py`
 /// on GPUs, `numpy_side_by_side.py` and `scripts/bench/numpy_sort.py` on the CPU).
 fn sort_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
     xp::with_device(d, || -> xp::Result<()> {
         let (warm, iters) = (2, 10);
+        let gb = |bytes: usize, ms: f64| format!("{:.1} GB/s", bytes as f64 / ms / 1e6);
         let n = if gpu { 1usize << 26 } else { 1 << 22 };
         let tag = if gpu { "2^26" } else { "2^22" };
         let s = Array::from_vec(random(n, 11))?;
         let ms = bench(d, warm, iters, || s.sort(Some(-1)).map(|_| ()))?;
-        r.rep(&format!("sort f32 {tag}"), ms, format!("{:.0} Mkeys/s", n as f64 / ms / 1e3));
+        r.rep(&format!("sort f32 {tag}"), ms, format!("{:.2} Gkeys/s", n as f64 / ms / 1e6));
         let ms = bench(d, warm, iters, || s.argsort(Some(-1)).map(|_| ()))?;
-        r.rep(&format!("argsort f32 {tag}"), ms, format!("{:.0} Mkeys/s", n as f64 / ms / 1e3));
+        r.rep(&format!("argsort f32 {tag}"), ms, format!("{:.2} Gkeys/s", n as f64 / ms / 1e6));
         if !gpu {
             return Ok(());
         }
@@ -80,6 +81,11 @@ fn sort_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Resu
         let rows = s.slice(&[SliceArg::range(0, 1 << 24, 1)])?.reshape(&[1 << 14, 1024])?;
         let ms = bench(d, warm, iters, || rows.sort(Some(-1)).map(|_| ()))?;
         r.rep("sort f32 axis -1 of 2^14 x 1024", ms, String::new());
+        let mut g = xp::random::default_rng(0u64);
+        let ms = bench(d, warm, iters, || g.uniform(0.0, 1.0, &[1 << 26], DType::F32).map(|_| ()))?;
+        r.rep("rng uniform f32 2^26", ms, gb(4 << 26, ms));
+        let ms = bench(d, warm, iters, || g.normal(0.0, 1.0, &[1 << 26], DType::F32).map(|_| ()))?;
+        r.rep("rng normal f32 2^26", ms, gb(4 << 26, ms));
         Ok(())
     })
 }

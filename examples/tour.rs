@@ -144,7 +144,40 @@ fn run() -> xp::Result<()> {
     fft_round_trip(&d)?;
     products(&d)?;
     solvers(&d)?;
+    random_and_sorting(&d)?;
     Ok(())
+}
+
+/// The seeds' random draws (`random((4096, 4096), float32)` broadcast against `linspace`,
+/// `default_rng(123)`'s uniform and normal draws, `uniform(-1, 1, (64, 64))`) and a sort.
+fn random_and_sorting(d: &Arc<dyn DynDevice>) -> xp::Result<()> {
+    println!("random and sorting");
+    xp::with_device(d, || {
+        xp::random::seed(0u64);
+        let (y, ms) = time_ops(d, || {
+            let x = xp::random::random(&[4096, 4096], DType::F32)?;
+            x.mul(&xp::linspace(0.0, 1.0, 4096, true, Some(DType::F32))?)
+        })?;
+        let mean = y.mean(None, false)?.item::<f32>()? as f64;
+        check("random((4096, 4096)) * linspace(0, 1, 4096), mean 1/4", (mean - 0.25).abs() < 2e-3, ms)?;
+        let mut rng = xp::random::default_rng(123u64);
+        let u = rng.random(&[5], DType::F32)?;
+        let n = rng.normal(0.0, 1.0, &[5], DType::F32)?;
+        println!("    Uniform: {:?}", u.to_vec::<f32>()?);
+        println!("    Normal : {:?}", n.to_vec::<f32>()?);
+        let (a, ms) = time_ops(d, || xp::random::uniform(-1.0, 1.0, &[64, 64], DType::F32))?;
+        let (lo, hi) = (a.min(None, false)?.item::<f32>()?, a.max(None, false)?.item::<f32>()?);
+        check("uniform(-1, 1, (64, 64)) in [-1, 1)", (-1.0..1.0).contains(&lo) && (-1.0..1.0).contains(&hi), ms)?;
+        let v = rng.standard_normal(&[1 << 20], DType::F32)?;
+        let (s, ms) = time_ops(d, || v.sort(Some(-1)))?;
+        let n = s.size() as isize;
+        let ordered = s
+            .slice(&[SliceArg::range(1, n, 1)])?
+            .ge(&s.slice(&[SliceArg::range(0, n - 1, 1)])?)?
+            .all(None, false)?
+            .item::<bool>()?;
+        check("sort of 2^20 normal float32", ordered, ms)
+    })
 }
 
 /// Time `f` on the device's current stream with events (milliseconds).

@@ -39,6 +39,9 @@ pub use xp_array::fft;
 /// Linear algebra (`numpy.linalg`, CuPy's `cupy.linalg`); the products are also at `xp::`.
 pub use xp_array::linalg;
 pub use xp_array::linalg::{diag, dot, einsum, inner, kron, matmul, outer, tensordot, trace, vdot, TensorAxes};
+/// Random numbers (`numpy.random`, CuPy's `cupy.random`): `default_rng(seed)` and the legacy
+/// functions, the same bits on every device.
+pub use xp_array::random;
 pub use xp_array::routines::*;
 pub use xp_array::{
     arange, concatenate, empty, empty_like, eye, full, full_like, get_array_module, identity, linspace, load_npy,

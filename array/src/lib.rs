@@ -31,6 +31,7 @@ pub mod linalg;
 pub mod ndarray_interop;
 pub mod npy;
 pub mod promote;
+pub mod random;
 pub mod reduce;
 pub mod routines;
 pub mod sort;

@@ -155,3 +155,8 @@ fn searchsorted_sides_nans_and_sorter() {
 fn lexsort_sorts_by_the_last_key_first() {
     checks::sort::lexsort_sorts_by_the_last_key_first(&cpu());
 }
+
+#[test]
+fn random_draws_have_the_same_bits_as_on_the_cpu() {
+    checks::random::random_draws_have_the_same_bits_as_on_the_cpu(&cpu());
+}

@@ -21,6 +21,7 @@ pub mod elementwise;
 pub mod index;
 pub mod ops;
 pub mod plan;
+pub mod random;
 pub mod reduce;
 pub mod render;
 pub mod scan;

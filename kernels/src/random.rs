@@ -1,0 +1,572 @@
+//! Random number kernels: the counter-based Philox4x32-10 generator and the distributions of
+//! `xp::random`, written so that one seed gives the same bits on every backend.
+//!
+//! # Counters
+//!
+//! A generator is a 64-bit key, a 32-bit stream (`jumped`) and a 64-bit count of blocks used.
+//! Block `b` of a call is `philox(counter = (b lo, b hi, j, stream), key)`: four 32-bit words.
+//! Bulk draws (uniform, normal, exponential, integers) turn the words of block `base + i`
+//! into elements `4i..4i+4` (f32) or `2i..2i+2` (f64, two words each); draws by rejection
+//! (gamma, beta, Poisson, binomial) give element `i` the blocks `(base + i, j = 0, 1, …)` as
+//! its own stream of words. Either way an element's value depends only on the key, the
+//! counter and the element's index: not on the grid, the device or its number of
+//! multiprocessors.
+//!
+//! # Same bits everywhere
+//!
+//! Integer arithmetic and the word-to-float conversions are exact. The transcendental
+//! functions the distributions need (`log`, `exp`, `sin`/`cos` of a turn, `loggam`) are this
+//! module's own, in double precision, built from operations IEEE 754 rounds the same way on
+//! every backend: `+`, `-`, `/`, `sqrt` and explicit fused or non-contractible products
+//! (`xp_fma`, `xp_mul_rn`), so that no compiler may fuse a product into a sum on one backend
+//! and not on another. float32 results are those doubles rounded.
+
+use crate::plan::{plan_flat, PlanArg, PlannedLaunch, Target};
+use crate::render::Rendered;
+
+const RNG_ENGINE: &str = r#"
+#ifndef XP_RNG_ENGINE
+#define XP_RNG_ENGINE 1
+namespace xp {
+namespace rng {
+struct W4 {
+  u32 x, y, z, w;
+};
+XP_DEVICE W4 philox(W4 c, u32 k0, u32 k1) {
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const u64 p0 = (u64)0xD2511F53u * (u64)c.x;
+    const u64 p1 = (u64)0xCD9E8D57u * (u64)c.z;
+    W4 n;
+    n.x = (u32)(p1 >> 32) ^ c.y ^ k0;
+    n.y = (u32)p1;
+    n.z = (u32)(p0 >> 32) ^ c.w ^ k1;
+    n.w = (u32)p0;
+    c = n;
+  }
+  return c;
+}
+XP_DEVICE W4 block(u64 b, u32 j, u32 stream, u32 k0, u32 k1) {
+  W4 c;
+  c.x = (u32)b;
+  c.y = (u32)(b >> 32);
+  c.z = j;
+  c.w = stream;
+  return philox(c, k0, k1);
+}
+// Products that no compiler may fuse into a neighbouring sum.
+XP_DEVICE double M(double a, double b) { return xp_mul_rn(a, b); }
+XP_DEVICE double F(double a, double b, double c) { return xp_fma(a, b, c); }
+
+// [0, 1) from 24 bits / 53 bits; (0, 1] variants for logarithms.
+XP_DEVICE float u24(u32 w) { return (float)(w >> 8) * 5.9604644775390625e-08f; }
+XP_DEVICE double u53(u32 a, u32 b) {
+  return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16;
+}
+XP_DEVICE double u32open(u32 w) { return ((double)w + 1.0) * 2.3283064365386963e-10; }  // (0, 1]
+
+// ln(x) for finite x > 0.
+XP_DEVICE double ln(double x) {
+  int e = 0;
+  u64 b = f64_to_bits(x);
+  if ((b >> 52) == 0) {  // subnormal
+    x = M(x, 18014398509481984.0);
+    b = f64_to_bits(x);
+    e = -54;
+  }
+  e += (int)((b >> 52) & 0x7ff) - 1023;
+  double m = bits_to_f64((b & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+  if (m > 1.4142135623730951) {
+    m = M(m, 0.5);
+    e += 1;
+  }
+  const double s = (m - 1.0) / (m + 1.0);
+  const double z = M(s, s);
+  // 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...), |s| <= 0.1716: 12 terms reach 2^-60.
+  double p = 1.0 / 25.0;
+  p = F(p, z, 1.0 / 23.0);
+  p = F(p, z, 1.0 / 21.0);
+  p = F(p, z, 1.0 / 19.0);
+  p = F(p, z, 1.0 / 17.0);
+  p = F(p, z, 1.0 / 15.0);
+  p = F(p, z, 1.0 / 13.0);
+  p = F(p, z, 1.0 / 11.0);
+  p = F(p, z, 1.0 / 9.0);
+  p = F(p, z, 1.0 / 7.0);
+  p = F(p, z, 1.0 / 5.0);
+  p = F(p, z, 1.0 / 3.0);
+  const double lm = M(2.0 * s, F(p, z, 1.0));
+  const double de = (double)e;
+  return F(de, 0.6931471803691238, F(de, 1.9082149292705877e-10, lm));
+}
+// e^x (x <= 709).
+XP_DEVICE double ex(double x) {
+  if (x < -745.0) return 0.0;
+  const double k = xp::rint(M(x, 1.4426950408889634));
+  const double r = F(-k, 1.9082149292705877e-10, F(-k, 0.6931471803691238, x));
+  double p = 1.0 / 6227020800.0;
+  p = F(p, r, 1.0 / 479001600.0);
+  p = F(p, r, 1.0 / 39916800.0);
+  p = F(p, r, 1.0 / 3628800.0);
+  p = F(p, r, 1.0 / 362880.0);
+  p = F(p, r, 1.0 / 40320.0);
+  p = F(p, r, 1.0 / 5040.0);
+  p = F(p, r, 1.0 / 720.0);
+  p = F(p, r, 1.0 / 120.0);
+  p = F(p, r, 1.0 / 24.0);
+  p = F(p, r, 1.0 / 6.0);
+  p = F(p, r, 0.5);
+  p = F(p, r, 1.0);
+  p = F(p, r, 1.0);
+  int ki = (int)k;
+  // 2^k in two steps so that k down to -1074 stays representable.
+  const int k1 = ki / 2, k2 = ki - k1;
+  const double s1 = bits_to_f64((u64)(k1 + 1023) << 52), s2 = bits_to_f64((u64)(k2 + 1023) << 52);
+  return M(M(p, s1), s2);
+}
+// sin and cos of 2 pi t, t in [0, 1).
+XP_DEVICE void sincos_turn(double t, double* s, double* c) {
+  const double q4 = M(t, 4.0);
+  const double qf = xp::floor(q4);
+  const int q = (int)qf & 3;
+  const double f = M(q4 - qf, 1.5707963267948966);  // [0, pi/2)
+  const double g = f > 0.7853981633974483 ? 1.5707963267948966 - f : f;
+  const double z = M(g, g);
+  double ps = -1.0 / 1307674368000.0;
+  ps = F(ps, z, 1.0 / 6227020800.0);
+  ps = F(ps, z, -1.0 / 39916800.0);
+  ps = F(ps, z, 1.0 / 362880.0);
+  ps = F(ps, z, -1.0 / 5040.0);
+  ps = F(ps, z, 1.0 / 120.0);
+  ps = F(ps, z, -1.0 / 6.0);
+  const double sg = F(M(ps, z), g, g);
+  double pc = 1.0 / 20922789888000.0;
+  pc = F(pc, z, -1.0 / 87178291200.0);
+  pc = F(pc, z, 1.0 / 479001600.0);
+  pc = F(pc, z, -1.0 / 3628800.0);
+  pc = F(pc, z, 1.0 / 40320.0);
+  pc = F(pc, z, -1.0 / 720.0);
+  pc = F(pc, z, 1.0 / 24.0);
+  pc = F(pc, z, -0.5);
+  const double cg = F(pc, z, 1.0);
+  const bool swap = f > 0.7853981633974483;
+  const double sf = swap ? cg : sg, cf = swap ? sg : cg;
+  const double ss[4] = {sf, cf, -sf, -cf};
+  const double cc[4] = {cf, -sf, -cf, sf};
+  *s = ss[q];
+  *c = cc[q];
+}
+// NumPy's loggam: log Gamma(x) for x > 0 by Stirling's series.
+XP_DEVICE double loggam(double x) {
+  if (x == 1.0 || x == 2.0) return 0.0;
+  const int n = x < 7.0 ? (int)(7.0 - x) : 0;
+  double x0 = x + (double)n;
+  const double r = 1.0 / x0, x2 = M(r, r);
+  double g = -174611.0 / 125400.0;
+  g = F(g, x2, 43867.0 / 244188.0);
+  g = F(g, x2, -3617.0 / 122400.0);
+  g = F(g, x2, 1.0 / 156.0);
+  g = F(g, x2, -691.0 / 360360.0);
+  g = F(g, x2, 1.0 / 1188.0);
+  g = F(g, x2, -1.0 / 1680.0);
+  g = F(g, x2, 1.0 / 1260.0);
+  g = F(g, x2, -1.0 / 360.0);
+  g = F(g, x2, 1.0 / 12.0);
+  double gl = g / x0 + 0.9189385332046727 + M(x0 - 0.5, ln(x0)) - x0;
+  for (int k = 1; k <= n; ++k) {
+    gl -= ln(x0 - 1.0);
+    x0 -= 1.0;
+  }
+  return gl;
+}
+
+// One element's stream of words (draws by rejection).
+struct Stream {
+  u64 b;
+  u32 stream, k0, k1, j;
+  W4 buf;
+  int used;
+  XP_DEVICE u32 next() {
+    if (used == 4) {
+      buf = block(b, j++, stream, k0, k1);
+      used = 0;
+    }
+    const u32 w = used == 0 ? buf.x : used == 1 ? buf.y : used == 2 ? buf.z : buf.w;
+    ++used;
+    return w;
+  }
+  XP_DEVICE double uniform() { const u32 a = next(); return u53(a, next()); }
+  XP_DEVICE double open() { return u32open(next()); }
+  XP_DEVICE double normal() {
+    const double r = sqrt(M(-2.0, ln(open())));
+    double s, c;
+    sincos_turn(uniform(), &s, &c);
+    return M(r, c);
+  }
+};
+XP_DEVICE Stream stream_of(u64 b, u32 stream, u32 k0, u32 k1, u32 first) {
+  Stream s;
+  s.b = b;
+  s.stream = stream;
+  s.k0 = k0;
+  s.k1 = k1;
+  s.j = first;
+  s.used = 4;
+  return s;
+}
+// Marsaglia and Tsang's gamma(k, 1).
+XP_DEVICE double gamma1(Stream& s, double k) {
+  if (k <= 0.0) return 0.0;
+  double boost = 1.0;
+  if (k < 1.0) {
+    boost = ex(ln(s.open()) / k);
+    k += 1.0;
+  }
+  const double d = k - 1.0 / 3.0, c = 1.0 / sqrt(M(9.0, d));
+  for (;;) {
+    double x, v;
+    do {
+      x = s.normal();
+      v = F(c, x, 1.0);
+    } while (v <= 0.0);
+    v = M(M(v, v), v);
+    const double u = s.open();
+    const double x2 = M(x, x);
+    if (u < 1.0 - M(0.0331, M(x2, x2))) return M(M(d, v), boost);
+    if (ln(u) < F(0.5, x2, M(d, 1.0 - v + ln(v)))) return M(M(d, v), boost);
+  }
+}
+// NumPy's Poisson: multiplication for lam < 10, PTRS (Hoermann) above.
+XP_DEVICE i64 poisson(Stream& s, double lam) {
+  if (lam <= 0.0) return 0;
+  if (lam < 10.0) {
+    const double enlam = ex(-lam);
+    i64 x = 0;
+    double prod = 1.0;
+    for (;;) {
+      prod = M(prod, s.uniform());
+      if (prod > enlam) ++x; else return x;
+    }
+  }
+  const double slam = sqrt(lam), loglam = ln(lam);
+  const double b = F(2.53, slam, 0.931), a = F(0.02483, b, -0.059);
+  const double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2.0);
+  for (;;) {
+    const double U = s.uniform() - 0.5, V = s.uniform();
+    const double us = 0.5 - xp::fabs(U);
+    const i64 k = (i64)xp::floor(F(M(2.0, a) / us + b, U, lam + 0.43));
+    if (us >= 0.07 && V <= vr) return k;
+    if (k < 0 || (us < 0.013 && V > us)) continue;
+    if (ln(V) + ln(invalpha) - ln(a / M(us, us) + b) <= -lam + M((double)k, loglam) - loggam((double)k + 1.0)) return k;
+  }
+}
+// Binomial(n, p): inversion while n min(p, 1-p) is small, else split by a beta draw
+// (Devroye), each split at least halving n.
+XP_DEVICE i64 binomial(Stream& s, i64 n, double p) {
+  i64 add = 0;
+  for (;;) {
+    if (n <= 0 || p <= 0.0) return add;
+    if (p >= 1.0) return add + n;
+    const double q = p > 0.5 ? 1.0 - p : p;
+    if (M((double)n, q) < 30.0) {
+      // Inversion on q, then map back.
+      const double qn = ex(M((double)n, ln(1.0 - q))), r = q / (1.0 - q);
+      double u = s.uniform(), pk = qn;
+      i64 x = 0;
+      while (u > pk && x < n) {
+        u -= pk;
+        pk = M(pk, M(r, (double)(n - x) / (double)(x + 1)));
+        ++x;
+      }
+      return add + (p > 0.5 ? n - x : x);
+    }
+    const i64 a = 1 + n / 2, bb = n + 1 - a;
+    const double ga = gamma1(s, (double)a), gb = gamma1(s, (double)bb);
+    const double x = ga / (ga + gb);
+    if (x >= p) {
+      n = a - 1;
+      p = p / x;
+    } else {
+      add += a;
+      n = bb - 1;
+      p = (p - x) / (1.0 - x);
+    }
+  }
+}
+}  // namespace rng
+}  // namespace xp
+#endif
+"#;
+
+fn kernel(name: String, body: String) -> Rendered {
+    Rendered { name, code: format!("{RNG_ENGINE}\n{body}") }
+}
+
+/// The bulk distributions: one Philox block gives 4 float32 or 2 float64 elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Bulk {
+    /// `lo + scale * u`, `u` uniform in [0, 1).
+    Uniform,
+    /// `lo + scale * z`, `z` standard normal (Box–Muller).
+    Normal,
+    /// `scale * e`, `e` standard exponential (`-ln u`, `u` in (0, 1]).
+    Exponential,
+}
+
+/// The kernel of a bulk distribution into float32 (`f64 == false`) or float64.
+///
+/// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1,
+/// double lo, double scale`.
+pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
+    let t = if f64 { "double" } else { "float" };
+    let tag = match kind {
+        Bulk::Uniform => "uniform",
+        Bulk::Normal => "normal",
+        Bulk::Exponential => "exponential",
+    };
+    let name = format!("xp_rng_{tag}_{}", if f64 { "f64" } else { "f32" });
+    let per = if f64 { 2 } else { 4 };
+    // Values v[0..per] of the block's words w[0..4], as doubles.
+    let values = match (kind, f64) {
+        (Bulk::Uniform, false) => "for (int j = 0; j < 4; ++j) v[j] = (double)xp::rng::u24(w[j]);".to_string(),
+        (Bulk::Uniform, true) => "v[0] = xp::rng::u53(w[0], w[1]); v[1] = xp::rng::u53(w[2], w[3]);".to_string(),
+        (Bulk::Exponential, false) => {
+            "for (int j = 0; j < 4; ++j) v[j] = -xp::rng::ln(xp::rng::u32open(w[j]));".to_string()
+        }
+        (Bulk::Exponential, true) => {
+            "for (int j = 0; j < 2; ++j) v[j] = -xp::rng::ln(1.0 - xp::rng::u53(w[2 * j], w[2 * j + 1]));".to_string()
+        }
+        (Bulk::Normal, false) => "for (int j = 0; j < 2; ++j) {
+      const double r = sqrt(xp::rng::M(-2.0, xp::rng::ln(xp::rng::u32open(w[2 * j]))));
+      double s, c;
+      xp::rng::sincos_turn((double)w[2 * j + 1] * 2.3283064365386963e-10, &s, &c);
+      v[2 * j] = xp::rng::M(r, c);
+      v[2 * j + 1] = xp::rng::M(r, s);
+    }"
+        .to_string(),
+        (Bulk::Normal, true) => "{
+      const double r = sqrt(xp::rng::M(-2.0, xp::rng::ln(1.0 - xp::rng::u53(w[0], w[1]))));
+      double s, c;
+      xp::rng::sincos_turn(xp::rng::u53(w[2], w[3]), &s, &c);
+      v[0] = xp::rng::M(r, c);
+      v[1] = xp::rng::M(r, s);
+    }"
+        .to_string(),
+    };
+    let store = match kind {
+        Bulk::Uniform | Bulk::Normal => "xp::rng::F(scale, v[j], lo)",
+        Bulk::Exponential => "xp::rng::M(scale, v[j])",
+    };
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, double lo, double scale) {{
+  const xp::i64 blocks = (n + {per} - 1) / {per};
+  XP_FOR_EACH(xp::i64, i, blocks) {{
+    const xp::rng::W4 r = xp::rng::block(base + (xp::u64)i, 0u, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1);
+    const xp::u32 w[4] = {{r.x, r.y, r.z, r.w}};
+    double v[{per}];
+    {values}
+    for (int j = 0; j < {per}; ++j) {{
+      const xp::i64 e = i * {per} + j;
+      if (e < n) out[e] = ({t})({store});
+    }}
+  }}
+}}
+"
+        ),
+    )
+}
+
+/// Uniform integers in `[low, low + range)` as int64 (`range` 0: all 2^64 values), one
+/// element per two words (a 64-bit draw times the range, high half: Lemire's method without
+/// its rejection step, bias below 2^-32 for ranges under 2^32).
+///
+/// Parameters: `xp::i64* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0,
+/// xp::i32 k1, xp::i64 low, xp::u64 range`.
+pub fn integers_kernel() -> Rendered {
+    let name = "xp_rng_integers".to_string();
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}(xp::i64* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, xp::i64 low, xp::u64 range) {{
+  const xp::i64 blocks = (n + 1) / 2;
+  XP_FOR_EACH(xp::i64, i, blocks) {{
+    const xp::rng::W4 r = xp::rng::block(base + (xp::u64)i, 0u, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1);
+    const xp::u64 d[2] = {{((xp::u64)r.x << 32) | r.y, ((xp::u64)r.z << 32) | r.w}};
+    for (int j = 0; j < 2; ++j) {{
+      const xp::i64 e = i * 2 + j;
+      if (e >= n) break;
+      xp::u64 off = d[j];
+      if (range != 0) {{
+        const xp::u64 a = d[j] >> 32, b = d[j] & 0xffffffffull;
+        const xp::u64 rh = range >> 32, rl = range & 0xffffffffull;
+        // High 64 bits of d * range.
+        const xp::u64 ll = b * rl, lh = b * rh, hl = a * rl, hh = a * rh;
+        const xp::u64 mid = (ll >> 32) + (lh & 0xffffffffull) + (hl & 0xffffffffull);
+        off = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+      }}
+      out[e] = (xp::i64)((xp::u64)low + off);
+    }}
+  }}
+}}
+"
+        ),
+    )
+}
+
+/// The distributions drawn by rejection, one stream of blocks per element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rejection {
+    /// `gamma(a) * scale` (float64; `b` unused).
+    Gamma,
+    /// `gamma(a) / (gamma(a) + gamma(b))` (float64).
+    Beta,
+    /// Poisson of mean `a` (int64).
+    Poisson,
+    /// Binomial of `a` trials (an integer) with probability `b` (int64).
+    Binomial,
+}
+
+/// The kernel of a distribution drawn by rejection.
+///
+/// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1,
+/// double a, double b` (`T` double for gamma and beta, int64 for the counts).
+pub fn rejection_kernel(kind: Rejection) -> Rendered {
+    let (tag, t, expr) = match kind {
+        Rejection::Gamma => ("gamma", "double", "xp::rng::M(xp::rng::gamma1(s, a), b)"),
+        Rejection::Beta => (
+            "beta",
+            "double",
+            "[&]() { const double x = xp::rng::gamma1(s, a); xp::rng::Stream t = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1, 0x80000000u); const double y = xp::rng::gamma1(t, b); return x / (x + y); }()",
+        ),
+        Rejection::Poisson => ("poisson", "xp::i64", "xp::rng::poisson(s, a)"),
+        Rejection::Binomial => ("binomial", "xp::i64", "xp::rng::binomial(s, (xp::i64)a, b)"),
+    };
+    let name = format!("xp_rng_{tag}");
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, double a, double b) {{
+  XP_FOR_EACH(xp::i64, i, n) {{
+    xp::rng::Stream s = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1, 0u);
+    out[i] = {expr};
+  }}
+}}
+"
+        ),
+    )
+}
+
+/// The raw Philox blocks `base .. base + blocks` (for tests: known-answer vectors).
+///
+/// Parameters: `xp::u32* out, xp::i64 blocks, xp::u64 base, xp::i32 j, xp::i32 stream,
+/// xp::i32 k0, xp::i32 k1`.
+pub fn philox_kernel() -> Rendered {
+    let name = "xp_rng_philox".to_string();
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void {name}(xp::u32* __restrict__ out, xp::i64 blocks, xp::u64 base, xp::i32 j, xp::i32 stream, xp::i32 k0, xp::i32 k1) {{
+  XP_FOR_EACH(xp::i64, i, blocks) {{
+    const xp::rng::W4 r = xp::rng::block(base + (xp::u64)i, (xp::u32)j, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1);
+    out[4 * i] = r.x; out[4 * i + 1] = r.y; out[4 * i + 2] = r.z; out[4 * i + 3] = r.w;
+  }}
+}}
+"
+        ),
+    )
+}
+
+/// A draw's position in its generator's sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Draw {
+    /// First block.
+    pub base: u64,
+    /// The generator's stream.
+    pub stream: u32,
+    /// The key.
+    pub key: [u32; 2],
+}
+
+impl Draw {
+    fn head(&self, n: usize) -> Vec<PlanArg> {
+        vec![
+            PlanArg::Output,
+            PlanArg::I64(n as i64),
+            PlanArg::I64(self.base as i64),
+            PlanArg::I32(self.stream as i32),
+            PlanArg::I32(self.key[0] as i32),
+            PlanArg::I32(self.key[1] as i32),
+        ]
+    }
+}
+
+/// Doubles as kernel arguments (bit patterns).
+fn f64_arg(x: f64) -> PlanArg {
+    PlanArg::I64(x.to_bits() as i64)
+}
+
+/// The launch of a bulk draw of `n` elements, and the blocks it uses.
+pub fn plan_bulk(
+    kind: Bulk,
+    f64: bool,
+    n: usize,
+    draw: Draw,
+    lo: f64,
+    scale: f64,
+    target: Target,
+) -> (PlannedLaunch, u64) {
+    let per = if f64 { 2 } else { 4 };
+    let blocks = n.div_ceil(per);
+    let mut args = draw.head(n);
+    args.extend([f64_arg(lo), f64_arg(scale)]);
+    (PlannedLaunch { kernel: bulk_kernel(kind, f64), config: plan_flat(blocks, target), args }, blocks as u64)
+}
+
+/// The launch of `n` integers in `[low, low + range)`, and the blocks it uses.
+pub fn plan_integers(n: usize, draw: Draw, low: i64, range: u64, target: Target) -> (PlannedLaunch, u64) {
+    let blocks = n.div_ceil(2);
+    let mut args = draw.head(n);
+    args.extend([PlanArg::I64(low), PlanArg::I64(range as i64)]);
+    (PlannedLaunch { kernel: integers_kernel(), config: plan_flat(blocks, target), args }, blocks as u64)
+}
+
+/// The launch of `n` draws by rejection, and the blocks it uses (one stream per element).
+pub fn plan_rejection(kind: Rejection, n: usize, draw: Draw, a: f64, b: f64, target: Target) -> (PlannedLaunch, u64) {
+    let mut args = draw.head(n);
+    args.extend([f64_arg(a), f64_arg(b)]);
+    (PlannedLaunch { kernel: rejection_kernel(kind), config: plan_flat(n, target), args }, n as u64)
+}
+
+/// The launch of raw blocks (tests).
+pub fn plan_philox(blocks: usize, base: u64, j: u32, stream: u32, key: [u32; 2], target: Target) -> PlannedLaunch {
+    let args = vec![
+        PlanArg::Output,
+        PlanArg::I64(blocks as i64),
+        PlanArg::I64(base as i64),
+        PlanArg::I32(j as i32),
+        PlanArg::I32(stream as i32),
+        PlanArg::I32(key[0] as i32),
+        PlanArg::I32(key[1] as i32),
+    ];
+    PlannedLaunch { kernel: philox_kernel(), config: plan_flat(blocks, target), args }
+}
+
+/// Every random kernel (built ahead of time on the CPU; compiled by the cross-vendor check).
+pub fn builtin_kernels() -> Vec<Rendered> {
+    let mut v = Vec::new();
+    for kind in [Bulk::Uniform, Bulk::Normal, Bulk::Exponential] {
+        v.push(bulk_kernel(kind, false));
+        v.push(bulk_kernel(kind, true));
+    }
+    v.push(integers_kernel());
+    for kind in [Rejection::Gamma, Rejection::Beta, Rejection::Poisson, Rejection::Binomial] {
+        v.push(rejection_kernel(kind));
+    }
+    v.push(philox_kernel());
+    v
+}
