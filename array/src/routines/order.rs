@@ -274,48 +274,30 @@ fn quantile_impl(
     }
 }
 
-/// NumPy's `quantile(a, q, axis, method, keepdims)`.
-pub fn quantile(
-    a: &Array,
-    q: impl Into<Quantiles>,
-    axis: Option<isize>,
-    method: QuantileMethod,
-    keepdims: bool,
-) -> Result<Array> {
-    quantile_impl("quantile", a, &q.into(), axis, method, keepdims, false)
+macro_rules! quantile_fns {
+    ($($(#[$doc:meta])* $name:ident, $scale:expr, $skip_nan:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(
+            a: &Array,
+            q: impl Into<Quantiles>,
+            axis: Option<isize>,
+            method: QuantileMethod,
+            keepdims: bool,
+        ) -> Result<Array> {
+            quantile_impl(stringify!($name), a, &q.into().scaled($scale), axis, method, keepdims, $skip_nan)
+        }
+    )*};
 }
 
-/// NumPy's `percentile(a, q, axis, method, keepdims)` (`q` in percent).
-pub fn percentile(
-    a: &Array,
-    q: impl Into<Quantiles>,
-    axis: Option<isize>,
-    method: QuantileMethod,
-    keepdims: bool,
-) -> Result<Array> {
-    quantile_impl("percentile", a, &q.into().scaled(0.01), axis, method, keepdims, false)
-}
-
-/// NumPy's `nanquantile`: `quantile` of the elements that are not NaN (NaN for a row of NaNs).
-pub fn nanquantile(
-    a: &Array,
-    q: impl Into<Quantiles>,
-    axis: Option<isize>,
-    method: QuantileMethod,
-    keepdims: bool,
-) -> Result<Array> {
-    quantile_impl("nanquantile", a, &q.into(), axis, method, keepdims, true)
-}
-
-/// NumPy's `nanpercentile`.
-pub fn nanpercentile(
-    a: &Array,
-    q: impl Into<Quantiles>,
-    axis: Option<isize>,
-    method: QuantileMethod,
-    keepdims: bool,
-) -> Result<Array> {
-    quantile_impl("nanpercentile", a, &q.into().scaled(0.01), axis, method, keepdims, true)
+quantile_fns! {
+    /// NumPy's `quantile(a, q, axis, method, keepdims)`.
+    quantile, 1.0, false;
+    /// NumPy's `percentile(a, q, axis, method, keepdims)` (`q` in percent).
+    percentile, 0.01, false;
+    /// NumPy's `nanquantile`: `quantile` of the elements that are not NaN (NaN for a row of NaNs).
+    nanquantile, 1.0, true;
+    /// NumPy's `nanpercentile`.
+    nanpercentile, 0.01, true;
 }
 
 /// NumPy's `median(a, axis, keepdims)`: the middle element, or the mean of the two middle
