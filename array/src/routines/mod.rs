@@ -11,6 +11,7 @@ mod indexing;
 mod logic;
 mod manip;
 pub(crate) mod math;
+mod more;
 mod order;
 mod stats;
 
@@ -26,6 +27,12 @@ pub use manip::{
 pub use math::{
     angle, around, count_nonzero, cross, deg2rad, fix, float_power, fmod, gcd, heaviside, lcm, logaddexp, logaddexp2,
     nan_to_num, polyval, ptp, rad2deg, sinc, trapezoid, Spacing,
+};
+pub use more::{
+    argwhere, array_equiv, array_split, block, broadcast_arrays, diag_indices, diagflat, divmod, dsplit, ediff1d,
+    extract, fill_diagonal, flatnonzero, frexp, hsplit, iscomplex, isneginf, isposinf, isreal, ix_, loadtxt, modf,
+    place, polyfit, ravel_multi_index, roots, savetxt, split, tril_indices, trim_zeros, triu_indices, unravel_index,
+    unstack, vsplit, Sections,
 };
 pub use order::{
     intersect1d, isin, median, nanmedian, nanpercentile, nanquantile, percentile, quantile, setdiff1d, setxor1d,
