@@ -2,19 +2,25 @@
 //! whole-array comparisons, spaced sequences and window functions; and NumPy's indexing and
 //! assignment with every kind of index (`Array::getitem`, `Array::setitem`).
 //!
-//! Every routine is a composition of the array layer's views, ufuncs, reductions and joins, so
-//! it runs on every device without a kernel of its own. Names, argument order, result dtypes
+//! Most routines are compositions of the array layer's views, ufuncs, reductions and joins, so
+//! they run on every device without a kernel of their own; binning (`bincount`, `histogram`,
+//! `digitize`, `interp`) and the bit-level float functions (`nextafter`, `spacing`, `i0`) have
+//! built-in kernels (`xp_kernels::binning`, `xp_kernels::special`). Names, argument order, result dtypes
 //! and shapes follow NumPy; bad arguments are errors naming the routine (never panics).
 
+mod binning;
 mod gather;
 mod indexing;
 mod logic;
 mod manip;
 pub(crate) mod math;
+mod special;
 mod stats;
 
+pub use binning::{bincount, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd, interp, Bins};
 pub use gather::{
-    choose, compress, copyto, delete, insert, pad, putmask, resize, select, take_along_axis, vander, PadMode,
+    choose, compress, copyto, delete, insert, pad, put_along_axis, putmask, resize, select, take_along_axis, vander,
+    PadMode,
 };
 pub use indexing::IndexItem;
 pub use logic::{allclose, array_equal, bartlett, blackman, geomspace, hamming, hanning, indices, isclose, logspace};
@@ -26,6 +32,7 @@ pub use math::{
     angle, around, count_nonzero, cross, deg2rad, fix, float_power, fmod, gcd, heaviside, lcm, logaddexp, logaddexp2,
     nan_to_num, polyval, ptp, rad2deg, sinc, trapezoid, Spacing,
 };
+pub use special::{i0, kaiser, nextafter, spacing};
 pub use stats::{
     average, corrcoef, cov, gradient, ldexp, nanargmax, nanargmin, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd,
     nansum, nanvar, unwrap,
