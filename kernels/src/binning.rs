@@ -184,8 +184,8 @@ pub fn plan_histogram(
 
 /// NumPy's `digitize` over double `x` and `nb` double bins, monotonic: `out[i]` is the
 /// number of bins `b` with `b < x` (`right`) or `b <= x` (not `right`) for increasing bins;
-/// for decreasing bins (`rev`) the count from the end, as NumPy's
-/// `len(bins) - searchsorted(bins[::-1], x, side)`. NaN sorts last, as NumPy's.
+/// for decreasing bins (`rev`) `len(bins) - searchsorted(bins[::-1], x, side)` as NumPy's,
+/// `side` being `'left'` when `right`. NaN sorts last, as NumPy's.
 ///
 /// Parameters: `const double* x, const double* bins, xp::i64* out, xp::i64 nb, xp::i64 n,
 /// int right, int rev`.
@@ -195,8 +195,9 @@ pub fn digitize() -> Rendered {
         "extern \"C\" __global__ void {name}(const double* __restrict__ x, const double* __restrict__ bins, xp::i64* __restrict__ out, xp::i64 nb, xp::i64 n, int right, int rev) {{
   XP_FOR_EACH(xp::i64, i, n) {{
     const double v = x[i];
-    // searchsorted(b, v, side) over b = bins, or bins reversed; side 'left' counts b < v.
-    const bool left = rev ? !right : right;
+    // searchsorted(b, v, side) over b = bins, or bins reversed (NumPy's side is 'left'
+    // exactly when `right`, either way); side 'left' counts b < v, 'right' b <= v.
+    const bool left = right != 0;
     xp::i64 lo = 0, hi = nb;
     while (lo < hi) {{
       const xp::i64 mid = lo + (hi - lo) / 2;

@@ -72,12 +72,20 @@ pub fn nextafter(f: FloatFormat) -> Rendered {
 
 /// NumPy's `spacing(x)` elementwise over a contiguous array of one format: the distance from
 /// `x` to the next representable value away from zero (negative for negative `x`; NaN for
-/// NaN and infinities; infinity at the largest finite value).
+/// NaN and infinities; infinity at the largest finite value). For float16, as NumPy's
+/// `npy_half_spacing`, the distance to the next value towards +inf (never negative).
 ///
 /// Parameters: `const U* a, S* out, xp::i64 n` (`U` the bits type, `S` the float type).
 pub fn spacing(f: FloatFormat) -> Rendered {
     let (u, c, s, val, _) = f.types();
     let name = format!("xp_spacing_{}", f.tag());
+    // NumPy's float16 spacing (`npy_half_spacing`) steps towards +inf and is never negative;
+    // float32 and float64 step away from zero.
+    let step = match f {
+        FloatFormat::F16 => "(xp::u16)(bx == 0x8000u ? 1u : ((bx & 0x8000u) ? bx - 1u : bx + 1u))",
+        _ => "bx + 1",
+    };
+    let step = format!("({u})({step})");
     let code = format!(
         "extern \"C\" __global__ void {name}(const {u}* __restrict__ a, {s}* __restrict__ out, xp::i64 n) {{
   XP_FOR_EACH(xp::i64, i, n) {{
@@ -85,7 +93,7 @@ pub fn spacing(f: FloatFormat) -> Rendered {
     {u} b = bx;
     const {c} x = {val};
     if (x != x || x - x != x - x) {{ out[i] = ({s})(x - x); continue; }}
-    b = ({u})(bx + 1);
+    b = {step};
     const {c} next = {val};
     out[i] = ({s})(next - x);
   }}

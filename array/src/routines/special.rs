@@ -59,7 +59,8 @@ pub fn nextafter(x1: &Array, x2: &Array) -> Result<Array> {
 }
 
 /// NumPy's `spacing(x)`: the distance from `x` to the next float away from zero (negative
-/// for negative `x`, NaN for NaN and infinities), elementwise, in `x`'s float type.
+/// for negative `x`, NaN for NaN and infinities), elementwise, in `x`'s float type. For
+/// float16 it is, as NumPy's, the distance to the next float towards +inf (never negative).
 pub fn spacing(x: &Array) -> Result<Array> {
     let op = "spacing";
     let t = loop_dtype(op, &[x])?;
