@@ -14,6 +14,7 @@ mod indexing;
 mod logic;
 mod manip;
 pub(crate) mod math;
+pub mod slicing;
 mod special;
 mod stats;
 
@@ -32,6 +33,7 @@ pub use math::{
     angle, around, count_nonzero, cross, deg2rad, fix, float_power, fmod, gcd, heaviside, lcm, logaddexp, logaddexp2,
     nan_to_num, polyval, ptp, rad2deg, sinc, trapezoid, Spacing,
 };
+pub use slicing::{Ellipsis, IndexInt, IntoIndexItem, NewAxis, SteppedRange};
 pub use special::{i0, kaiser, nextafter, spacing};
 pub use stats::{
     average, corrcoef, cov, gradient, ldexp, nanargmax, nanargmin, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd,
