@@ -22,7 +22,8 @@ fn main() {
         let names: Vec<String> = chunk.iter().map(|k| k.name.clone()).collect();
         for k in chunk {
             tu.push('\n');
-            tu.push_str(&k.code);
+            // Dynamic shared memory becomes the launch's per-block scratch, as at run time.
+            tu.push_str(&xp_kernels::cpu::cpu_dynamic_shared(&k.code));
         }
         tu.push_str(&xp_kernels::cpu::cpu_entry_points(&names));
         let path = out.join(format!("builtins_{i}.cpp"));

@@ -43,6 +43,9 @@ pub use xp_array::linalg::{diag, dot, einsum, inner, kron, matmul, outer, tensor
 /// functions, the same bits on every device.
 pub use xp_array::random;
 pub use xp_array::routines::*;
+/// NumPy's `a[...]` as a Rust index expression: `a.at(s![.., 1..;2, -1])`,
+/// `a.set(s![&mask], 0.0)` (see `xp::routines::slicing`).
+pub use xp_array::s;
 pub use xp_array::{
     arange, concatenate, empty, empty_like, eye, full, full_like, get_array_module, identity, linspace, load_npy,
     load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,
@@ -138,7 +141,7 @@ pub fn device(label: &str) -> Result<Arc<dyn DynDevice>> {
 /// The usual imports.
 pub mod prelude {
     pub use crate::{
-        default_device, device, devices, get_array_module, Array, DType, DynDevice, Error, KernelArg, KernelSource,
-        LaunchConfig, Scalar, SliceArg,
+        default_device, device, devices, get_array_module, s, Array, DType, DynDevice, Ellipsis, Error, IndexItem,
+        KernelArg, KernelSource, LaunchConfig, NewAxis, Scalar, SliceArg,
     };
 }

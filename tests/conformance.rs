@@ -1018,6 +1018,40 @@ fn run_routine(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
         "gcd" => r::gcd(&x()?, y()?)?,
         "lcm" => r::lcm(&x()?, y()?)?,
         "diag" => xp::diag(&x()?, int_kwarg(case, "k")?.unwrap_or(0) as isize)?,
+        "put_along_axis" => {
+            // The answer is the whole array afterwards.
+            let out = x()?.copy()?;
+            r::put_along_axis(&out, y()?, nth(case, arrays, 2)?, axis)?;
+            out
+        }
+        "nextafter" => r::nextafter(&x()?, y()?)?,
+        "spacing" => r::spacing(&x()?)?,
+        "i0" => r::i0(&x()?)?,
+        "kaiser" => r::kaiser(window_m()?, f64_kwarg(case, "beta")?)?,
+        "interp" => {
+            let opt = |key: &str| case.kwarg(key).map(|_| f64_kwarg(case, key)).transpose();
+            r::interp(&x()?, y()?, nth(case, arrays, 2)?, opt("left")?, opt("right")?)?
+        }
+        "histogram" | "histogram_bin_edges" => {
+            let bins = match arrays.get(1) {
+                Some(edges) => r::Bins::Edges(edges),
+                None => r::Bins::Count(count_kwarg(case, "bins")?.unwrap_or(10)),
+            };
+            let range = match case.kwarg("range").and_then(Value::as_array) {
+                Some(v) => match v.iter().map(Value::as_f64).collect::<Option<Vec<_>>>().as_deref() {
+                    Some(&[lo, hi]) => Some((lo, hi)),
+                    _ => return Err(Failure::Case(format!("{op}: range {v:?}"))),
+                },
+                None => None,
+            };
+            if op == "histogram" {
+                r::histogram(&x()?, bins, range, bool_kwarg(case, "density", false)?, None)?.0
+            } else {
+                r::histogram_bin_edges(&x()?, bins, range, None)?
+            }
+        }
+        "digitize" => r::digitize(&x()?, y()?, bool_kwarg(case, "right", false)?)?,
+        "bincount" => r::bincount(&x()?, arrays.get(1), count_kwarg(case, "minlength")?.unwrap_or(0))?,
         _ => return Err(unsupported(op)),
     }
     .ascontiguous()?)

@@ -16,6 +16,8 @@
 //! - Casting float → integer truncates; NaN gives 0 and values beyond the integer range
 //!   saturate — NumPy leaves these undefined, xp gives the same answer on every backend.
 //! - Ops are queued on the current stream and return at once; reading to the host waits.
+//! - `a[.., 1::2, -1]` is `a.at(s![.., 1..;2, -1])`, `a[mask] = 0` is `a.set(s![&mask], 0.0)`
+//!   ([`s!`], [`routines::slicing`]).
 #![warn(missing_docs)]
 
 mod array;

@@ -122,6 +122,8 @@ fn builtins_cover_every_op_loop_and_cast() {
     let n = xp_kernels::ops::ALL.iter().map(|op| op.loops.len()).sum::<usize>()
         + 15 * 14
         + xp_kernels::index::builtin_kernels().len()
+        + xp_kernels::binning::builtin_kernels().len()
+        + xp_kernels::special::builtin_kernels().len()
         + xp_kernels::reduce::builtin_reduce_kernels(xp_kernels::reduce::TargetKind::Cpu).len()
         + xp_kernels::scan::builtin_scan_kernels(xp_kernels::reduce::TargetKind::Cpu).len();
     assert_eq!(xp_backend_cpu::builtin_count(), n);

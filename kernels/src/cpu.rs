@@ -9,6 +9,8 @@ use crate::render::Rendered;
 pub fn cpu_builtin_kernels() -> Vec<Rendered> {
     let mut v = crate::elementwise::builtin_kernels();
     v.extend(crate::index::builtin_kernels());
+    v.extend(crate::binning::builtin_kernels());
+    v.extend(crate::special::builtin_kernels());
     v.extend(crate::reduce::builtin_reduce_kernels(TargetKind::Cpu));
     v.extend(crate::scan::builtin_scan_kernels(TargetKind::Cpu));
     v.extend(crate::sort::builtin_kernels());

@@ -16,6 +16,7 @@
 //! properties; it only writes text and plans. What only the CPU backend needs is in [`cpu`].
 #![warn(missing_docs)]
 
+pub mod binning;
 pub mod cpu;
 pub mod elementwise;
 pub mod index;
@@ -27,6 +28,7 @@ pub mod render;
 pub mod scan;
 pub mod seeds;
 pub mod sort;
+pub mod special;
 
 /// The prelude every kernel is compiled with (`include/xp_prelude.h`).
 pub const PRELUDE: &str = include_str!("../include/xp_prelude.h");

@@ -64,6 +64,62 @@ pub fn take_along_axis(arr: &Array, indices: &Array, axis: isize) -> Result<Arra
     src.take(&flat.reshape(&[-1])?, Some(0))?.reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
 }
 
+/// NumPy's `put_along_axis(arr, indices, values, axis)`, in place: `arr[.., indices[i], ..] =
+/// values[i]` along `axis`, the other axes matched by broadcasting (`values` broadcast to the
+/// indices' shape, cast to `arr`'s dtype; negative indices count from the end; where an
+/// index repeats, the last value wins). With `axis` `None`, `arr` is seen flattened and
+/// `indices` must be 1-d. `arr` must be C-contiguous (it is written through its flat
+/// elements); a bad index is an `Index` error and writes nothing.
+pub fn put_along_axis(arr: &Array, indices: &Array, values: &Array, axis: Option<isize>) -> Result<()> {
+    let op = "put_along_axis";
+    if !indices.dtype().is_integer() {
+        return Err(Error::DType {
+            op: op.into(),
+            reason: format!("`indices` must be an integer array, got {}", indices.dtype().name()),
+        });
+    }
+    let Some(axis) = axis else {
+        if indices.ndim() != 1 {
+            return Err(Error::value(op, "when axis=None, `indices` must have a single dimension."));
+        }
+        if !arr.is_contiguous() {
+            return Err(Error::value(op, "the target must be C-contiguous"));
+        }
+        return put_along_axis(&arr.reshape(&[-1])?, indices, values, Some(0));
+    };
+    if indices.ndim() != arr.ndim() {
+        return Err(Error::ShapeMismatch {
+            op: op.into(),
+            lhs: arr.shape().to_vec(),
+            rhs: indices.shape().to_vec(),
+            reason: "`indices` and `arr` must have the same number of dimensions".into(),
+        });
+    }
+    let ax = normalize_axis(op, axis, arr.ndim())?;
+    let nd = arr.ndim();
+    let dev = arr.device_arc();
+    // NumPy's fancy index: `indices` along `axis`, `arange` along every other axis.
+    let mut ranges = Vec::with_capacity(nd);
+    for d in 0..nd {
+        if d != ax {
+            let mut s = vec![1isize; nd];
+            s[d] = arr.shape()[d] as isize;
+            ranges.push(crate::with_device(&dev, || crate::arange(0, s[d] as i64, 1, Some(DType::I64)))?.reshape(&s)?);
+        }
+    }
+    let mut rest = ranges.iter();
+    let items: Vec<crate::IndexItem<'_>> = (0..nd)
+        .map(|d| {
+            crate::IndexItem::Array(if d == ax { indices } else { rest.next().expect("one range per other axis") })
+        })
+        .collect();
+    arr.setitem(&items, values).map_err(|e| match e {
+        Error::Index { reason, .. } => Error::Index { op: op.into(), reason },
+        Error::Value { reason, .. } => Error::Value { op: op.into(), reason },
+        e => e,
+    })
+}
+
 /// NumPy's `choose(a, choices)`: element `i` from `choices[a[i]]` (all broadcast together);
 /// an index outside `0..len(choices)` is an `Index` error.
 pub fn choose(a: &Array, choices: &[&Array]) -> Result<Array> {

@@ -2,10 +2,14 @@
 //! whole-array comparisons, spaced sequences and window functions; and NumPy's indexing and
 //! assignment with every kind of index (`Array::getitem`, `Array::setitem`).
 //!
-//! Every routine is a composition of the array layer's views, ufuncs, reductions and joins, so
-//! it runs on every device without a kernel of its own. Names, argument order, result dtypes
+//! Most routines are compositions of the array layer's views, ufuncs, reductions and joins, so
+//! they run on every device without a kernel of their own; binning (`bincount`, `histogram`,
+//! `digitize`, `interp`) and the bit-level float functions (`nextafter`, `spacing`, `i0`) have
+//! built-in kernels (`xp_kernels::binning`, `xp_kernels::special`); order statistics and sets
+//! (`median`, `quantile`, `isin`, …) sort with `crate::sort`. Names, argument order, result dtypes
 //! and shapes follow NumPy; bad arguments are errors naming the routine (never panics).
 
+mod binning;
 mod gather;
 mod indexing;
 mod logic;
@@ -13,10 +17,14 @@ mod manip;
 pub(crate) mod math;
 mod more;
 mod order;
+pub mod slicing;
+mod special;
 mod stats;
 
+pub use binning::{bincount, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd, interp, Bins};
 pub use gather::{
-    choose, compress, copyto, delete, insert, pad, putmask, resize, select, take_along_axis, vander, PadMode,
+    choose, compress, copyto, delete, insert, pad, put_along_axis, putmask, resize, select, take_along_axis, vander,
+    PadMode,
 };
 pub use indexing::IndexItem;
 pub use logic::{allclose, array_equal, bartlett, blackman, geomspace, hamming, hanning, indices, isclose, logspace};
@@ -38,6 +46,8 @@ pub use order::{
     intersect1d, isin, median, nanmedian, nanpercentile, nanquantile, percentile, quantile, setdiff1d, setxor1d,
     union1d, QuantileMethod, Quantiles,
 };
+pub use slicing::{Ellipsis, IndexInt, IntoIndexItem, NewAxis, SteppedRange};
+pub use special::{i0, kaiser, nextafter, spacing};
 pub use stats::{
     average, corrcoef, cov, gradient, ldexp, nanargmax, nanargmin, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd,
     nansum, nanvar, unwrap,
