@@ -81,6 +81,13 @@ fn sort_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Resu
         let rows = s.slice(&[SliceArg::range(0, 1 << 24, 1)])?.reshape(&[1 << 14, 1024])?;
         let ms = bench(d, warm, iters, || rows.sort(Some(-1)).map(|_| ()))?;
         r.rep("sort f32 axis -1 of 2^14 x 1024", ms, String::new());
+        let bi = s.slice(&[SliceArg::range(0, 1 << 24, 1)])?.mul_scalar(1024.0)?.astype(DType::I32)?;
+        let ms = bench(d, warm, iters, || xp::array::bincount(&bi, None, 1024).map(|_| ()))?;
+        r.rep("bincount int32 2^24 into 1024 bins", ms, gb(4 << 24, ms));
+        let ms = bench(d, warm, iters, || {
+            xp::array::histogram(&s, xp::array::Bins::Count(256), Some((0.0, 1.0)), false, None).map(|_| ())
+        })?;
+        r.rep("histogram f32 2^26, 256 bins", ms, gb(4 << 26, ms));
         let mut g = xp::random::default_rng(0u64);
         let ms = bench(d, warm, iters, || g.uniform(0.0, 1.0, &[1 << 26], DType::F32).map(|_| ()))?;
         r.rep("rng uniform f32 2^26", ms, gb(4 << 26, ms));

@@ -934,6 +934,7 @@ fn run_routine(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
             f(&x()?, axes_kwarg(case)?.as_deref(), ddof, bool_kwarg(case, "keepdims", false)?)?
         }
         "nancumsum" => r::nancumsum(&x()?, axis)?,
+        "nancumprod" => r::nancumprod(&x()?, axis)?,
         "nanargmax" => r::nanargmax(&x()?, axis)?,
         "nanargmin" => r::nanargmin(&x()?, axis)?,
         "median" => r::median(&x()?, axis, false)?,

@@ -1,4 +1,4 @@
-"""CuPy anchor for xp's sorting, searching and random workloads that cupy_side_by_side.py lacks (the
+"""CuPy anchor for xp's sorting, searching and binning workloads that cupy_side_by_side.py lacks (the
 names the bench binary prints)."""
 import sys
 import cupy as cp
@@ -13,7 +13,7 @@ needles = s[: 1 << 24]
 R.rep("searchsorted 2^24 into 2^20", bench(lambda: cp.searchsorted(hay, needles), reps=10))
 rows = s[: 1 << 24].reshape(1 << 14, 1024)
 R.rep("sort f32 axis -1 of 2^14 x 1024", bench(lambda: cp.sort(rows, axis=-1), reps=10))
-g = cp.random.default_rng(0)
-R.rep("rng uniform f32 2^26", bench(lambda: g.uniform(0.0, 1.0, 1 << 26, dtype=cp.float32)))
-R.rep("rng normal f32 2^26", bench(lambda: g.normal(0.0, 1.0, 1 << 26, dtype=cp.float32)))
+bi = (s[: 1 << 24] * 1024).astype(cp.int32)
+R.rep("bincount int32 2^24 into 1024 bins", bench(lambda: cp.bincount(bi, minlength=1024)))
+R.rep("histogram f32 2^26, 256 bins", bench(lambda: cp.histogram(s, bins=256, range=(0.0, 1.0))))
 R.dump(sys.argv[1] if len(sys.argv) > 1 else "/tmp/cupy_sort.json")

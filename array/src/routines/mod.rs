@@ -49,6 +49,6 @@ pub use order::{
 pub use slicing::{Ellipsis, IndexInt, IntoIndexItem, NewAxis, SteppedRange};
 pub use special::{i0, kaiser, nextafter, spacing};
 pub use stats::{
-    average, corrcoef, cov, gradient, ldexp, nanargmax, nanargmin, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd,
-    nansum, nanvar, unwrap,
+    average, corrcoef, cov, gradient, ldexp, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin,
+    nanprod, nanstd, nansum, nanvar, unwrap,
 };

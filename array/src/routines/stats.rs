@@ -33,6 +33,11 @@ pub fn nancumsum(a: &Array, axis: Option<isize>) -> Result<Array> {
     nan_filled(a, 0.0)?.cumsum(axis)
 }
 
+/// NumPy's `nancumprod(a, axis)`: the running product with NaNs counted as one.
+pub fn nancumprod(a: &Array, axis: Option<isize>) -> Result<Array> {
+    nan_filled(a, 1.0)?.cumprod(axis)
+}
+
 /// How many elements are not NaN, in `dtype`.
 fn not_nan_count(a: &Array, axis: Option<&[isize]>, keepdims: bool, dtype: DType) -> Result<Array> {
     a.isnan()?.logical_not()?.sum(axis, keepdims)?.astype(dtype)
