@@ -10,7 +10,7 @@ use xp_backend_api::{DType, DTypeKind, Error, Result};
 use crate::exec::{run_launches, target_of, Bindings};
 use crate::layout::{normalize_axis, SliceArg};
 use crate::Array;
-use xp_kernels::index::{plan_compact, plan_nonzero, plan_put, plan_take};
+use xp_kernels::index::{plan_compact, plan_expand, plan_nonzero, plan_put, plan_take};
 
 fn check_index_dtype(op: &str, idx: &Array) -> Result<()> {
     match idx.dtype().kind() {
@@ -149,6 +149,29 @@ impl Array {
         let plan = plan_compact(self.itemsize(), n, target_of(&dev));
         run_launches(&dev, &[plan], Bindings { output: Some(&out), operands: &[&x, &m, &pos], ..Default::default() })?;
         Ok(out)
+    }
+
+    /// `x[mask] = values` in place for a C-contiguous `x` and a bool `mask` of its shape:
+    /// `values` holds one value or one per set element (C order), already of `x`'s dtype.
+    pub(crate) fn expand_mask(&self, mask: &Array, values: &Array) -> Result<()> {
+        let dev = crate::ufunc::common_device("setitem", &[self, mask, values])?;
+        let n = self.size();
+        let m = mask.ravel()?.ascontiguous()?;
+        let pos = m.cumsum(None)?;
+        let count = if n == 0 { 0 } else { pos.slice(&[SliceArg::Index(-1)])?.item::<i64>()? as usize };
+        let nv = values.size();
+        if nv != 1 && nv != count {
+            return Err(Error::value(
+                "setitem",
+                format!("NumPy boolean array indexing assignment cannot assign {nv} input values to the {count} output values where the mask is true"),
+            ));
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        let v = values.ravel()?.ascontiguous()?;
+        let plan = plan_expand(self.itemsize(), n, nv, target_of(&dev));
+        run_launches(&dev, &[plan], Bindings { operands: &[self, &m, &pos, &v], ..Default::default() })
     }
 
     /// Indices of the non-zero elements: one int64 array per dimension (C order).

@@ -160,3 +160,8 @@ fn lexsort_sorts_by_the_last_key_first() {
 fn random_draws_have_the_same_bits_as_on_the_cpu() {
     checks::random::random_draws_have_the_same_bits_as_on_the_cpu(&cpu());
 }
+
+#[test]
+fn masked_assignment_reads_values_in_order() {
+    checks::put_last_write::masked_assignment_reads_values_in_order(&cpu());
+}

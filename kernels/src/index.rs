@@ -138,6 +138,28 @@ pub fn compact(bytes: usize) -> Rendered {
     Rendered { name, code: c }
 }
 
+/// `a[i] = v[nv == 1 ? 0 : pos[i] - 1]` where `mask[i]`: the inverse of [`compact`], NumPy's
+/// `a[mask] = v` with `v` of the selection's length (or one value).
+///
+/// Parameters: `T* a, const bool* mask, const xp::i64* pos, const T* v, xp::i64 nv, xp::i64 n`.
+pub fn expand(bytes: usize) -> Rendered {
+    let t = word(bytes);
+    let name = format!("xp_expand_{bytes}");
+    let mut c = String::new();
+    let _ = writeln!(
+        c,
+        "extern \"C\" __global__ void {name}({t}* __restrict__ a, const bool* __restrict__ mask, const xp::i64* __restrict__ pos, const {t}* __restrict__ v, xp::i64 nv, xp::i64 n) {{"
+    );
+    c.push_str(
+        "  XP_FOR_EACH(xp::i64, i, n) {
+    if (mask[i]) a[i] = v[nv == 1 ? 0 : pos[i] - 1];
+  }
+}
+",
+    );
+    Rendered { name, code: c }
+}
+
 /// The coordinates of the set elements of a C-contiguous bool array of `shape`: dimension
 /// `d` of the `p`-th set element goes to `out[d * count + p]`.
 ///
@@ -234,6 +256,20 @@ pub fn plan_compact(bytes: usize, n: usize, target: Target) -> PlannedLaunch {
     PlannedLaunch { kernel: compact(bytes), config: plan_flat(n, target), args }
 }
 
+/// The launch of [`expand`] over `n` elements with `nv` values. Operands: 0 the contiguous
+/// target, 1 the contiguous bool mask, 2 the mask's inclusive running count, 3 the values.
+pub fn plan_expand(bytes: usize, n: usize, nv: usize, target: Target) -> PlannedLaunch {
+    let args = vec![
+        PlanArg::Operand(0),
+        PlanArg::Operand(1),
+        PlanArg::Operand(2),
+        PlanArg::Operand(3),
+        PlanArg::I64(nv as i64),
+        PlanArg::I64(n as i64),
+    ];
+    PlannedLaunch { kernel: expand(bytes), config: plan_flat(n, target), args }
+}
+
 /// The launch of [`nonzero`] over a C-contiguous bool array of `shape` (a 0-d array as shape
 /// `[1]`) with `count` set elements. Operands: 0 the mask, 1 its inclusive running count; the
 /// `(ndim, count)` int64 output is bound as the plan's output.
@@ -309,6 +345,7 @@ pub fn builtin_kernels() -> Vec<Rendered> {
         out.push(gather(b));
         out.push(scatter(b));
         out.push(compact(b));
+        out.push(expand(b));
         out.push(transpose_copy(b, false));
     }
     out.push(scatter_claim());

@@ -50,6 +50,12 @@ impl Array {
             let args: Vec<SliceArg> = index.iter().filter_map(basic_arg).collect();
             return self.slice(&args);
         }
+        // A mask of the whole array: one compaction.
+        if let [IndexItem::Mask(m)] = index {
+            if m.dtype() == DType::Bool && m.shape() == self.shape() && self.ndim() > 0 {
+                return self.compress_mask(m);
+            }
+        }
         // Masks become one integer array per axis they cover; integers become 0-d arrays.
         let dev = self.device_arc();
         let mut items = Vec::new();
@@ -195,6 +201,13 @@ impl Array {
         let op = "setitem";
         if !self.is_contiguous() {
             return Err(Error::value(op, "the target must be C-contiguous"));
+        }
+        // A mask of the whole array: one pass that reads each value where the mask is set.
+        if let [IndexItem::Mask(m)] = index {
+            if m.dtype() == DType::Bool && m.shape() == self.shape() && self.ndim() > 0 && value.ndim() <= 1 {
+                let v = if value.dtype() == self.dtype() { value.clone() } else { value.astype(self.dtype())? };
+                return self.expand_mask(m, &v);
+            }
         }
         let dev = self.device_arc();
         let n = self.size();

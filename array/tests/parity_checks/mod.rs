@@ -26,6 +26,7 @@ pub fn all(d: &Arc<dyn DynDevice>) {
     put_last_write::put_with_repeated_indices_keeps_the_last_value(d);
     put_last_write::put_keeps_the_last_value_when_an_earlier_write_runs_later(d);
     put_last_write::put_with_unique_negative_and_short_value_lists(d);
+    put_last_write::masked_assignment_reads_values_in_order(d);
     fill::fill_sets_every_element_in_place(d);
     fill::fill_on_a_strided_view_writes_only_its_elements(d);
     fill::fill_converts_as_numpy_stores_a_python_scalar(d);

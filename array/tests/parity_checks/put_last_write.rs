@@ -53,3 +53,30 @@ pub fn put_with_unique_negative_and_short_value_lists(d: &Arc<dyn DynDevice>) {
         assert_eq!(a.put(&Array::from_vec(vec![5i64]).unwrap(), &a).unwrap_err().kind(), "Index");
     });
 }
+
+pub fn masked_assignment_reads_values_in_order(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        // NumPy: a = arange(12.).reshape(3, 4); m = a % 3 == 1; a[m] = -arange(m.sum()); a[a > 8] = 0.
+        let a = arange(0, 12, 1, Some(DType::F64)).unwrap().reshape(&[3, 4]).unwrap();
+        let m = a.rem(3.0).unwrap().eq(1.0).unwrap();
+        let v = arange(0, 4, 1, Some(DType::F64)).unwrap().negative().unwrap();
+        a.setitem(&[IndexItem::Mask(&m)], &v).unwrap();
+        a.setitem(&[IndexItem::Mask(&a.gt(8.0).unwrap())], &Array::from_vec(vec![0i32]).unwrap()).unwrap();
+        let want = vec![0.0, -0.0, 2.0, 3.0, -1.0, 5.0, 6.0, -2.0, 8.0, 0.0, -3.0, 0.0];
+        assert_eq!(a.to_vec::<f64>().unwrap(), want);
+        assert_eq!(a.getitem(&[IndexItem::Mask(&m)]).unwrap().to_vec::<f64>().unwrap(), vec![-0.0, -1.0, -2.0, -3.0]);
+        let e = a.setitem(&[IndexItem::Mask(&m)], &arange(0, 3, 1, Some(DType::F64)).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("cannot assign 3 input values to the 4 output values"), "{e}");
+        // Many elements, so that the mask's running count spans blocks.
+        let n = 1 << 20;
+        let big = arange(0, n as i64, 1, Some(DType::I32)).unwrap();
+        let odd = big.rem(2).unwrap().eq(1).unwrap();
+        big.setitem(
+            &[IndexItem::Mask(&odd)],
+            &arange(0, (n / 2) as i64, 1, Some(DType::I32)).unwrap().negative().unwrap(),
+        )
+        .unwrap();
+        let got = big.to_vec::<i32>().unwrap();
+        assert!(got.iter().enumerate().all(|(i, &x)| x == if i % 2 == 1 { -((i / 2) as i32) } else { i as i32 }));
+    });
+}
