@@ -4,6 +4,7 @@
 //! `XP_REQUIRE_GPU=cuda` (or `hip`) asks for one; the seeds' kernels are then still compiled
 //! with NVRTC and hiprtc, which need no GPU, to prove they build for both vendors.
 
+#[cfg(any(feature = "cuda", feature = "hip"))]
 use std::io::Write;
 
 #[path = "../array/tests/user_kernel_checks/mod.rs"]
