@@ -102,16 +102,19 @@ pub fn bincount(x: &Array, weights: Option<&Array>, minlength: usize) -> Result<
             Some(contiguous_as(w, DType::F64)?)
         }
     };
-    let idx = contiguous_as(x, DType::I64)?;
     let mut nb = minlength;
-    if idx.size() > 0 {
-        let lo = idx.min(None, false)?.item::<i64>()?;
-        if lo < 0 || (x.dtype() == DType::U64 && x.max(None, false)?.item::<u64>()? > i64::MAX as u64) {
+    if x.size() > 0 {
+        // The range from the input as it is: reading it in its own (often narrower) dtype
+        // costs less than reading the int64 copy the kernel takes.
+        let bad = x.dtype() == DType::U64 && x.max(None, false)?.item::<u64>()? > i64::MAX as u64;
+        let lo = x.min(None, false)?.astype(DType::I64)?.item::<i64>()?;
+        if bad || lo < 0 {
             return Err(Error::value(op, "'list' argument must have no negative elements"));
         }
-        let hi = idx.max(None, false)?.item::<i64>()?;
+        let hi = x.max(None, false)?.astype(DType::I64)?.item::<i64>()?;
         nb = nb.max(hi as usize + 1);
     }
+    let idx = contiguous_as(x, DType::I64)?;
     run_histogram(&dev, BinSource::Index, &idx, w.as_ref(), None, nb, 0.0)
 }
 
