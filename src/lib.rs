@@ -46,6 +46,9 @@ pub use xp_array::routines::*;
 /// NumPy's `a[...]` as a Rust index expression: `a.at(s![.., 1..;2, -1])`,
 /// `a.set(s![&mask], 0.0)` (see `xp::routines::slicing`).
 pub use xp_array::s;
+/// Sparse matrices (`scipy.sparse`, CuPy's `cupyx.scipy.sparse`): COO, CSR and CSC, their
+/// products with dense arrays and with each other.
+pub use xp_array::sparse;
 pub use xp_array::{
     arange, concatenate, empty, empty_like, eye, full, full_like, get_array_module, identity, linspace, load_npy,
     load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,

@@ -357,6 +357,8 @@ fn compute(case: &Case, dev: &Arc<dyn DynDevice>) -> Result<HostData, Failure> {
         run_fft(case, f, &arrays)?
     } else if let Some(f) = case.op.strip_prefix("linalg.") {
         run_linalg(case, f, &arrays)?
+    } else if let Some(f) = case.op.strip_prefix("sparse.") {
+        run_sparse(case, f, &arrays)?
     } else {
         run_op(case, &arrays)?
     };
@@ -436,6 +438,29 @@ fn bool_kwarg(case: &Case, key: &str, default: bool) -> Result<bool, Failure> {
 fn scalar_kwarg(case: &Case, key: &str) -> Result<Scalar, Failure> {
     let v = case.kwarg(key).ok_or_else(|| Failure::Case(format!("{}: no {key}", case.op)))?;
     number_scalar(v).ok_or_else(|| Failure::Case(format!("{}: {key} {v} is not a number", case.op)))
+}
+
+/// `scipy.sparse`: a COO matrix to dense (inputs rows, cols, values), or a CSR matrix (inputs
+/// data, indices, indptr) times a dense operand; `shape` is the matrix's.
+fn run_sparse(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
+    use xp::sparse;
+    let shape = case
+        .kwarg("shape")
+        .and_then(usizes)
+        .filter(|s| s.len() == 2)
+        .map(|s| (s[0], s[1]))
+        .ok_or_else(|| Failure::Case(format!("sparse.{f}: no shape")))?;
+    if f == "coo_todense" {
+        let m = sparse::coo_matrix(nth(case, arrays, 2)?, nth(case, arrays, 0)?, nth(case, arrays, 1)?, Some(shape))?;
+        return Ok(m.toarray()?);
+    }
+    let a = sparse::csr_matrix(nth(case, arrays, 0)?, nth(case, arrays, 1)?, nth(case, arrays, 2)?, Some(shape))?;
+    let x = nth(case, arrays, 3)?;
+    match f {
+        "csr_matvec" | "csr_matmat" => Ok(a.dot(x)?),
+        "csr_rmatvec" => Ok(a.T().dot(x)?),
+        _ => Err(unsupported(&case.op)),
+    }
 }
 
 /// `numpy.linalg.<f>` with NumPy's keyword arguments (the others go to [`run_op`]).

@@ -37,6 +37,7 @@ pub mod random;
 pub mod reduce;
 pub mod routines;
 pub mod sort;
+pub mod sparse;
 pub mod ufunc;
 pub mod user;
 

@@ -165,3 +165,13 @@ fn random_draws_have_the_same_bits_as_on_the_cpu() {
 fn masked_assignment_reads_values_in_order() {
     checks::put_last_write::masked_assignment_reads_values_in_order(&cpu());
 }
+
+#[test]
+fn sparse_coo_to_csr_and_products_match_dense_arithmetic() {
+    checks::sparse::coo_to_csr_and_products_match_dense_arithmetic(&cpu());
+}
+
+#[test]
+fn sparse_products_sums_and_elementwise_match_dense() {
+    checks::sparse::sparse_products_sums_and_elementwise_match_dense(&cpu());
+}

@@ -126,6 +126,7 @@ fn builtins_cover_every_op_loop_and_cast() {
         + xp_kernels::special::builtin_kernels().len()
         + xp_kernels::sort::builtin_kernels().len()
         + xp_kernels::random::builtin_kernels().len()
+        + xp_kernels::sparse::builtin_kernels().len()
         + xp_kernels::reduce::builtin_reduce_kernels(xp_kernels::reduce::TargetKind::Cpu).len()
         + xp_kernels::scan::builtin_scan_kernels(xp_kernels::reduce::TargetKind::Cpu).len();
     assert_eq!(xp_backend_cpu::builtin_count(), n);

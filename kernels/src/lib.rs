@@ -28,6 +28,7 @@ pub mod render;
 pub mod scan;
 pub mod seeds;
 pub mod sort;
+pub mod sparse;
 pub mod special;
 
 /// The prelude every kernel is compiled with (`include/xp_prelude.h`).

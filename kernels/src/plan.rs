@@ -234,7 +234,7 @@ pub(crate) fn pow2_floor(x: u32) -> u32 {
 }
 
 /// Threads per block of GPU elementwise and grid-stride launches.
-const GPU_BLOCK: u32 = 256;
+pub const GPU_BLOCK: u32 = 256;
 
 /// One planned elementwise launch over `shape`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! NumPy-parity checks of `put`, `fill`, the order of complex numbers, `numpy.linalg`'s
-//! solvers and decompositions, sorting and searching, and random bits identical across devices, written once for any device: `array/tests/parity.rs` runs them on the CPU backend, the root package's
+//! solvers and decompositions, sorting and searching, random bits identical across devices and
+//! sparse matrices, written once for any device: `array/tests/parity.rs` runs them on the CPU backend, the root package's
 //! `tests/parity_gpu.rs` on every GPU found.
 #![allow(dead_code)]
 
@@ -14,6 +15,7 @@ pub mod linalg;
 pub mod put_last_write;
 pub mod random;
 pub mod sort;
+pub mod sparse;
 
 /// Every check, in order, on `d`.
 pub fn all(d: &Arc<dyn DynDevice>) {
@@ -47,4 +49,6 @@ pub fn all(d: &Arc<dyn DynDevice>) {
     sort::searchsorted_sides_nans_and_sorter(d);
     sort::lexsort_sorts_by_the_last_key_first(d);
     random::random_draws_have_the_same_bits_as_on_the_cpu(d);
+    sparse::coo_to_csr_and_products_match_dense_arithmetic(d);
+    sparse::sparse_products_sums_and_elementwise_match_dense(d);
 }
