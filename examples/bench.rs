@@ -97,6 +97,53 @@ fn sort_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Resu
     })
 }
 
+/// Sparse matrices (`scripts/bench/cupy_sparse.py` on GPUs, `scripts/bench/numpy_sparse.py`
+/// on the CPU): COO to CSR, and products of a random and a banded matrix.
+fn sparse_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    use xp::sparse;
+    xp::with_device(d, || -> xp::Result<()> {
+        let (m, nnz) = if gpu { (1usize << 20, 1usize << 24) } else { (1 << 18, 1 << 22) };
+        let (tm, tn) = if gpu { ("2^20", "2^24") } else { ("2^18", "2^22") };
+        let mut g = xp::random::default_rng(0u64);
+        let rows = g.integers(0, m as i64, &[nnz], DType::I32, false)?;
+        let cols = g.integers(0, m as i64, &[nnz], DType::I32, false)?;
+        let vals = g.random(&[nnz], DType::F32)?;
+        let coo = sparse::coo_matrix(&vals, &rows, &cols, Some((m, m)))?;
+        let ms = bench(d, 1, if gpu { 10 } else { 5 }, || coo.tocsr().map(|_| ()))?;
+        r.rep(&format!("coo->csr {tn}"), ms, format!("{:.2} Gnnz/s", nnz as f64 / ms / 1e6));
+        let a = coo.tocsr()?;
+        let x = g.random(&[m], DType::F32)?;
+        let bytes = a.nnz() * 8 + m * 12;
+        let ms = bench(d, 2, 20, || a.dot(&x).map(|_| ()))?;
+        r.rep(&format!("spmv csr f32 random {tm} rows, {tn} nnz"), ms, format!("{:.1} GB/s", bytes as f64 / ms / 1e6));
+        if !gpu {
+            return Ok(());
+        }
+        let xm = g.random(&[m, 64], DType::F32)?;
+        let ms = bench(d, 1, 10, || a.dot(&xm).map(|_| ()))?;
+        r.rep("spmm csr f32 random 2^24 nnz, 64 columns", ms, format!("{:.0} GFLOP/s", 2.0 * 64.0 * a.nnz() as f64 / ms / 1e6));
+        let ms = bench(d, 2, 20, || a.T().dot(&x).map(|_| ()))?;
+        r.rep("spmv csr^T f32 random 2^24 nnz", ms, String::new());
+        let nb = 1usize << 22;
+        let ones = xp::ones(&[nb], DType::F32)?;
+        let band = sparse::diags(&[&ones, &ones, &ones, &ones], &[-1, 0, 1, 2], Some((nb, nb)), Some(DType::F32))?;
+        let xb = g.random(&[nb], DType::F32)?;
+        let ms = bench(d, 2, 20, || band.dot(&xb).map(|_| ()))?;
+        r.rep("spmv csr f32 banded 2^22 rows, 4 diagonals", ms, format!("{:.1} GB/s", (band.nnz() * 8 + nb * 12) as f64 / ms / 1e6));
+        let k = SliceArg::range(0, 1 << 20, 1);
+        let small = sparse::coo_matrix(
+            &vals.slice(&[k.clone()])?,
+            &rows.slice(&[k.clone()])?.right_shift(6)?,
+            &cols.slice(&[k])?.right_shift(6)?,
+            Some((m >> 6, m >> 6)),
+        )?
+        .tocsr()?;
+        let ms = bench(d, 1, 5, || small.dot_sparse(&small).map(|_| ()))?;
+        r.rep("spgemm csr f32 2^14 rows, 2^20 nnz, A @ A", ms, String::new());
+        Ok(())
+    })
+}
+
 /// The matrix products of the anchor scripts (`cupy_side_by_side.py` and
 /// `scripts/bench/cupy_linalg.py` on GPUs, `numpy_side_by_side.py` on the CPU).
 fn product_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
@@ -262,6 +309,17 @@ fn run() -> xp::Result<()> {
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
+    // `XP_BENCH_ONLY=fft|sort|sparse|products` runs that group of workloads alone.
+    if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
+        match only.as_str() {
+            "fft" => fft_workloads(&d, gpu, &mut r)?,
+            "sort" => sort_workloads(&d, gpu, &mut r)?,
+            "sparse" => sparse_workloads(&d, gpu, &mut r)?,
+            "products" => product_workloads(&d, gpu, &mut r)?,
+            other => return Err(Error::value("bench", format!("no workload group {other}"))),
+        }
+        return Ok(());
+    }
     xp::with_device(&d, || -> xp::Result<()> {
         let (n, warm, iters) = if gpu { (1usize << 28, 3, 20) } else { (1usize << 24, 1, 7) };
         let a = Array::from_slice(&random(n, 1), &[n])?;
@@ -330,6 +388,7 @@ fn run() -> xp::Result<()> {
     })?;
     fft_workloads(&d, gpu, &mut r)?;
     sort_workloads(&d, gpu, &mut r)?;
+    sparse_workloads(&d, gpu, &mut r)?;
     product_workloads(&d, gpu, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.
     xp::with_device(&d, || -> xp::Result<()> {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run what scripts/gpu-build.sh built, on a machine with an NVIDIA GPU. Nothing may skip.
 #   scripts/gpu-run.sh            tests, tour, conformance on cuda:0
-#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_{fft,linalg,sort}.py (same run)
+#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_{fft,linalg,sort,sparse}.py (same run)
 #   scripts/gpu-run.sh sanitize   compute-sanitizer memcheck over the GPU tests, pool off
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +38,8 @@ bench)
   python3 scripts/bench/cupy_linalg.py "$out/cupy_linalg.json" 2>&1 | grep -v "^$"
   echo "=== cupy (sort)"
   python3 scripts/bench/cupy_sort.py "$out/cupy_sort.json" 2>&1 | grep -v "^$"
+  echo "=== cupy (sparse)"
+  python3 scripts/bench/cupy_sparse.py "$out/cupy_sparse.json" 2>&1 | grep -v "^$"
   echo "=== xp"
   XP_DEVICE=cuda:0 gpu-bin/examples/bench "$out/xp_bench.json" || fail=1
   ;;
