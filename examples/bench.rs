@@ -121,7 +121,11 @@ fn sparse_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
         }
         let xm = g.random(&[m, 64], DType::F32)?;
         let ms = bench(d, 1, 10, || a.dot(&xm).map(|_| ()))?;
-        r.rep("spmm csr f32 random 2^24 nnz, 64 columns", ms, format!("{:.0} GFLOP/s", 2.0 * 64.0 * a.nnz() as f64 / ms / 1e6));
+        r.rep(
+            "spmm csr f32 random 2^24 nnz, 64 columns",
+            ms,
+            format!("{:.0} GFLOP/s", 2.0 * 64.0 * a.nnz() as f64 / ms / 1e6),
+        );
         let ms = bench(d, 2, 20, || a.T().dot(&x).map(|_| ()))?;
         r.rep("spmv csr^T f32 random 2^24 nnz", ms, String::new());
         let nb = 1usize << 22;
@@ -129,7 +133,11 @@ fn sparse_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
         let band = sparse::diags(&[&ones, &ones, &ones, &ones], &[-1, 0, 1, 2], Some((nb, nb)), Some(DType::F32))?;
         let xb = g.random(&[nb], DType::F32)?;
         let ms = bench(d, 2, 20, || band.dot(&xb).map(|_| ()))?;
-        r.rep("spmv csr f32 banded 2^22 rows, 4 diagonals", ms, format!("{:.1} GB/s", (band.nnz() * 8 + nb * 12) as f64 / ms / 1e6));
+        r.rep(
+            "spmv csr f32 banded 2^22 rows, 4 diagonals",
+            ms,
+            format!("{:.1} GB/s", (band.nnz() * 8 + nb * 12) as f64 / ms / 1e6),
+        );
         let k = SliceArg::range(0, 1 << 20, 1);
         let small = sparse::coo_matrix(
             &vals.slice(&[k.clone()])?,

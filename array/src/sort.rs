@@ -164,6 +164,23 @@ fn radix_sort(keys: &[(Array, u32)], nrows: usize, len: usize, payload: bool) ->
     Ok((sorted, vals))
 }
 
+/// A stable sort of the non-negative integer `keys` (1-d) whose values fit in `bits` bits:
+/// the sorted keys (as unsigned integers of the keys' width) and the positions they came from
+/// (int64). Only `bits` bits are sorted, so small keys in wide types cost fewer passes.
+pub(crate) fn sort_small_keys(keys: &Array, bits: u32) -> Result<(Array, Array)> {
+    let n = keys.size();
+    let u = key_dtype(keys.itemsize());
+    let k = if keys.dtype() == u { keys.ascontiguous()? } else { keys.astype(u)?.ascontiguous()? };
+    if n < 2 {
+        let dev = keys.device_arc();
+        let pos = crate::with_device(&dev, || crate::arange(0, n as i64, 1, Some(DType::I64)))?;
+        return Ok((k, pos));
+    }
+    let (sorted, pos) = radix_sort(&[(k, bits.max(1))], 1, n, true)?;
+    let pos = pos.expect("a payload was asked for");
+    Ok((sorted, pos.astype(DType::I64)?))
+}
+
 /// `x` with `axis` moved last and made contiguous, and (rows, length).
 fn rows_along(op: &str, x: &Array, axis: Option<isize>) -> Result<(Array, usize, usize, Option<usize>)> {
     match axis {

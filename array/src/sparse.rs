@@ -328,8 +328,8 @@ fn from_keys(keys: &Array, data: &Array, shape: (usize, usize), sum: bool) -> Re
             sorted: true,
         });
     }
-    let perm = keys.argsort(Some(0))?;
-    let mut k = keys.take(&perm, None)?;
+    let cells = (m as u64).saturating_mul(n as u64).max(1);
+    let (mut k, perm) = crate::sort::sort_small_keys(keys, 64 - (cells - 1).leading_zeros())?;
     let mut v = data.take(&perm, None)?;
     if sum && nnz > 1 {
         let a = k.slice(&[SliceArg::range(1, nnz as isize, 1)])?;
