@@ -140,8 +140,8 @@ fn sparse_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
         );
         let k = SliceArg::range(0, 1 << 20, 1);
         let small = sparse::coo_matrix(
-            &vals.slice(&[k.clone()])?,
-            &rows.slice(&[k.clone()])?.right_shift(6)?,
+            &vals.slice(&[k])?,
+            &rows.slice(&[k])?.right_shift(6)?,
             &cols.slice(&[k])?.right_shift(6)?,
             Some((m >> 6, m >> 6)),
         )?

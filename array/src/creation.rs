@@ -84,9 +84,25 @@ pub fn arange(
     let dev = current_device()?;
     if all_int && dtype.kind() != DTypeKind::Float && dtype.kind() != DTypeKind::Complex {
         let (a, s) = (int_of(start), int_of(step));
+        // Every value lies between start and stop: typed vectors when both ends fit.
+        let (lo, hi) = (a.min(int_of(stop)), a.max(int_of(stop)));
+        if dtype == DType::I64 && lo >= i64::MIN as i128 && hi <= i64::MAX as i128 {
+            let v: Vec<i64> = (0..n).map(|i| (a + s * i as i128) as i64).collect();
+            return Array::from_slice_on(&dev, &v, &[n]);
+        }
+        if dtype == DType::I32 && lo >= i32::MIN as i128 && hi <= i32::MAX as i128 {
+            let v: Vec<i32> = (0..n).map(|i| (a + s * i as i128) as i32).collect();
+            return Array::from_slice_on(&dev, &v, &[n]);
+        }
         return host_array(&dev, &[n], dtype, (0..n).map(|i| Scalar::Int(a + s * i as i128)));
     }
-    host_array(&dev, &[n], dtype, (0..n).map(|i| Scalar::Float(a + s * i as f64)))
+    match dtype {
+        DType::F64 => Array::from_slice_on(&dev, &(0..n).map(|i| a + s * i as f64).collect::<Vec<f64>>(), &[n]),
+        DType::F32 => {
+            Array::from_slice_on(&dev, &(0..n).map(|i| (a + s * i as f64) as f32).collect::<Vec<f32>>(), &[n])
+        }
+        _ => host_array(&dev, &[n], dtype, (0..n).map(|i| Scalar::Float(a + s * i as f64))),
+    }
 }
 
 fn int_of(s: Scalar) -> i128 {

@@ -37,7 +37,6 @@ use xp_kernels::sparse as ks;
 
 use crate::exec::{run_launches, target_of, Bindings};
 use crate::layout::SliceArg;
-use crate::sort::Side;
 use crate::Array;
 
 /// The value dtype a sparse matrix stores `dt` as (see the module docs).
@@ -127,11 +126,15 @@ fn range_i64(dev: &Arc<dyn DynDevice>, start: i64, stop: i64) -> Result<Array> {
     crate::with_device(dev, || crate::arange(start, stop.max(start), 1, Some(DType::I64)))
 }
 
-/// The row offsets of `rows` (sorted, int64) for `m` rows, in `idx` dtype.
+/// The row offsets of `rows` (sorted, int64, each below `m`) for `m` rows, in `idx` dtype.
 fn offsets_of(rows: &Array, m: usize, idx: DType) -> Result<Array> {
     let dev = rows.device_arc();
-    let q = range_i64(&dev, 0, m as i64 + 1)?;
-    crate::sort::searchsorted(rows, &q, Side::Left, None)?.astype(idx)
+    let rows = contig(rows, DType::I64)?;
+    let nnz = rows.size();
+    let out = Array::empty_on(&dev, &[m + 1], idx)?;
+    let args = vec![PlanArg::Operand(0), PlanArg::Output, PlanArg::I64(nnz as i64), PlanArg::I64(m as i64)];
+    launch(&dev, ks::offsets(width(idx)), nnz + 1, args, Some(&out), &[&rows])?;
+    Ok(out)
 }
 
 /// A sparse matrix in compressed sparse row form (SciPy's `csr_matrix`).
@@ -1019,15 +1022,18 @@ pub fn diags(
         if len == 0 {
             return Err(Error::value(op, format!("offset {k} out of bounds for shape {}", shape_str(shape))));
         }
+        // A longer diagonal is cut to the matrix, as SciPy cuts it.
         let v = match d.size() {
             1 => d.reshape(&[1])?.broadcast_to(&[len as usize])?,
-            s if s as i64 == len => d.reshape(&[len as isize])?,
+            s if s as i64 >= len => d.reshape(&[s as isize])?.slice(&[SliceArg::range(0, len as isize, 1)])?,
             s => {
                 return Err(Error::ShapeMismatch {
                     op: op.into(),
                     lhs: vec![len as usize],
                     rhs: vec![s],
-                    reason: format!("diagonal length ({s}) for offset {k} does not agree with the matrix size ({len})"),
+                    reason: format!(
+                        "diagonal length ({s}) for offset {k} is shorter than the matrix's diagonal ({len})"
+                    ),
                 })
             }
         };

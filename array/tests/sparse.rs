@@ -62,6 +62,9 @@ fn constructors_build_what_scipy_builds() {
         let d = sparse::diags(&[&main, &up, &low], &[0, 1, -2], None, None).unwrap();
         assert_eq!(d.shape(), (3, 3));
         assert_eq!(f64s(&d.toarray().unwrap()), vec![1., 5., 0., 0., 2., 5., 7., 0., 3.]);
+        // Longer diagonals are cut to the matrix (SciPy's diags([x, x], [0, -1], shape=(3, 3))).
+        let d = sparse::diags(&[&main, &main], &[0, -1], Some((3, 3)), None).unwrap();
+        assert_eq!(f64s(&d.toarray().unwrap()), vec![1., 0., 0., 1., 2., 0., 0., 2., 3.]);
         // random: the count, the range, the same matrix from the same seed.
         let r = sparse::random(200, 300, 0.05, DType::F64, 7).unwrap();
         assert_eq!(r.nnz(), 3000);
@@ -170,8 +173,8 @@ fn bad_input_is_a_clear_error() {
         assert!(e.contains("repeated diagonal offset 0"), "{e}");
         let e = err_text(sparse::diags(&[&v], &[0, 1], None, None));
         assert!(e.contains("different number of diagonals"), "{e}");
-        let e = err_text(sparse::diags(&[&Array::from_vec(vec![1f32, 2., 3.]).unwrap()], &[0], Some((2, 2)), None));
-        assert!(e.contains("does not agree"), "{e}");
+        let e = err_text(sparse::diags(&[&Array::from_vec(vec![1f32, 2.]).unwrap()], &[0], Some((3, 3)), None));
+        assert!(e.contains("is shorter than"), "{e}");
         let e = err_text(sparse::random(3, 3, 1.5, DType::F64, 0));
         assert!(e.contains("density"), "{e}");
         let e = err_text(CsrMatrix::from_dense(&v));

@@ -193,6 +193,27 @@ pub fn rows(i: IndexWidth) -> Rendered {
     Rendered { name, code }
 }
 
+/// The `m + 1` row offsets of `nnz` entries whose rows (int64) are sorted: `indptr[r]` is the
+/// number of entries of rows below `r`. Item `i` writes the offsets of the rows whose first
+/// entry is `i` (those after row `rows[i - 1]`, up to row `rows[i]`).
+///
+/// Parameters: `const xp::i64* rows, I* indptr, xp::i64 nnz, xp::i64 m`; `nnz + 1` items.
+pub fn offsets(i: IndexWidth) -> Rendered {
+    let it = i.c_name();
+    let name = format!("xp_csr_offsets_{}", i.short());
+    let code = format!(
+        "extern \"C\" __global__ void {name}(const xp::i64* __restrict__ rows, {it}* __restrict__ indptr, xp::i64 nnz, xp::i64 m) {{
+  XP_FOR_EACH(xp::i64, i, nnz + 1) {{
+    const xp::i64 lo = i == 0 ? 0 : rows[i - 1] + 1;
+    const xp::i64 hi = i == nnz ? m : rows[i];
+    for (xp::i64 r = lo; r <= hi; ++r) indptr[r] = ({it})i;
+  }}
+}}
+"
+    );
+    Rendered { name, code }
+}
+
 /// The sums of `nseg` segments of `data`: `out[s]` adds `data[starts[s] .. starts[s + 1]]` in
 /// order (sums of duplicates after a sort; sums of rows with `starts = indptr`).
 ///
@@ -311,6 +332,7 @@ pub fn builtin_kernels() -> Vec<Rendered> {
     let mut v = Vec::new();
     for i in [IndexWidth::I32, IndexWidth::I64] {
         v.push(rows(i));
+        v.push(offsets(i));
         v.push(spgemm_count(i));
         for t in VALUE_DTYPES {
             v.extend([spmv(t, i), spmm(t, i), rmm(t, i), todense(t, i), segsum(t, i), get(t, i), spgemm_expand(t, i)]);
