@@ -154,10 +154,11 @@ XP_DEVICE void sincos_turn(double t, double* s, double* c) {
   const double cg = F(pc, z, 1.0);
   const bool swap = f > 0.7853981633974483;
   const double sf = swap ? cg : sg, cf = swap ? sg : cg;
-  const double ss[4] = {sf, cf, -sf, -cf};
-  const double cc[4] = {cf, -sf, -cf, sf};
-  *s = ss[q];
-  *c = cc[q];
+  // Quadrant q turns (sf, cf) by q quarter turns; selects, not an indexed table, so that
+  // nothing goes to local memory on GPUs.
+  const double a = (q & 1) ? cf : sf, b = (q & 1) ? -sf : cf;
+  *s = (q & 2) ? -a : a;
+  *c = (q & 2) ? -b : b;
 }
 // NumPy's loggam: log Gamma(x) for x > 0 by Stirling's series.
 XP_DEVICE double loggam(double x) {
@@ -370,6 +371,16 @@ pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
     const xp::u32 w[4] = {{r.x, r.y, r.z, r.w}};
     double v[{per}];
     {values}
+#if defined(XP_GPU)
+    // A whole block's values in one 16-byte store: consecutive threads write consecutive
+    // 16 bytes.
+    if (i * {per} + {per} <= n && (((xp::u64)out) & 15) == 0) {{
+      struct alignas(16) V {{ {t} x[{per}]; }} q;
+      for (int j = 0; j < {per}; ++j) q.x[j] = ({t})({store});
+      *reinterpret_cast<V*>(out + i * {per}) = q;
+      continue;
+    }}
+#endif
     for (int j = 0; j < {per}; ++j) {{
       const xp::i64 e = i * {per} + j;
       if (e < n) out[e] = ({t})({store});
