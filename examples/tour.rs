@@ -145,7 +145,23 @@ fn run() -> xp::Result<()> {
     products(&d)?;
     solvers(&d)?;
     random_and_sorting(&d)?;
+    sparse_matrices(&d)?;
     Ok(())
+}
+
+/// The seeds' sparse example: COO triplets to CSR, times `[1, 2, 3]`.
+fn sparse_matrices(d: &Arc<dyn DynDevice>) -> xp::Result<()> {
+    println!("sparse");
+    xp::with_device(d, || {
+        let rows = Array::from_vec(vec![0i64, 0, 1, 2, 2, 2])?;
+        let cols = Array::from_vec(vec![0i64, 2, 2, 0, 1, 2])?;
+        let vals = Array::from_vec(vec![1f32, 2., 3., 4., 5., 6.])?;
+        let x = Array::from_vec(vec![1f32, 2., 3.])?;
+        let (y, ms) = time_ops(d, || xp::sparse::coo_matrix(&vals, &rows, &cols, Some((3, 3)))?.tocsr()?.dot(&x))?;
+        let y = y.to_vec::<f32>()?;
+        println!("    Sparse dot: {y:?}");
+        check("coo_matrix((vals, (rows, cols)), shape=(3, 3)).tocsr().dot([1, 2, 3])", y == [7.0, 9.0, 32.0], ms)
+    })
 }
 
 /// The seeds' random draws (`random((4096, 4096), float32)` broadcast against `linspace`,
