@@ -1037,6 +1037,18 @@ fn run_routine(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
                 r::PadMode::Constant(_) if case.kwarg("constant_values").is_some() => {
                     r::PadMode::Constant(scalar_kwarg(case, "constant_values")?)
                 }
+                r::PadMode::LinearRamp(_) if case.kwarg("end_values").is_some() => {
+                    r::PadMode::LinearRamp(scalar_kwarg(case, "end_values")?)
+                }
+                m @ (r::PadMode::Maximum(_) | r::PadMode::Minimum(_) | r::PadMode::Mean(_) | r::PadMode::Median(_)) => {
+                    let k = int_kwarg(case, "stat_length")?.map(|k| k.max(0) as usize);
+                    match m {
+                        r::PadMode::Maximum(_) => r::PadMode::Maximum(k),
+                        r::PadMode::Minimum(_) => r::PadMode::Minimum(k),
+                        r::PadMode::Mean(_) => r::PadMode::Mean(k),
+                        _ => r::PadMode::Median(k),
+                    }
+                }
                 m => m,
             };
             r::pad(&x()?, &widths, mode)?

@@ -49,6 +49,23 @@ fn quantile_methods_match_numpy() {
             let w: Vec<f64> = (0..9).map(|i| want[(i % 3) * 3 + i / 3]).collect();
             close(&f64s(&got), &w);
         }
+        // The discontinuous methods (types 1 to 3), NumPy's values for the flat x.
+        let flat = x.ravel().unwrap();
+        let qs: &[f64] = &[0.0, 0.1, 0.2, 0.25, 1.0 / 3.0, 0.5, 0.6, 0.75, 0.9, 1.0];
+        for (m, want) in [
+            ("inverted_cdf", [1.0, 1.0, 2.0, 3.0, 3.0, 5.0, 5.0, 8.0, 9.0, 9.0]),
+            ("averaged_inverted_cdf", [1.0, 1.0, 2.5, 3.0, 3.5, 5.0, 5.5, 8.0, 9.0, 9.0]),
+            ("closest_observation", [1.0, 1.0, 2.0, 3.0, 3.0, 5.0, 5.0, 7.0, 9.0, 9.0]),
+        ] {
+            let got = quantile(&flat, qs, None, QuantileMethod::from_name(m).unwrap(), false).unwrap();
+            close(&f64s(&got), &want);
+            // Types 1 and 3 pick elements: an int64 input stays int64 (type 2: float64).
+            let ints =
+                quantile(&flat.astype(DType::I64).unwrap(), 0.3, None, QuantileMethod::from_name(m).unwrap(), false)
+                    .unwrap();
+            let dt = if m == "averaged_inverted_cdf" { DType::F64 } else { DType::I64 };
+            assert_eq!((ints.dtype(), f64s(&ints)), (dt, vec![3.0]), "{m}");
+        }
         close(&f64s(&median(&x, Some(0), false).unwrap()), &[5.0, 2.0, 6.0, 5.0, 5.0]);
         assert_eq!(f64s(&median(&x, None, false).unwrap()), vec![5.0]);
         let i = arange(0, 6, 1, Some(DType::I32)).unwrap().reshape(&[2, 3]).unwrap();

@@ -356,9 +356,152 @@ fn pad_modes_fill_as_numpy() {
     assert_eq!(q.shape(), [3, 3]);
     assert_eq!(f64s(&q), [-1.0, -1.0, -1.0, 0.0, 1.0, -1.0, 2.0, 3.0, -1.0]);
     assert!(matches!(pad(&m, &[(1, 0), (0, 1), (1, 1)], PadMode::Edge), Err(Error::Value { .. })));
-    assert!(matches!(PadMode::from_name("median"), Err(Error::Value { .. })));
+    assert!(matches!(PadMode::from_name("medial"), Err(Error::Value { .. })));
     let empty = iota(&dev, &[0]);
     assert!(matches!(pad(&empty, &[(1, 1)], PadMode::Wrap), Err(Error::Value { .. })));
+    assert!(matches!(pad(&empty, &[(1, 1)], PadMode::Mean(None)), Err(Error::Value { .. })));
+    assert!(matches!(pad(&v, &[(1, 1)], PadMode::Maximum(Some(0))), Err(Error::Value { .. })));
+}
+
+#[test]
+fn pad_modes_computed_from_values_match_numpy() {
+    let dev = cpu();
+    with_device(&dev, || {
+        let a = Array::from_vec(vec![1i64, 2, 3, 4, 5, 7, 6, 9, 2, 0, 1, 8]).unwrap().reshape(&[3, 4]).unwrap();
+        let w = [(1, 2), (2, 1)];
+        // numpy.pad(a, ((1, 2), (2, 1)), mode=...).ravel()
+        let cases: [(PadMode, [i64; 42]); 7] = [
+            (
+                PadMode::LinearRamp(Scalar::Int(0)),
+                [
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 0, 0, 2, 5, 7, 6, 9, 0, 0, 1, 2, 0, 1, 8, 0, 0, 0, 1, 0, 0,
+                    4, 0, 0, 0, 0, 0, 0, 0, 0,
+                ],
+            ),
+            (
+                PadMode::Maximum(None),
+                [
+                    9, 9, 5, 7, 6, 9, 9, 4, 4, 1, 2, 3, 4, 4, 9, 9, 5, 7, 6, 9, 9, 8, 8, 2, 0, 1, 8, 8, 9, 9, 5, 7, 6,
+                    9, 9, 9, 9, 5, 7, 6, 9, 9,
+                ],
+            ),
+            (
+                PadMode::Minimum(None),
+                [
+                    0, 0, 1, 0, 1, 4, 0, 1, 1, 1, 2, 3, 4, 1, 5, 5, 5, 7, 6, 9, 5, 0, 0, 2, 0, 1, 8, 0, 0, 0, 1, 0, 1,
+                    4, 0, 0, 0, 1, 0, 1, 4, 0,
+                ],
+            ),
+            (
+                PadMode::Mean(None),
+                [
+                    4, 4, 3, 3, 3, 7, 4, 2, 2, 1, 2, 3, 4, 2, 7, 7, 5, 7, 6, 9, 7, 3, 3, 2, 0, 1, 8, 3, 4, 4, 3, 3, 3,
+                    7, 4, 4, 4, 3, 3, 3, 7, 4,
+                ],
+            ),
+            (
+                PadMode::Median(None),
+                [
+                    2, 2, 2, 2, 3, 8, 2, 2, 2, 1, 2, 3, 4, 2, 6, 6, 5, 7, 6, 9, 6, 2, 2, 2, 0, 1, 8, 2, 2, 2, 2, 2, 3,
+                    8, 2, 2, 2, 2, 2, 3, 8, 2,
+                ],
+            ),
+            (
+                PadMode::Mean(Some(2)),
+                [
+                    4, 4, 3, 4, 4, 6, 5, 2, 2, 1, 2, 3, 4, 4, 6, 6, 5, 7, 6, 9, 8, 1, 1, 2, 0, 1, 8, 4, 4, 4, 4, 4, 4,
+                    8, 6, 4, 4, 4, 4, 4, 8, 6,
+                ],
+            ),
+            (
+                PadMode::Maximum(Some(1)),
+                [
+                    1, 1, 1, 2, 3, 4, 4, 1, 1, 1, 2, 3, 4, 4, 5, 5, 5, 7, 6, 9, 9, 2, 2, 2, 0, 1, 8, 8, 2, 2, 2, 0, 1,
+                    8, 8, 2, 2, 2, 0, 1, 8, 8,
+                ],
+            ),
+        ];
+        for (mode, want) in cases {
+            let got = pad(&a, &w, mode).unwrap();
+            assert_eq!((got.shape(), got.dtype()), (&[6usize, 7][..], DType::I64), "{mode:?}");
+            assert_eq!(got.to_vec::<i64>().unwrap(), want, "{mode:?}");
+        }
+        // float32: numpy.pad(a / 3, ((1, 1), (2, 0)), mode=...) in float32.
+        let f = a.astype(DType::F32).unwrap().div(3.0).unwrap();
+        let ramp = [
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            0.6666666865348816,
+            0.3333333432674408,
+            0.6666666865348816,
+            1.0,
+            1.3333333730697632,
+            1.0,
+            1.3333332538604736,
+            1.6666666269302368,
+            2.3333332538604736,
+            2.0,
+            3.0,
+            1.0,
+            0.8333333730697632,
+            0.6666666865348816,
+            0.0,
+            0.3333333432674408,
+            2.6666667461395264,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+        ];
+        let mean = [
+            1.3333332538604736,
+            1.3333332538604736,
+            0.8888888955116272,
+            1.0,
+            1.111111044883728,
+            2.3333332538604736,
+            0.8333333730697632,
+            0.8333333730697632,
+            0.3333333432674408,
+            0.6666666865348816,
+            1.0,
+            1.3333333730697632,
+            2.25,
+            2.25,
+            1.6666666269302368,
+            2.3333332538604736,
+            2.0,
+            3.0,
+            0.9166666865348816,
+            0.9166666865348816,
+            0.6666666865348816,
+            0.0,
+            0.3333333432674408,
+            2.6666667461395264,
+            1.3333332538604736,
+            1.3333332538604736,
+            0.8888888955116272,
+            1.0,
+            1.111111044883728,
+            2.3333332538604736,
+        ];
+        for (mode, want) in [(PadMode::LinearRamp(Scalar::Int(1)), ramp), (PadMode::Mean(None), mean)] {
+            let got = pad(&f, &[(1, 1), (2, 0)], mode).unwrap();
+            assert_eq!(got.dtype(), DType::F32);
+            for (g, w) in f64s(&got).iter().zip(want) {
+                assert!((g - w).abs() <= 2e-7 * w.abs().max(1.0), "{mode:?}: {g} vs {w}");
+            }
+        }
+        let e = pad(&a, &[(1, 1)], PadMode::Empty).unwrap();
+        assert_eq!(e.shape(), [5, 6]);
+    });
 }
 
 /// Element `(i, j, k)` of `iota(d, [6, 7, 5])` is `i * 35 + j * 5 + k`.

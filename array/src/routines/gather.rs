@@ -342,6 +342,18 @@ pub enum PadMode {
     Symmetric,
     /// The other end's values (`wrap`).
     Wrap,
+    /// A linear ramp from this end value to the edge value (`linear_ramp`, `end_values`).
+    LinearRamp(Scalar),
+    /// The largest of the `stat_length` elements nearest the edge (`None`: the whole axis).
+    Maximum(Option<usize>),
+    /// The smallest of them (`minimum`).
+    Minimum(Option<usize>),
+    /// Their mean, rounded for integer arrays (`mean`).
+    Mean(Option<usize>),
+    /// Their median, rounded for integer arrays (`median`).
+    Median(Option<usize>),
+    /// Unspecified values (`empty`; xp writes zeros).
+    Empty,
 }
 
 impl PadMode {
@@ -353,6 +365,12 @@ impl PadMode {
             "reflect" => PadMode::Reflect,
             "symmetric" => PadMode::Symmetric,
             "wrap" => PadMode::Wrap,
+            "linear_ramp" => PadMode::LinearRamp(Scalar::Int(0)),
+            "maximum" => PadMode::Maximum(None),
+            "minimum" => PadMode::Minimum(None),
+            "mean" => PadMode::Mean(None),
+            "median" => PadMode::Median(None),
+            "empty" => PadMode::Empty,
             _ => return Err(Error::value("pad", format!("mode {name:?} is not supported"))),
         })
     }
@@ -360,7 +378,14 @@ impl PadMode {
     /// The source index of padded position `p` (from `-before`) on an axis of `n > 0`.
     fn source(self, p: i64, n: i64) -> i64 {
         match self {
-            PadMode::Constant(_) | PadMode::Edge => p.clamp(0, n - 1),
+            PadMode::Constant(_)
+            | PadMode::Edge
+            | PadMode::LinearRamp(_)
+            | PadMode::Maximum(_)
+            | PadMode::Minimum(_)
+            | PadMode::Mean(_)
+            | PadMode::Median(_)
+            | PadMode::Empty => p.clamp(0, n - 1),
             PadMode::Wrap => p.rem_euclid(n),
             PadMode::Reflect if n == 1 => 0,
             PadMode::Reflect => {
@@ -402,6 +427,11 @@ pub fn pad(array: &Array, pad_width: &[(usize, usize)], mode: PadMode) -> Result
             continue;
         }
         let n = out.shape()[ax];
+        let mode = if mode == PadMode::Empty { PadMode::Constant(Scalar::Int(0)) } else { mode };
+        if let Some(parts) = pad_computed(&out, ax, before, after, mode)? {
+            out = crate::concatenate(&[&parts.0, &out, &parts.1], ax as isize)?;
+            continue;
+        }
         if let PadMode::Constant(v) = mode {
             let mut parts = Vec::with_capacity(3);
             for w in [before, after] {
@@ -422,6 +452,76 @@ pub fn pad(array: &Array, pad_width: &[(usize, usize)], mode: PadMode) -> Result
         out.copy()
     } else {
         Ok(out)
+    }
+}
+
+/// The blocks before and after `x` along `ax` of the modes computed from the values
+/// (`linear_ramp` and the statistics), as NumPy's `pad` computes them; `None` for the others.
+fn pad_computed(x: &Array, ax: usize, before: usize, after: usize, mode: PadMode) -> Result<Option<(Array, Array)>> {
+    let op = "pad";
+    let n = x.shape()[ax];
+    let dt = x.dtype();
+    let int = !(dt.is_float() || dt.is_complex());
+    let fit = |a: Array| -> Result<Array> {
+        let a = if int && (a.dtype().is_float() || a.dtype().is_complex()) { a.rint()? } else { a };
+        a.astype(dt)
+    };
+    let along = |lo: usize, hi: usize| -> Result<Array> {
+        let mut args = vec![SliceArg::ALL; x.ndim()];
+        args[ax] = SliceArg::range(lo as isize, hi as isize, 1);
+        x.slice(&args)
+    };
+    let block = |v: &Array, w: usize| -> Result<Array> {
+        let mut shape = x.shape().to_vec();
+        shape[ax] = w;
+        v.broadcast_to(&shape)?.copy()
+    };
+    let stat = |len: Option<usize>, f: &dyn Fn(&Array) -> Result<Array>| -> Result<Option<(Array, Array)>> {
+        if n == 0 {
+            return Err(Error::value(
+                op,
+                format!("can't extend empty axis {ax} using modes other than 'constant' or 'empty'"),
+            ));
+        }
+        let k = len.unwrap_or(n).min(n);
+        if k == 0 {
+            return Err(Error::value(op, "stat_length of 0 yields no value for padding"));
+        }
+        let lo = fit(f(&along(0, k)?)?)?;
+        let hi = fit(f(&along(n - k, n)?)?)?;
+        Ok(Some((block(&lo, before)?, block(&hi, after)?)))
+    };
+    let axes = [ax as isize];
+    match mode {
+        PadMode::Maximum(k) => stat(k, &|a| a.max(Some(&axes), true)),
+        PadMode::Minimum(k) => stat(k, &|a| a.min(Some(&axes), true)),
+        PadMode::Mean(k) => stat(k, &|a| a.mean(Some(&axes), true)),
+        PadMode::Median(k) => stat(k, &|a| crate::routines::median(a, Some(ax as isize), true)),
+        PadMode::LinearRamp(end) => {
+            if n == 0 {
+                return Err(Error::value(
+                    op,
+                    format!("can't extend empty axis {ax} using modes other than 'constant' or 'empty'"),
+                ));
+            }
+            // linspace(end, edge, w, endpoint=False) before, its mirror after: end + k (edge -
+            // end) / w, in the array's float type (float64 for integers), floored for integers.
+            let ft = if dt.is_float() || dt.is_complex() { dt } else { DType::F64 };
+            let ramp = |edge: Array, w: usize, rev: bool| -> Result<Array> {
+                let mut shape = vec![1isize; x.ndim()];
+                shape[ax] = w as isize;
+                let e = edge.astype(ft)?;
+                let end_a = Array::full_on(&x.device_arc(), &[], end, ft)?;
+                let step = e.sub(&end_a)?.div(w.max(1) as f64)?;
+                let k = crate::arange(0, w as i64, 1, Some(ft))?.reshape(&shape)?;
+                let k = if rev { crate::flip(&k, Some(&axes))? } else { k };
+                let v = k.mul(&step)?.add(&end_a)?;
+                let v = if int { v.floor()? } else { v };
+                v.astype(dt)
+            };
+            Ok(Some((ramp(along(0, 1)?, before, false)?, ramp(along(n - 1, n)?, after, true)?)))
+        }
+        _ => Ok(None),
     }
 }
 

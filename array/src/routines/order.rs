@@ -39,6 +39,12 @@ pub enum QuantileMethod {
     NormalUnbiased,
     /// Type 4 (`alpha = 0, beta = 1`).
     InterpolatedInvertedCdf,
+    /// Type 1: the element where the empirical distribution first reaches `q` (discontinuous).
+    InvertedCdf,
+    /// Type 2: as `InvertedCdf`, averaging the two elements where the distribution is flat.
+    AveragedInvertedCdf,
+    /// Type 3: the nearest element, ties to the even order statistic (discontinuous).
+    ClosestObservation,
 }
 
 impl QuantileMethod {
@@ -56,13 +62,17 @@ impl QuantileMethod {
             "median_unbiased" => MedianUnbiased,
             "normal_unbiased" => NormalUnbiased,
             "interpolated_inverted_cdf" => InterpolatedInvertedCdf,
+            "inverted_cdf" => InvertedCdf,
+            "averaged_inverted_cdf" => AveragedInvertedCdf,
+            "closest_observation" => ClosestObservation,
             _ => return None,
         })
     }
 
     /// Whether the result is one of the elements (the input's dtype is kept).
     fn picks(self) -> bool {
-        matches!(self, QuantileMethod::Lower | QuantileMethod::Higher | QuantileMethod::Nearest)
+        use QuantileMethod::*;
+        matches!(self, Lower | Higher | Nearest | InvertedCdf | ClosestObservation)
     }
 
     fn alpha_beta(self) -> Option<(f64, f64)> {
@@ -74,6 +84,8 @@ impl QuantileMethod {
             MedianUnbiased => Some((1.0 / 3.0, 1.0 / 3.0)),
             NormalUnbiased => Some((3.0 / 8.0, 3.0 / 8.0)),
             InterpolatedInvertedCdf => Some((0.0, 1.0)),
+            // n q - 1, as NumPy's virtual index for type 2 (type 4's).
+            AveragedInvertedCdf => Some((0.0, 1.0)),
             _ => None,
         }
     }
@@ -162,6 +174,18 @@ fn at_index(s: &Array, idx: &Array) -> Result<Array> {
 fn row_quantile(s: &Array, count: &Array, q: f64, method: QuantileMethod, rt: DType, mean: bool) -> Result<Array> {
     use QuantileMethod::*;
     let n1 = count.sub(1.0)?;
+    if matches!(method, InvertedCdf | ClosestObservation) {
+        // NumPy's discrete index: the next element unless the virtual index is whole (and,
+        // for type 3, the order statistic there is even).
+        let v = count.mul(q)?.sub(if method == InvertedCdf { 1.0 } else { 1.5 })?;
+        let prev = v.floor()?;
+        let whole = v.sub(&prev)?.eq(0.0)?;
+        let take_prev = if method == InvertedCdf { whole } else { whole.logical_and(&prev.rem(2.0)?.eq(1.0)?)? };
+        let idx = where_(&take_prev, (&prev).into(), (&prev.add(1.0)?).into())?
+            .clip(0.0, f64::MAX)?
+            .minimum(&n1.maximum(0.0)?)?;
+        return at_index(s, &idx.astype(DType::I64)?)?.astype(rt);
+    }
     let vi = match method.alpha_beta() {
         Some((alpha, beta)) => count.mul(q)?.add(alpha + q * (1.0 - alpha - beta))?.sub(1.0)?,
         None => {
@@ -178,6 +202,15 @@ fn row_quantile(s: &Array, count: &Array, q: f64, method: QuantileMethod, rt: DT
     let prev = vi.floor()?.clip(0.0, f64::MAX)?.minimum(&last)?;
     let next = prev.add(1.0)?.minimum(&last)?;
     let gamma = vi.sub(&prev)?.clip(0.0, 1.0)?;
+    // Type 2 takes the next element, or the mean of both where the virtual index is whole
+    // (below the first element, the first).
+    let gamma = if method == AveragedInvertedCdf {
+        let frac = vi.sub(&vi.floor()?)?;
+        let g = where_(&frac.eq(0.0)?, Operand::Scalar(Scalar::Float(0.5)), Operand::Scalar(Scalar::Float(1.0)))?;
+        where_(&vi.lt(0.0)?, Operand::Scalar(Scalar::Float(0.0)), (&g).into())?
+    } else {
+        gamma
+    };
     // Beyond the last element both neighbours are the last.
     let gamma = where_(&vi.ge(&last)?, Operand::Scalar(Scalar::Float(0.0)), (&gamma).into())?;
     let lo = at_index(s, &prev.astype(DType::I64)?)?.astype(rt)?;
