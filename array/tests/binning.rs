@@ -246,6 +246,13 @@ fn interp_matches_numpy() {
     assert_eq!(interp(&q32, &xp, &fp, None, None).unwrap().dtype(), DType::F64);
     assert!(matches!(interp(&q, &xp, &arr(&dev, &[1.0, 2.0]), None, None), Err(Error::ShapeMismatch { .. })));
     assert!(matches!(interp(&q, &arr::<f64>(&dev, &[]), &arr::<f64>(&dev, &[]), None, None), Err(Error::Value { .. })));
+    // np.interp(x, xp, fp, period=360) with xp out of order and beyond one period.
+    let x = arr(&dev, &[-180.0, -170.0, -185.0, 185.0, -10.0, -5.0, 0.0, 365.0]);
+    let (xp, fp) = (arr(&dev, &[190.0, -190.0, 350.0, -350.0]), arr(&dev, &[5.0, 10.0, 3.0, 4.0]));
+    let want = [7.5, 5.0, 8.75, 6.25, 3.0, 3.25, 3.5, 3.75];
+    close(&f64s(&interp_periodic(&x, &xp, &fp, 360.0).unwrap()), &want, 1e-15);
+    close(&f64s(&interp_periodic(&x, &xp, &fp, -360.0).unwrap()), &want, 1e-15);
+    assert!(matches!(interp_periodic(&x, &xp, &fp, 0.0), Err(Error::Value { .. })));
 }
 
 #[test]

@@ -507,3 +507,32 @@ pub fn interp(x: &Array, xp: &Array, fp: &Array, left: Option<f64>, right: Optio
     run_launches(&dev, &[plan], Bindings { output: Some(&out), operands: &[&xf, &xpf, &fpf], ..Default::default() })?;
     Ok(out)
 }
+
+/// NumPy's `interp(x, xp, fp, period=period)`: the interpolant of a periodic function, with
+/// `x` and `xp` taken modulo `|period|` and `xp` in any order (`left` and `right` do not apply).
+pub fn interp_periodic(x: &Array, xp: &Array, fp: &Array, period: f64) -> Result<Array> {
+    let op = "interp";
+    if period == 0.0 || !period.is_finite() {
+        return Err(Error::value(op, format!("period must be a non-zero finite value, got {period}")));
+    }
+    let p = period.abs();
+    crate::ufunc::common_device(op, &[x, xp, fp])?;
+    for a in [x, xp, fp] {
+        refuse_complex(op, a)?;
+    }
+    if xp.ndim() != 1 || fp.ndim() != 1 || xp.size() != fp.size() || xp.size() == 0 {
+        // The checks and messages of the plain form.
+        return interp(x, xp, fp, None, None);
+    }
+    let xm = contiguous_as(x, DType::F64)?.rem(p)?;
+    let xpm = contiguous_as(xp, DType::F64)?.rem(p)?;
+    let order = xpm.argsort(Some(0))?;
+    let xs = xpm.take(&order, None)?;
+    let fs = contiguous_as(fp, DType::F64)?.take(&order, None)?;
+    let n = xs.size() as isize;
+    let first = SliceArg::range(0, 1, 1);
+    let last = SliceArg::range(n - 1, n, 1);
+    let xw = crate::concatenate(&[&xs.slice(&[last])?.sub(p)?, &xs, &xs.slice(&[first])?.add(p)?], 0)?;
+    let fw = crate::concatenate(&[&fs.slice(&[last])?, &fs, &fs.slice(&[first])?], 0)?;
+    interp(&xm, &xw, &fw, None, None)
+}

@@ -21,7 +21,9 @@ pub mod slicing;
 mod special;
 mod stats;
 
-pub use binning::{bincount, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd, interp, Bins};
+pub use binning::{
+    bincount, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd, interp, interp_periodic, Bins,
+};
 pub use gather::{
     choose, compress, copyto, delete, insert, pad, put_along_axis, putmask, resize, select, take_along_axis, vander,
     PadMode,
