@@ -150,3 +150,38 @@ fn text_files_round_trip() {
         let _ = std::fs::remove_dir_all(&dir);
     });
 }
+
+#[test]
+fn bad_input_to_the_helpers_is_a_clear_error() {
+    with_device(&cpu(), || {
+        let v = arange(0, 6, 1, Some(DType::F64)).unwrap();
+        let m = v.reshape(&[2, 3]).unwrap();
+        let text = |r: Result<()>| r.expect_err("an error").to_string();
+        // place: a mask of another size, nothing to insert from.
+        let e = text(place(&v, &Array::from_vec(vec![true, false]).unwrap(), &v));
+        assert!(e.contains("place") && e.contains("same size"), "{e}");
+        let e = text(place(&v, &v.gt(2.0).unwrap(), &Array::from_vec(Vec::<f64>::new()).unwrap()));
+        assert!(e.contains("empty"), "{e}");
+        let e = extract(&Array::from_vec(vec![true]).unwrap(), &v).unwrap_err().to_string();
+        assert!(e.contains("extract") && e.contains("same size"), "{e}");
+        // polyfit: y of another length, or 3-d; roots of a matrix.
+        let e = polyfit(&v, &arange(0, 5, 1, Some(DType::F64)).unwrap(), 1).unwrap_err().to_string();
+        assert!(e.contains("polyfit") && e.contains("[6]") && e.contains("[5]"), "{e}");
+        assert!(polyfit(&v, &v.reshape(&[6, 1, 1]).unwrap(), 1).is_err());
+        assert!(roots(&m).unwrap_err().to_string().contains("rank-1"));
+        // fill_diagonal of a vector or of unequal dimensions beyond 2-d.
+        assert!(text(fill_diagonal(&v, 1.0)).contains("at least 2-d"));
+        let cube = zeros(&[2, 3, 2], DType::F64).unwrap();
+        assert!(text(fill_diagonal(&cube, 1.0)).contains("equal length"));
+        // ix_ of a matrix, trim_zeros of a matrix, block of empty lists.
+        assert!(ix_(&[&m]).unwrap_err().to_string().contains("1 dimensional"));
+        assert!(trim_zeros(&m, "fb").unwrap_err().to_string().contains("1-d"));
+        assert!(block(&[]).unwrap_err().to_string().contains("empty"));
+        // savetxt: 3-d and complex arrays.
+        let p = std::env::temp_dir().join(format!("xp-bad-{}.txt", std::process::id()));
+        assert!(text(savetxt(&p, &cube, " ")).contains("savetxt"));
+        let z = m.astype(DType::C64).unwrap();
+        assert!(text(savetxt(&p, &z, " ")).contains("savetxt"));
+        assert!(!p.exists(), "nothing is written for bad input");
+    });
+}
