@@ -820,6 +820,17 @@ fn index_kwarg<'a>(case: &Case, arrays: &'a [Array]) -> Result<Vec<xp::array::In
         .collect()
 }
 
+/// Several results as one: their stack (one shape and dtype).
+fn stacked(parts: &[Array]) -> Result<Array, Failure> {
+    Ok(xp::stack(&parts.iter().collect::<Vec<_>>(), 0)?)
+}
+
+/// Several results as one: the concatenation of their ravels.
+fn ravels(parts: &[Array]) -> Result<Array, Failure> {
+    let flat = parts.iter().map(|p| p.ravel()).collect::<xp::Result<Vec<_>>>()?;
+    Ok(xp::concatenate(&flat.iter().collect::<Vec<_>>(), 0)?)
+}
+
 fn run_routine(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
     use xp::array::routines as r;
     let op = case.op.as_str();
@@ -1066,10 +1077,97 @@ fn run_routine(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
         "spacing" => r::spacing(&x()?)?,
         "i0" => r::i0(&x()?)?,
         "kaiser" => r::kaiser(window_m()?, f64_kwarg(case, "beta")?)?,
+        "interp" if case.kwarg("period").is_some() => {
+            r::interp_periodic(&x()?, y()?, nth(case, arrays, 2)?, f64_kwarg(case, "period")?)?
+        }
         "interp" => {
             let opt = |key: &str| case.kwarg(key).map(|_| f64_kwarg(case, key)).transpose();
             r::interp(&x()?, y()?, nth(case, arrays, 2)?, opt("left")?, opt("right")?)?
         }
+        // Routines with several results answer one array (scripts/conformance/routines_extra.py):
+        // their stack, or the concatenation of their ravels.
+        "place" => {
+            let a = x()?.copy()?;
+            r::place(&a, y()?, nth(case, arrays, 2)?)?;
+            a
+        }
+        "extract" => r::extract(&x()?, y()?)?,
+        "fill_diagonal" => {
+            let a = x()?.copy()?;
+            r::fill_diagonal(&a, scalar_kwarg(case, "val")?)?;
+            a
+        }
+        "fliplr" => r::fliplr(&x()?)?,
+        "flipud" => r::flipud(&x()?)?,
+        "split" | "array_split" | "hsplit" | "vsplit" | "dsplit" => {
+            let s = r::Sections::Count(count("sections")?);
+            let a = x()?;
+            let parts = match op {
+                "split" => r::split(&a, &s, axis.unwrap_or(0))?,
+                "array_split" => r::array_split(&a, &s, axis.unwrap_or(0))?,
+                "hsplit" => r::hsplit(&a, &s)?,
+                "vsplit" => r::vsplit(&a, &s)?,
+                _ => r::dsplit(&a, &s)?,
+            };
+            if op == "array_split" {
+                ravels(&parts)?
+            } else {
+                stacked(&parts)?
+            }
+        }
+        "block" => r::block(&[vec![x()?.clone(), y()?.clone()].iter().collect(), vec![nth(case, arrays, 2)?]])?,
+        "broadcast_arrays" => stacked(&r::broadcast_arrays(&refs)?)?,
+        "unstack" => stacked(&r::unstack(&x()?, axis.unwrap_or(0))?)?,
+        "diagflat" => r::diagflat(&x()?, int_kwarg(case, "k")?.unwrap_or(0) as isize)?,
+        "trim_zeros" => r::trim_zeros(&x()?, case.kwarg("trim").and_then(Value::as_str).unwrap_or("fb"))?,
+        "ediff1d" => r::ediff1d(&x()?, None, None)?,
+        "modf" => {
+            let (f, i) = r::modf(&x()?)?;
+            stacked(&[f, i])?
+        }
+        "divmod" => {
+            let (q, m) = r::divmod(&x()?, y()?)?;
+            stacked(&[q, m])?
+        }
+        "frexp_mantissa" => r::frexp(&x()?)?.0,
+        "frexp_exponent" => r::frexp(&x()?)?.1,
+        "isneginf" => r::isneginf(&x()?)?,
+        "isposinf" => r::isposinf(&x()?)?,
+        "iscomplex" => r::iscomplex(&x()?)?,
+        "isreal" => r::isreal(&x()?)?,
+        "polyfit" => r::polyfit(&x()?, y()?, count("deg")?)?,
+        "roots" => xp::array::sort_complex(&r::roots(&x()?)?.astype(DType::C128)?)?,
+        "array_equiv" => {
+            let a = x()?;
+            Array::scalar_on(&a.device_arc(), r::array_equiv(&a, y()?)?, DType::Bool)?
+        }
+        "histogram2d" => {
+            let b = case.kwarg("bins").and_then(usizes).ok_or_else(|| need("bins"))?;
+            let [bx, by] = b[..] else { return Err(need("two bins")) };
+            r::histogram2d(&x()?, y()?, [r::Bins::Count(bx), r::Bins::Count(by)], None, false, None)?.0
+        }
+        "histogramdd" => {
+            let b = case.kwarg("bins").and_then(usizes).ok_or_else(|| need("bins"))?;
+            let bins: Vec<r::Bins<'_>> = b.iter().map(|&k| r::Bins::Count(k)).collect();
+            r::histogramdd(&x()?, &bins, None, false, None)?.0
+        }
+        "tril_indices" | "triu_indices" => {
+            let n = count("n")?;
+            let k = int_kwarg(case, "k")?.unwrap_or(0) as isize;
+            let m = count_kwarg(case, "m")?;
+            let (i, j) = if op == "tril_indices" { r::tril_indices(n, k, m)? } else { r::triu_indices(n, k, m)? };
+            stacked(&[i, j])?
+        }
+        "diag_indices" => stacked(&r::diag_indices(count("n")?, count("ndim")?)?)?,
+        "ravel_multi_index" => {
+            let dims = case.kwarg("dims").and_then(usizes).ok_or_else(|| need("dims"))?;
+            r::ravel_multi_index(&refs, &dims)?
+        }
+        "unravel_index" => {
+            let shape = case.kwarg("shape").and_then(usizes).ok_or_else(|| need("shape"))?;
+            stacked(&r::unravel_index(&x()?, &shape)?)?
+        }
+        "ix_" => ravels(&r::ix_(&refs)?)?,
         "histogram" | "histogram_bin_edges" => {
             let bins = match arrays.get(1) {
                 Some(edges) => r::Bins::Edges(edges),

@@ -247,7 +247,8 @@ pub fn ravel_multi_index(multi_index: &[&Array], dims: &[usize]) -> Result<Array
         let i = idx.astype(DType::I64)?;
         let bad = i.lt(0)?.logical_or(&i.ge(d as i64)?)?.any(None, false)?.item::<bool>()?;
         if bad {
-            return Err(Error::Index {
+            // NumPy's ValueError.
+            return Err(Error::Value {
                 op: "ravel_multi_index".into(),
                 reason: "invalid entry in coordinates array".into(),
             });
