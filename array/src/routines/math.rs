@@ -57,11 +57,33 @@ pub fn fmod(x1: &Array, x2: &Array) -> Result<Array> {
     }
 }
 
+/// `log1p(exp(-|x - y|))` (`two`: `log2(1 + 2**-|x - y|)`) in the pair's dtype. NumPy adds it to
+/// the larger argument in that dtype; for the narrower float types each step is computed in
+/// float64 and rounded to the dtype, as C's correctly rounded float functions give them, so
+/// that every backend (whose float32 `exp2`/`log1p` err differently) gives NumPy's sum.
+fn log1p_exp_gap(x: &Array, y: &Array, two: bool) -> Result<Array> {
+    let t = x.dtype();
+    let d = x.sub(y)?.abs()?.negative()?;
+    if !matches!(t, DType::F16 | DType::BF16 | DType::F32) {
+        return if two { d.exp2()?.log1p()?.mul_scalar(std::f64::consts::LOG2_E) } else { d.exp()?.log1p() };
+    }
+    // Each step correctly rounded to the dtype, as C's float functions round them.
+    let step =
+        |a: &Array, f: &dyn Fn(&Array) -> Result<Array>| -> Result<Array> { f(&a.astype(DType::F64)?)?.astype(t) };
+    let e = step(&d, &|a| if two { a.exp2() } else { a.exp() })?;
+    let l = step(&e, &|a| a.log1p())?;
+    if two {
+        l.mul(&Array::scalar_on(&l.device_arc(), std::f64::consts::LOG2_E, t)?)
+    } else {
+        Ok(l)
+    }
+}
+
 /// NumPy's `logaddexp(x1, x2)`: `log(exp(x1) + exp(x2))` without overflow.
 pub fn logaddexp(x1: &Array, x2: &Array) -> Result<Array> {
     let (x, y) = float_pair("logaddexp", x1, x2)?;
     let big = x.maximum(&y)?;
-    let rest = x.sub(&y)?.abs()?.negative()?.exp()?.log1p()?;
+    let rest = log1p_exp_gap(&x, &y, false)?;
     // Equal arguments (±inf included) give x + log 2, as NumPy.
     where_(&x.eq(&y)?, (&x.add_scalar(LN_2)?).into(), (&big.add(&rest)?).into())
 }
@@ -70,7 +92,7 @@ pub fn logaddexp(x1: &Array, x2: &Array) -> Result<Array> {
 pub fn logaddexp2(x1: &Array, x2: &Array) -> Result<Array> {
     let (x, y) = float_pair("logaddexp2", x1, x2)?;
     let big = x.maximum(&y)?;
-    let rest = x.sub(&y)?.abs()?.negative()?.exp2()?.log1p()?.mul_scalar(std::f64::consts::LOG2_E)?;
+    let rest = log1p_exp_gap(&x, &y, true)?;
     where_(&x.eq(&y)?, (&x.add_scalar(1)?).into(), (&big.add(&rest)?).into())
 }
 
