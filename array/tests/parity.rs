@@ -175,3 +175,8 @@ fn sparse_coo_to_csr_and_products_match_dense_arithmetic() {
 fn sparse_products_sums_and_elementwise_match_dense() {
     checks::sparse::sparse_products_sums_and_elementwise_match_dense(&cpu());
 }
+
+#[test]
+fn long_scans_match_host_sums() {
+    checks::scan::long_scans_match_host_sums(&cpu());
+}

@@ -211,12 +211,112 @@ XP_DEVICE void block_row(const T* __restrict__ src, typename Op::Out* __restrict
   }
 }
 
+// A value another block published: read through volatile words (past this SM's L1).
+template <class T> XP_DEVICE T read_published(const T* p) {
+  T r;
+  const volatile unsigned char* s = reinterpret_cast<const volatile unsigned char*>(p);
+  unsigned char* d = reinterpret_cast<unsigned char*>(&r);
+  if (sizeof(T) % 4 == 0) {
+    const volatile unsigned* s4 = reinterpret_cast<const volatile unsigned*>(p);
+    unsigned* d4 = reinterpret_cast<unsigned*>(&r);
+    for (unsigned k = 0; k < sizeof(T) / 4; ++k) d4[k] = s4[k];
+  } else {
+    for (unsigned k = 0; k < sizeof(T); ++k) d[k] = s[k];
+  }
+  return r;
+}
+
+// The single-pass scan of one row (decoupled look-back): tiles of kOne * 256 elements, taken
+// in the order blocks start (a counter), each publishing its total, then its inclusive prefix,
+// which the next tiles read instead of rescanning. One read and one write of the data.
+// Scratch at `pout`: totals[nt], prefixes[nt] (Out), then nt + 1 flags (0 none, 1 total,
+// 2 prefix; the last is the tile counter). `tile` -1 zeroes the flags, -2 scans.
+template <class Op, class I>
+XP_DEVICE void onepass(const typename Op::In* __restrict__ in, typename Op::Out* __restrict__ out,
+                       typename Op::Out* __restrict__ pout, const Shape& rs, const Strides& rst, I len, I ast, I nt,
+                       i64 mode) {
+  typedef typename Op::Acc Acc;
+  constexpr int kOne = sizeof(Acc) <= 4 ? 16 : (sizeof(Acc) <= 8 ? 8 : 4);
+  constexpr int kThreads = 256;
+  Acc* totals = pout;
+  Acc* prefixes = pout + nt;
+  unsigned* flags = reinterpret_cast<unsigned*>(reinterpret_cast<char*>(pout) + ((2 * (i64)nt * sizeof(Acc) + 15) & ~(i64)15));
+  if (mode == -1) {
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i <= (i64)nt; i += (i64)blockDim.x * gridDim.x) flags[i] = 0u;
+    return;
+  }
+  // Raw words (8-byte aligned, as every accumulator needs): Acc may have constructors.
+  __shared__ unsigned long long raw[(kOne * kThreads * sizeof(Acc) + 7) / 8];
+  __shared__ unsigned long long raw_prefix[(sizeof(Acc) + 7) / 8];
+  __shared__ unsigned s_tile;
+  Acc* buf = reinterpret_cast<Acc*>(raw);
+  const unsigned tid = threadIdx.x;
+  if (tid == 0) s_tile = atomicAdd(&flags[nt], 1u);
+  xp::gpu_block_sync();
+  const i64 t = (i64)s_tile;
+  const i64 base = t * (i64)(kOne * kThreads);
+  const typename Op::In* __restrict__ p = in + offset_of<I>((I)0, rs, rst);
+  for (int k = 0; k < kOne; ++k) {
+    const i64 j = k * kThreads + tid, g = base + j;
+    buf[j] = g < (i64)len ? load<Op, false>(p[g * (i64)ast], g) : Op::identity();
+  }
+  xp::gpu_block_sync();
+  Acc v[kOne];
+  Acc local = Op::identity();
+  for (int i = 0; i < kOne; ++i) {
+    v[i] = buf[tid * kOne + i];
+    Op::combine(local, v[i]);
+  }
+  Acc total;
+  const Acc excl = block_exclusive<Op>(local, total);
+  if (tid == 0) {
+    Acc run = Op::identity();
+    if (t > 0) {
+      totals[t] = total;
+      __threadfence();
+      atomicExch(&flags[t], 1u);
+      for (i64 j = t - 1;; --j) {
+        unsigned f;
+        do {
+          f = *reinterpret_cast<volatile unsigned*>(&flags[j]);
+        } while (f == 0u);
+        __threadfence();
+        Acc x = read_published(f == 2u ? &prefixes[j] : &totals[j]);
+        Op::combine(x, run);
+        run = x;
+        if (f == 2u) break;
+      }
+    }
+    Acc inc = run;
+    Op::combine(inc, total);
+    prefixes[t] = inc;
+    __threadfence();
+    atomicExch(&flags[t], 2u);
+    *reinterpret_cast<Acc*>(raw_prefix) = run;
+  }
+  xp::gpu_block_sync();
+  Acc pre = *reinterpret_cast<Acc*>(raw_prefix);
+  Op::combine(pre, excl);
+  for (int i = 0; i < kOne; ++i) {
+    Op::combine(pre, v[i]);
+    buf[tid * kOne + i] = pre;
+  }
+  xp::gpu_block_sync();
+  for (int k = 0; k < kOne; ++k) {
+    const i64 j = k * kThreads + tid, g = base + j;
+    if (g < (i64)len) out[g] = buf[j];
+  }
+}
+
 template <class Op, class I>
 XP_DEVICE void run(const typename Op::In* __restrict__ in, const typename Op::Out* __restrict__ pin,
                    typename Op::Out* __restrict__ out, typename Op::Out* __restrict__ pout,
                    const typename Op::Out* __restrict__ carry, const Shape& rs, const Strides& rst, I n_rows, I n_inner,
                    I len, I ast, I chunk, i64 tile) {
-  (void)tile;
+  if (tile < 0) {
+    onepass<Op, I>(in, out, pout, rs, rst, len, ast, chunk, tile);
+    return;
+  }
   const I c = (I)blockIdx.y, nch = (I)gridDim.y;
   const I k0 = imin<I>(len, c * chunk), k1 = imin<I>(len, k0 + chunk);
   if (blockDim.x == 1) {
@@ -350,6 +450,9 @@ fn render_scan_uncached(op: &ScanOp, index: IndexWidth) -> Rendered {
     );
     Rendered { name, code }
 }
+
+/// The shortest row scanned in a single pass on GPUs (shorter rows take the three phases).
+pub const ONEPASS_MIN: usize = 1 << 16;
 
 /// The launches of one scan, in order, and the scratch they share.
 #[derive(Debug, Clone)]
@@ -573,6 +676,36 @@ pub fn plan_scan(op: &ScanOp, shape: &[usize], strides: &[isize], axis: usize, t
         len: c.len,
     };
     let mut scratch = 0;
+    if let Target::Gpu { .. } = target {
+        // One long row: the single-pass scan (see the engine's `onepass`).
+        let n_rows: usize = c.rshape.iter().product();
+        if !ordered && n_rows == 1 && c.n_inner == 1 && c.len >= ONEPASS_MIN {
+            let osize = op.out_type.size();
+            let per = if osize <= 4 {
+                16
+            } else if osize <= 8 {
+                8
+            } else {
+                4
+            };
+            let nt = c.len.div_ceil(per * 256);
+            plan.scratch_bytes = align16(2 * nt * osize) + align16((nt + 1) * 4);
+            for (mode, blocks) in [(-1i64, (nt + 1).div_ceil(256)), (-2, nt)] {
+                let mut l = level.launch(
+                    &rows,
+                    PlanArg::Output,
+                    PlanArg::Scratch { offset_bytes: 0 },
+                    PlanArg::Null,
+                    LaunchConfig::new((blocks as u32, 1), (256, 1)),
+                    nt,
+                    0,
+                );
+                *l.args.last_mut().expect("the tile argument") = PlanArg::I64(mode);
+                plan.launches.push(l);
+            }
+            return Ok(plan);
+        }
+    }
     level.plan(&rows, PlanArg::Output, &mut plan.launches, &mut scratch);
     plan.scratch_bytes = scratch;
     Ok(plan)
@@ -622,7 +755,20 @@ mod tests {
     #[test]
     fn long_rows_are_scanned_in_three_phases() {
         let op = builtin_scan("cumsum", DType::F32).unwrap();
+        // One long row on a GPU: the single pass (zero the flags, scan), 4096-element tiles.
         let p = plan_scan(&op, &[1 << 26], &[1], 0, GPU).unwrap();
+        assert_eq!(p.launches.len(), 2);
+        assert_eq!(
+            (p.launches[0].args[12].clone(), p.launches[1].args[12].clone()),
+            (PlanArg::I64(-1), PlanArg::I64(-2))
+        );
+        assert_eq!(p.launches[1].config.grid.x, 1 << 14);
+        assert_eq!(p.scratch_bytes, 2 * 4 * (1 << 14) + align16(4 * ((1 << 14) + 1)));
+        // cumprod of floats keeps NumPy's order: a thread scans the row.
+        let prod = builtin_scan("cumprod", DType::F32).unwrap();
+        let p = plan_scan(&prod, &[1 << 26], &[1], 0, GPU).unwrap();
+        assert_eq!(p.launches.len(), 1);
+        let p = plan_scan(&op, &[3, 1 << 24], &[1 << 24, 1], 1, GPU).unwrap();
         // totals, (totals of totals, scan, rescan) or a single scan, rescan.
         assert!(p.launches.len() >= 3, "{}", p.launches.len());
         assert_eq!(p.launches[0].args[3], PlanArg::Scratch { offset_bytes: 0 });

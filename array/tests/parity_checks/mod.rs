@@ -14,6 +14,7 @@ pub mod host;
 pub mod linalg;
 pub mod put_last_write;
 pub mod random;
+pub mod scan;
 pub mod sort;
 pub mod sparse;
 
@@ -49,6 +50,7 @@ pub fn all(d: &Arc<dyn DynDevice>) {
     sort::searchsorted_sides_nans_and_sorter(d);
     sort::lexsort_sorts_by_the_last_key_first(d);
     random::random_draws_have_the_same_bits_as_on_the_cpu(d);
+    scan::long_scans_match_host_sums(d);
     sparse::coo_to_csr_and_products_match_dense_arithmetic(d);
     sparse::sparse_products_sums_and_elementwise_match_dense(d);
 }
