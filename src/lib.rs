@@ -46,11 +46,16 @@ pub use xp_array::routines::*;
 /// NumPy's `a[...]` as a Rust index expression: `a.at(s![.., 1..;2, -1])`,
 /// `a.set(s![&mask], 0.0)` (see `xp::routines::slicing`).
 pub use xp_array::s;
+/// Convolution and correlation (`scipy.signal`, CuPy's `cupyx.scipy.signal`): `convolve2d`,
+/// `correlate2d`, N-d `convolve`/`correlate` with a method, `fftconvolve`, `oaconvolve`.
+pub use xp_array::signal;
 pub use xp_array::{
     arange, concatenate, empty, empty_like, eye, full, full_like, get_array_module, identity, linspace, load_npy,
     load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,
     ArrayModule, Operand, Scalar, SliceArg,
 };
+/// NumPy's 1-d `convolve` and `correlate`.
+pub use xp_array::{convolve, correlate};
 pub use xp_backend_api as backend;
 pub use xp_backend_api::{DType, DynDevice, Error, KernelArg, KernelSource, LaunchConfig, Result};
 pub use xp_kernels as kernels;
