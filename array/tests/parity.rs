@@ -165,3 +165,8 @@ fn random_draws_have_the_same_bits_as_on_the_cpu() {
 fn masked_assignment_reads_values_in_order() {
     checks::put_last_write::masked_assignment_reads_values_in_order(&cpu());
 }
+
+#[test]
+fn convolve2d_matches_host_sums_on_every_boundary_and_tile() {
+    checks::signal::convolve2d_matches_host_sums_on_every_boundary_and_tile(&cpu());
+}

@@ -1,5 +1,5 @@
 //! NumPy-parity checks of `put`, `fill`, the order of complex numbers, `numpy.linalg`'s
-//! solvers and decompositions, sorting and searching, and random bits identical across devices, written once for any device: `array/tests/parity.rs` runs them on the CPU backend, the root package's
+//! solvers and decompositions, sorting and searching, random bits, and `convolve2d` identical across devices, written once for any device: `array/tests/parity.rs` runs them on the CPU backend, the root package's
 //! `tests/parity_gpu.rs` on every GPU found.
 #![allow(dead_code)]
 
@@ -13,6 +13,7 @@ pub mod host;
 pub mod linalg;
 pub mod put_last_write;
 pub mod random;
+pub mod signal;
 pub mod sort;
 
 /// Every check, in order, on `d`.
@@ -47,4 +48,5 @@ pub fn all(d: &Arc<dyn DynDevice>) {
     sort::searchsorted_sides_nans_and_sorter(d);
     sort::lexsort_sorts_by_the_last_key_first(d);
     random::random_draws_have_the_same_bits_as_on_the_cpu(d);
+    signal::convolve2d_matches_host_sums_on_every_boundary_and_tile(d);
 }
