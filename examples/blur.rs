@@ -35,7 +35,7 @@ fn test_picture(size: usize) -> Vec<f32> {
             if ((x - 0.7).powi(2) + (y - 0.7).powi(2)).sqrt() < 0.15 {
                 p = 20.0;
             }
-            if y > 0.75 && ((x * 40.0) as usize) % 2 == 0 {
+            if y > 0.75 && ((x * 40.0) as usize).is_multiple_of(2) {
                 p = 200.0 - 100.0 * y;
             }
             v.push(p);

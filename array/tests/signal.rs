@@ -460,3 +460,40 @@ fn bad_inputs_are_errors_naming_the_op() {
         assert!(matches!(e, xp_backend_api::Error::DeviceMismatch { .. }), "{e}");
     }
 }
+
+#[test]
+fn oaconvolve_blocks_long_inputs_and_matches_direct_sums() {
+    let dev = cpu();
+    // Long inputs against short kernels (blocked along the long axis), complex, and a kernel
+    // as long as the input (one transform).
+    for (xs, ks, dt) in [
+        (vec![5000], vec![20], DType::F64),
+        (vec![3, 4000], vec![2, 15], DType::F64),
+        (vec![2000, 3], vec![31, 3], DType::C128),
+        (vec![100], vec![60], DType::F64),
+    ] {
+        let (x, w) = if dt.is_complex() {
+            (Host::complex(&xs, 21), Host::complex(&ks, 22))
+        } else {
+            (Host::real(&xs, 21), Host::real(&ks, 22))
+        };
+        let (xa, wa) = (x.to_array(&dev, dt), w.to_array(&dev, dt));
+        for mode in MODES {
+            let direct = signal::convolve(&xa, &wa, mode, Method::Direct).unwrap();
+            let (os, off) = geom(mode, &xs, &ks, false);
+            if xs.len() == 1 && xs[0] <= 100 {
+                close(&direct, &corr_core(&x, &w.flip(), &os, &off, Boundary::Fill, C::new(0.0, 0.0)), 1e-12, "host");
+            }
+            let want = Host { shape: direct.shape().to_vec(), v: values(&direct) };
+            let got = signal::oaconvolve(&xa, &wa, mode, None).unwrap();
+            assert_eq!(got.dtype(), dt);
+            close(&got, &want, 1e-11, &format!("oaconvolve {xs:?} {ks:?} {mode:?}"));
+        }
+    }
+    // Along one axis only: rows of a long signal with one short kernel.
+    let (x, w) = (Host::real(&[4, 3000], 23), Host::real(&[1, 9], 24));
+    let (xa, wa) = (x.to_array(&dev, DType::F32), w.to_array(&dev, DType::F32));
+    let got = signal::oaconvolve(&xa, &wa, Mode::Same, Some(&[-1])).unwrap();
+    assert_eq!(got.dtype(), DType::F32);
+    close(&got, &ref_convolve2d(&x, &w, Mode::Same, Boundary::Fill, 0.0), 1e-5, "oaconvolve axes=[-1]");
+}

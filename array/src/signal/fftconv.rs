@@ -4,6 +4,7 @@
 use xp_backend_api::{DType, Error, Result};
 
 use super::{valid_swap, Method, Mode};
+use crate::promote::Scalar;
 use crate::{Array, SliceArg};
 
 /// The smallest `m >= n` whose only prime factors are 2, 3 and 5 (SciPy's `next_fast_len` for
@@ -54,15 +55,20 @@ fn centered(a: &Array, new: &[usize]) -> Result<Array> {
     a.slice(&sl)
 }
 
-/// SciPy's `fftconvolve(in1, in2, mode, axes)`: the convolution over `axes` (default every
-/// axis) through FFTs of 5-smooth lengths, `rfftn`/`irfftn` for real inputs and
-/// `fftn`/`ifftn` for complex ones. Along the other axes the inputs must have equal extents or
-/// extent 1 (broadcast). An empty input gives an empty float64 array, as SciPy.
-pub fn fftconvolve(in1: &Array, in2: &Array, mode: Mode, axes: Option<&[isize]>) -> Result<Array> {
-    let op = "fftconvolve";
+/// Inputs checked and prepared for an FFT convolution: cast to the FFT dtype, swapped for
+/// `'valid'` where SciPy swaps, and the axes that convolve (broadcast axes removed).
+enum Prepared {
+    /// The result needs no transform (0-d or empty inputs, or no axis left to convolve).
+    Done(Array),
+    /// Convolve `x1` with `x2` over `axes`; `s1`, `s2` their shapes.
+    Conv { x1: Array, x2: Array, axes: Vec<usize> },
+}
+
+/// SciPy's checks of `fftconvolve` and `_init_freq_conv_axes`.
+fn prepare(op: &str, in1: &Array, in2: &Array, mode: Mode, axes: Option<&[isize]>) -> Result<Prepared> {
     let dev = crate::ufunc::common_device(op, &[in1, in2])?;
     if in1.ndim() == 0 && in2.ndim() == 0 {
-        return in1.mul(in2);
+        return Ok(Prepared::Done(in1.mul(in2)?));
     }
     if in1.ndim() != in2.ndim() {
         return Err(Error::ShapeMismatch {
@@ -73,7 +79,7 @@ pub fn fftconvolve(in1: &Array, in2: &Array, mode: Mode, axes: Option<&[isize]>)
         });
     }
     if in1.size() == 0 || in2.size() == 0 {
-        return Array::empty_on(&dev, &[0], DType::F64);
+        return Ok(Prepared::Done(Array::empty_on(&dev, &[0], DType::F64)?));
     }
     let nd = in1.ndim();
     let mut ax: Vec<usize> = match axes {
@@ -114,37 +120,47 @@ pub fn fftconvolve(in1: &Array, in2: &Array, mode: Mode, axes: Option<&[isize]>)
     let dt = fft_dtype(in1.dtype(), in2.dtype());
     let (x1, x2) = (in1.astype(dt)?, in2.astype(dt)?);
     if ax.is_empty() {
-        return x1.mul(&x2);
+        return Ok(Prepared::Done(x1.mul(&x2)?));
     }
-    let (s1, s2) = (in1.shape().to_vec(), in2.shape().to_vec());
+    Ok(Prepared::Conv { x1, x2, axes: ax })
+}
+
+/// The full convolution of `x1` and `x2` over `ax` through FFTs of lengths `fshape` (one per
+/// axis of `ax`, each at least the full length), cropped to the full shape.
+fn full_by_fft(x1: &Array, x2: &Array, ax: &[usize], fshape: &[usize]) -> Result<Array> {
+    let (s1, s2) = (x1.shape(), x2.shape());
     let shape: Vec<usize> =
-        (0..nd).map(|d| if ax.contains(&d) { s1[d] + s2[d] - 1 } else { s1[d].max(s2[d]) }).collect();
-    let fshape: Vec<usize> = ax.iter().map(|&a| next_fast_len(shape[a])).collect();
+        (0..x1.ndim()).map(|d| if ax.contains(&d) { s1[d] + s2[d] - 1 } else { s1[d].max(s2[d]) }).collect();
     let axes_i: Vec<isize> = ax.iter().map(|&a| a as isize).collect();
-    let ret = if dt.is_complex() {
-        let sp = crate::fft::fftn(&x1, Some(&fshape), Some(&axes_i), None)?.mul(&crate::fft::fftn(
-            &x2,
-            Some(&fshape),
+    let ret = if x1.dtype().is_complex() {
+        let sp = crate::fft::fftn(x1, Some(fshape), Some(&axes_i), None)?.mul(&crate::fft::fftn(
+            x2,
+            Some(fshape),
             Some(&axes_i),
             None,
         )?)?;
-        crate::fft::ifftn(&sp, Some(&fshape), Some(&axes_i), None)?
+        crate::fft::ifftn(&sp, Some(fshape), Some(&axes_i), None)?
     } else {
-        let sp = crate::fft::rfftn(&x1, Some(&fshape), Some(&axes_i), None)?.mul(&crate::fft::rfftn(
-            &x2,
-            Some(&fshape),
+        let sp = crate::fft::rfftn(x1, Some(fshape), Some(&axes_i), None)?.mul(&crate::fft::rfftn(
+            x2,
+            Some(fshape),
             Some(&axes_i),
             None,
         )?)?;
-        crate::fft::irfftn(&sp, Some(&fshape), Some(&axes_i), None)?
+        crate::fft::irfftn(&sp, Some(fshape), Some(&axes_i), None)?
     };
-    let ret = ret.slice(&shape.iter().map(|&n| SliceArg::range(0, n as isize, 1)).collect::<Vec<_>>())?;
+    ret.slice(&shape.iter().map(|&n| SliceArg::range(0, n as isize, 1)).collect::<Vec<_>>())
+}
+
+/// SciPy's `_apply_conv_mode`: the part of the full result `ret` that `mode` keeps, contiguous
+/// and of dtype `dt`.
+fn apply_mode(ret: Array, s1: &[usize], s2: &[usize], ax: &[usize], mode: Mode, dt: DType) -> Result<Array> {
     let ret = match mode {
         Mode::Full => ret,
-        Mode::Same => centered(&ret, &s1)?,
+        Mode::Same => centered(&ret, s1)?,
         Mode::Valid => {
             let v: Vec<usize> =
-                (0..nd).map(|d| if ax.contains(&d) { s1[d] - s2[d] + 1 } else { ret.shape()[d] }).collect();
+                (0..ret.ndim()).map(|d| if ax.contains(&d) { s1[d] - s2[d] + 1 } else { ret.shape()[d] }).collect();
             centered(&ret, &v)?
         }
     };
@@ -156,14 +172,113 @@ pub fn fftconvolve(in1: &Array, in2: &Array, mode: Mode, axes: Option<&[isize]>)
     }
 }
 
-/// SciPy's `oaconvolve(in1, in2, mode, axes)`: the same result as [`fftconvolve`].
+/// SciPy's `fftconvolve(in1, in2, mode, axes)`: the convolution over `axes` (default every
+/// axis) through FFTs of 5-smooth lengths, `rfftn`/`irfftn` for real inputs and
+/// `fftn`/`ifftn` for complex ones. Along the other axes the inputs must have equal extents or
+/// extent 1 (broadcast). An empty input gives an empty float64 array, as SciPy.
+pub fn fftconvolve(in1: &Array, in2: &Array, mode: Mode, axes: Option<&[isize]>) -> Result<Array> {
+    let (x1, x2, ax) = match prepare("fftconvolve", in1, in2, mode, axes)? {
+        Prepared::Done(a) => return Ok(a),
+        Prepared::Conv { x1, x2, axes } => (x1, x2, axes),
+    };
+    let (s1, s2) = (x1.shape().to_vec(), x2.shape().to_vec());
+    let fshape: Vec<usize> = ax.iter().map(|&a| next_fast_len(s1[a] + s2[a] - 1)).collect();
+    let ret = full_by_fft(&x1, &x2, &ax, &fshape)?;
+    apply_mode(ret, &s1, &s2, &ax, mode, x1.dtype())
+}
+
+/// The FFT length of overlap-add blocks for a kernel of length `m` over a signal of length
+/// `n`: the 5-smooth length `N >= 2m` that minimises the cost per output, `N ln N / (N - m +
+/// 1)`; `None` when one transform over the whole length costs no more.
+fn oa_block(n: usize, m: usize) -> Option<usize> {
+    let whole = next_fast_len(n + m - 1);
+    let cost = |len: usize| len as f64 * (len as f64).ln() / (len - m + 1) as f64;
+    let mut best: Option<(usize, f64)> = None;
+    let mut len = next_fast_len((2 * m).max(16));
+    while len < whole {
+        let c = cost(len);
+        if best.is_none_or(|(_, b)| c < b) {
+            best = Some((len, c));
+        }
+        len = next_fast_len(len + 1);
+    }
+    // Blocks pay off only when they cost clearly less than one transform of everything:
+    // about n / (N - m + 1) transforms of N points against one of `whole`.
+    let one = whole as f64 * (whole as f64).ln();
+    best.filter(|&(_, c)| 1.2 * c * (n as f64) < one).map(|(l, _)| l)
+}
+
+/// SciPy's `oaconvolve(in1, in2, mode, axes)`: [`fftconvolve`]'s result by overlap-add.
 ///
-/// The result is computed by [`fftconvolve`] over the whole extent: the device FFT libraries
-/// batch one large transform faster than many block transforms launched one by one, so the
-/// overlap-add blocking SciPy does on the CPU is not done here; the results agree with
-/// SciPy's to rounding.
+/// Along the convolved axis where `in1` is longest relative to `in2` (when the block model
+/// says blocks pay), `in1` is cut into `B` blocks of `L` samples, which become a new batch
+/// axis; one batched FFT convolution of all blocks with `in2` (FFT length `N = L + m − 1`,
+/// chosen by [`oa_block`]) gives `B` pieces of `N` samples, whose tails are added to the next
+/// block's head. The other axes convolve whole. Without an axis where blocks pay, this is
+/// [`fftconvolve`].
 pub fn oaconvolve(in1: &Array, in2: &Array, mode: Mode, axes: Option<&[isize]>) -> Result<Array> {
-    fftconvolve(in1, in2, mode, axes)
+    let (x1, x2, ax) = match prepare("oaconvolve", in1, in2, mode, axes)? {
+        Prepared::Done(a) => return Ok(a),
+        Prepared::Conv { x1, x2, axes } => (x1, x2, axes),
+    };
+    let (s1, s2) = (x1.shape().to_vec(), x2.shape().to_vec());
+    let dt = x1.dtype();
+    // The axis where blocks save the most, and its block length.
+    let pick = ax
+        .iter()
+        .filter_map(|&a| oa_block(s1[a], s2[a]).map(|len| (a, len)))
+        .max_by(|p, q| (s1[p.0] as f64 / s2[p.0] as f64).total_cmp(&(s1[q.0] as f64 / s2[q.0] as f64)));
+    let Some((a, nfft)) = pick else {
+        let fshape: Vec<usize> = ax.iter().map(|&d| next_fast_len(s1[d] + s2[d] - 1)).collect();
+        return apply_mode(full_by_fft(&x1, &x2, &ax, &fshape)?, &s1, &s2, &ax, mode, dt);
+    };
+    let (n, m) = (s1[a], s2[a]);
+    let step = nfft - (m - 1);
+    let blocks = n.div_ceil(step);
+    let nd = x1.ndim();
+    // in1 zero-padded to blocks·step along `a`, split into (blocks, step).
+    let mut pad = vec![(0usize, 0usize); nd];
+    pad[a] = (0, blocks * step - n);
+    let xb = crate::routines::pad(&x1, &pad, crate::routines::PadMode::Constant(Scalar::Int(0)))?.ascontiguous()?;
+    let mut bshape: Vec<isize> = s1.iter().map(|&v| v as isize).collect();
+    bshape.splice(a..=a, [blocks as isize, step as isize]);
+    let xb = xb.reshape(&bshape)?;
+    let mut kshape: Vec<isize> = s2.iter().map(|&v| v as isize).collect();
+    kshape.insert(a, 1);
+    let kb = x2.ascontiguous()?.reshape(&kshape)?;
+    // Each block's full convolution: the block axis is a broadcast axis, `a + 1` convolves in
+    // N points, the other axes as fftconvolve's.
+    let bax: Vec<usize> = ax.iter().map(|&d| if d < a { d } else { d + 1 }).collect();
+    let fshape: Vec<usize> =
+        bax.iter().map(|&d| if d == a + 1 { nfft } else { next_fast_len(xb.shape()[d] + kb.shape()[d] - 1) }).collect();
+    let pieces = full_by_fft(&xb, &kb, &bax, &fshape)?;
+    // Overlap-add: piece b's first `step` samples start block b, its last m − 1 samples add to
+    // the head of block b + 1.
+    let along = |start: usize, stop: usize| -> Vec<SliceArg> {
+        (0..nd + 1)
+            .map(|d| if d == a + 1 { SliceArg::range(start as isize, stop as isize, 1) } else { SliceArg::ALL })
+            .collect()
+    };
+    let head = pieces.slice(&along(0, step))?;
+    let mut pw = vec![(0usize, 0usize); nd + 1];
+    pw[a] = (0, 1);
+    let sum = crate::routines::pad(&head, &pw, crate::routines::PadMode::Constant(Scalar::Int(0)))?;
+    let sum = if m > 1 {
+        let tail = pieces.slice(&along(step, step + m - 1))?;
+        let mut tw = vec![(0usize, 0usize); nd + 1];
+        tw[a] = (1, 0);
+        tw[a + 1] = (0, step - (m - 1));
+        sum.add(&crate::routines::pad(&tail, &tw, crate::routines::PadMode::Constant(Scalar::Int(0)))?)?
+    } else {
+        sum
+    };
+    let mut merged: Vec<isize> = sum.shape().iter().map(|&v| v as isize).collect();
+    merged.splice(a..=a + 1, [((blocks + 1) * step) as isize]);
+    let full = sum.ascontiguous()?.reshape(&merged)?;
+    let keep: Vec<SliceArg> =
+        (0..nd).map(|d| SliceArg::range(0, if d == a { n + m - 1 } else { full.shape()[d] } as isize, 1)).collect();
+    let full = full.slice(&keep)?;
+    apply_mode(full, &s1, &s2, &ax, mode, dt)
 }
 
 /// SciPy's `choose_conv_method(in1, in2, mode)`: [`Method::Direct`] for integer or boolean
@@ -219,13 +334,21 @@ pub fn choose_conv_method(in1: &Array, in2: &Array, mode: Mode) -> Result<Method
 
 #[cfg(test)]
 mod tests {
-    use super::next_fast_len;
+    use super::{next_fast_len, oa_block};
+
+    #[test]
+    fn overlap_add_blocks_only_where_they_pay() {
+        let n = oa_block(100_000, 20).expect("a short kernel over a long signal is blocked");
+        assert!((40..4096).contains(&n), "{n}");
+        assert_eq!(oa_block(100, 60), None);
+        assert_eq!(oa_block(1000, 900), None);
+    }
 
     #[test]
     fn fast_lengths_are_the_next_5_smooth_numbers() {
         let smooth = |mut n: usize| {
             for p in [2, 3, 5] {
-                while n % p == 0 {
+                while n.is_multiple_of(p) {
                     n /= p;
                 }
             }
