@@ -120,10 +120,10 @@ fn run() -> xp::Result<()> {
     let mut results = Vec::new();
     for (what, kernel) in [("blur", &boxk), ("edge", &edge)] {
         let (ref_v, t_cpu) = run_on(&cpu, &img, size, kernel)?;
-        println!("CPU (xp, cpu) {what} time: {t_cpu:.4} s");
+        println!("CPU (xp, cpu) {what} time: {t_cpu:.6} s");
         let (dev_v, t_dev) = run_on(&dev, &img, size, kernel)?;
         println!(
-            "{} (xp, {}) {what} time: {t_dev:.4} s",
+            "{} (xp, {}) {what} time: {t_dev:.6} s",
             if dev.properties().is_host { "CPU" } else { "GPU" },
             dev.label()
         );

@@ -213,7 +213,7 @@ fn oa_block(n: usize, m: usize) -> Option<usize> {
 /// Along the convolved axis where `in1` is longest relative to `in2` (when the block model
 /// says blocks pay), `in1` is cut into `B` blocks of `L` samples, which become a new batch
 /// axis; one batched FFT convolution of all blocks with `in2` (FFT length `N = L + m − 1`,
-/// chosen by [`oa_block`]) gives `B` pieces of `N` samples, whose tails are added to the next
+/// chosen by the block model below) gives `B` pieces of `N` samples, whose tails are added to the next
 /// block's head. The other axes convolve whole. Without an axis where blocks pay, this is
 /// [`fftconvolve`].
 pub fn oaconvolve(in1: &Array, in2: &Array, mode: Mode, axes: Option<&[isize]>) -> Result<Array> {
