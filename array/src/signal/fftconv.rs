@@ -210,12 +210,13 @@ fn oa_block(n: usize, m: usize) -> Option<usize> {
 
 /// SciPy's `oaconvolve(in1, in2, mode, axes)`: [`fftconvolve`]'s result by overlap-add.
 ///
-/// Along the convolved axis where `in1` is longest relative to `in2` (when the block model
-/// says blocks pay), `in1` is cut into `B` blocks of `L` samples, which become a new batch
-/// axis; one batched FFT convolution of all blocks with `in2` (FFT length `N = L + m − 1`,
-/// chosen by the block model below) gives `B` pieces of `N` samples, whose tails are added to the next
-/// block's head. The other axes convolve whole. Without an axis where blocks pay, this is
-/// [`fftconvolve`].
+/// Along the convolved axis where `in1` is longest relative to `in2`, when blocks pay, `in1`
+/// is cut into `B` blocks of `L` samples, which become a new batch axis; one batched FFT
+/// convolution of all blocks with `in2` gives `B` pieces of `N = L + m − 1` samples, whose
+/// tails are added to the next block's head. `N` is the 5-smooth length `>= 2m` that minimises
+/// `N ln N / (N − m + 1)` (the transform cost per output sample); blocks pay when `n` such
+/// costs come to less than 1/1.2 of one transform of the whole length. The other axes
+/// convolve whole. Without an axis where blocks pay, this is [`fftconvolve`].
 pub fn oaconvolve(in1: &Array, in2: &Array, mode: Mode, axes: Option<&[isize]>) -> Result<Array> {
     let (x1, x2, ax) = match prepare("oaconvolve", in1, in2, mode, axes)? {
         Prepared::Done(a) => return Ok(a),
