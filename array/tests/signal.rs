@@ -236,6 +236,14 @@ fn numpy_convolve_and_correlate_swap_conjugate_and_reverse_as_numpy() {
             close(&correlate(&aa, &va, mode).unwrap(), &want, 1e-12, &format!("correlate {la} {lv} {mode:?}"));
         }
     }
+    // A long 1-d input, cut into column chunks across the CPU's workers.
+    let (a, v) = (Host::real(&[50_000], 7), Host::real(&[31], 8));
+    let (aa, va) = (a.to_array(&dev, DType::F64), v.to_array(&dev, DType::F64));
+    for mode in MODES {
+        let (os, off) = geom(mode, &a.shape, &v.shape, false);
+        let want = corr_core(&a, &v.flip(), &os, &off, Boundary::Fill, C::new(0.0, 0.0));
+        close(&convolve(&aa, &va, mode).unwrap(), &want, 1e-12, &format!("long convolve {mode:?}"));
+    }
     // np.convolve([1, 2, 3], [0, 1, 0.5]) and np.correlate(...) in NumPy's documentation.
     let a = Array::from_slice_on(&dev, &[1.0, 2.0, 3.0], &[3]).unwrap();
     let v = Array::from_slice_on(&dev, &[0.0, 1.0, 0.5], &[3]).unwrap();

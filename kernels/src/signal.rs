@@ -12,7 +12,8 @@
 //!
 //! Three kernels per element type:
 //! - [`direct_nd`]: any rank, one output element per thread, taps walked as an odometer.
-//! - [`rows_2d`] (the CPU's 2-d kernel): one work item is one output row; the row is built by
+//! - [`rows_2d`] (the CPU's 2-d kernel): one work item is one output row (or a chunk of its
+//!   columns when there are fewer rows than workers, as in 1-d); the row is built by
 //!   one pass per tap over the input row, whose interior has no boundary test, so the C++
 //!   compiler vectorises it. No barrier: it runs as a plain loop on the CPU backend.
 //! - [`tiled_2d`] (GPU only): a block stages its 32×32 output tile plus the halo of the input
@@ -177,7 +178,9 @@ pub fn direct_nd(dt: DType) -> Rendered {
 /// pass per tap.
 ///
 /// Parameters: `const T* x, const T* w, T* out, const T* fill, xp::i64 nx0, xp::i64 nx1,
-/// xp::i64 kh, xp::i64 kw, xp::i64 oh, xp::i64 ow, xp::i64 off0, xp::i64 off1, int boundary`.
+/// xp::i64 kh, xp::i64 kw, xp::i64 oh, xp::i64 ow, xp::i64 off0, xp::i64 off1, int boundary,
+/// xp::i64 nc` (`nc` column chunks per row: work items are row chunks, so that a single row,
+/// 1-d, still spreads over the workers).
 pub fn rows_2d(dt: DType) -> Rendered {
     let name = format!("xp_sig_rows2d_{}", dt.short());
     let t = dt.c_name();
@@ -185,17 +188,20 @@ pub fn rows_2d(dt: DType) -> Rendered {
     let m_in = madd(dt, "o[j]", "xr[j + s]", "wv");
     let m_fill = madd(dt, "o[j]", "fill", "wr[kx]");
     let code = format!(
-        "{HELPERS}extern \"C\" __global__ void {name}(const {t}* __restrict__ x, const {t}* __restrict__ w, {t}* __restrict__ out, const {t}* __restrict__ fillp, xp::i64 nx0, xp::i64 nx1, xp::i64 kh, xp::i64 kw, xp::i64 oh, xp::i64 ow, xp::i64 off0, xp::i64 off1, int b) {{
+        "{HELPERS}extern \"C\" __global__ void {name}(const {t}* __restrict__ x, const {t}* __restrict__ w, {t}* __restrict__ out, const {t}* __restrict__ fillp, xp::i64 nx0, xp::i64 nx1, xp::i64 kh, xp::i64 kw, xp::i64 oh, xp::i64 ow, xp::i64 off0, xp::i64 off1, int b, xp::i64 nc) {{
   typedef {t} T;
   const T fill = fillp[0];
-  XP_FOR_EACH(xp::i64, y, oh) {{
+  // Work item = one of the nc column chunks of one output row.
+  XP_FOR_EACH(xp::i64, item, oh * nc) {{
+    const xp::i64 y = item / nc, ch = item - y * nc;
+    const xp::i64 c0 = ow * ch / nc, c1 = ow * (ch + 1) / nc;
     T* __restrict__ o = out + y * ow;
-    for (xp::i64 j = 0; j < ow; ++j) o[j] = T(0);
+    for (xp::i64 j = c0; j < c1; ++j) o[j] = T(0);
     for (xp::i64 ky = 0; ky < kh; ++ky) {{
       const xp::i64 iy = xp_sig_index(y + off0 + ky, nx0, b);
       const T* __restrict__ wr = w + ky * kw;
       if (iy < 0) {{
-        for (xp::i64 j = 0; j < ow; ++j)
+        for (xp::i64 j = c0; j < c1; ++j)
           for (xp::i64 kx = 0; kx < kw; ++kx) {{ {m_fill} }}
         continue;
       }}
@@ -203,18 +209,20 @@ pub fn rows_2d(dt: DType) -> Rendered {
       for (xp::i64 kx = 0; kx < kw; ++kx) {{
         const T wv = wr[kx];
         const xp::i64 s = off1 + kx;  // output column j reads input column j + s
-        xp::i64 j0 = s < 0 ? -s : 0;
-        if (j0 > ow) j0 = ow;
+        // [c0, j0) and [j1, c1) read past the row's ends; [j0, j1) is inside.
+        xp::i64 j0 = -s;
+        if (j0 < c0) j0 = c0;
+        if (j0 > c1) j0 = c1;
         xp::i64 j1 = nx1 - s;
-        if (j1 > ow) j1 = ow;
+        if (j1 > c1) j1 = c1;
         if (j1 < j0) j1 = j0;
-        for (xp::i64 j = 0; j < j0; ++j) {{
+        for (xp::i64 j = c0; j < j0; ++j) {{
           const xp::i64 ix = xp_sig_index(j + s, nx1, b);
           const T v = ix < 0 ? fill : xr[ix];
           {m_edge}
         }}
         for (xp::i64 j = j0; j < j1; ++j) {{ {m_in} }}
-        for (xp::i64 j = j1; j < ow; ++j) {{
+        for (xp::i64 j = j1; j < c1; ++j) {{
           const xp::i64 ix = xp_sig_index(j + s, nx1, b);
           const T v = ix < 0 ? fill : xr[ix];
           {m_edge}
@@ -230,16 +238,17 @@ pub fn rows_2d(dt: DType) -> Rendered {
 
 /// The GPU's tiled 2-d kernel of element type `dt` (block 32 × 8, output tile 32 × 32).
 ///
-/// Parameters as [`rows_2d`]. Dynamic shared memory: `(kh·kw + (32 + kh − 1)(32 + kw − 1))`
-/// elements ([`tiled_2d_shared_bytes`]).
+/// Parameters as [`rows_2d`] (`nc` unused). Dynamic shared memory:
+/// `(kh·kw + (32 + kh − 1)(32 + kw − 1))` elements ([`tiled_2d_shared_bytes`]).
 pub fn tiled_2d(dt: DType) -> Rendered {
     let name = format!("xp_sig_tiled2d_{}", dt.short());
     let t = dt.c_name();
     let m = madd(dt, "acc", "st[(r + ky) * tw + tx + kx]", "sk[ky * kw + kx]");
     let code = format!(
         "{HELPERS}#if defined(XP_GPU)
-extern \"C\" __global__ void __launch_bounds__(256) {name}(const {t}* __restrict__ x, const {t}* __restrict__ w, {t}* __restrict__ out, const {t}* __restrict__ fillp, xp::i64 nx0, xp::i64 nx1, xp::i64 kh, xp::i64 kw, xp::i64 oh, xp::i64 ow, xp::i64 off0, xp::i64 off1, int b) {{
+extern \"C\" __global__ void __launch_bounds__(256) {name}(const {t}* __restrict__ x, const {t}* __restrict__ w, {t}* __restrict__ out, const {t}* __restrict__ fillp, xp::i64 nx0, xp::i64 nx1, xp::i64 kh, xp::i64 kw, xp::i64 oh, xp::i64 ow, xp::i64 off0, xp::i64 off1, int b, xp::i64 nc) {{
   typedef {t} T;
+  (void)nc;
   extern __shared__ double {name}_smem[];
   T* sk = (T*){name}_smem;
   T* st = sk + kh * kw;
@@ -325,9 +334,13 @@ pub fn plan_direct(dt: DType, g: &DirectGeometry, boundary: Boundary, target: Ta
         ];
         match target {
             Target::Cpu { workers } => {
-                // Rows in contiguous strips, a few per worker; wide single rows (1-d) are one
-                // strip.
-                let blocks = os[0].min(workers.max(1) * 4).max(1);
+                // Rows in contiguous strips, a few per worker; with fewer rows than that (1-d),
+                // rows cut into column chunks of at least 4096 outputs.
+                let items = workers.max(1) * 4;
+                let nc = if os[0] >= items { 1 } else { (os[1] / 4096).clamp(1, items.div_ceil(os[0].max(1))) };
+                let blocks = (os[0] * nc).min(items).max(1);
+                let mut args = args;
+                args.push(PlanArg::I64(nc as i64));
                 return Ok(PlannedLaunch { kernel: rows_2d(dt), config: LaunchConfig::new(blocks as u32, 1), args });
             }
             Target::Gpu { max_grid_x, .. } => {
@@ -337,6 +350,8 @@ pub fn plan_direct(dt: DType, g: &DirectGeometry, boundary: Boundary, target: Ta
                 if r == 2 && shared <= TILED_SHARED_BYTES && gx <= max_grid_x as usize && gy <= 65535 {
                     let config = LaunchConfig::new((gx as u32, gy as u32), (TILE_W as u32, BLOCK_H))
                         .with_shared_mem(shared as u32);
+                    let mut args = args;
+                    args.push(PlanArg::I64(1));
                     return Ok(PlannedLaunch { kernel: tiled_2d(dt), config, args });
                 }
             }
@@ -398,6 +413,11 @@ mod tests {
         let gpu = plan_direct(DType::F32, &g, Boundary::Symm, GPU).unwrap();
         assert!(gpu.kernel.name.starts_with("xp_sig_tiled2d"));
         assert_eq!((gpu.config.grid.x, gpu.config.grid.y), (32, 32));
+        // One long row (1-d) is cut into column chunks for the workers.
+        let one = geom(&[1, 100_000], &[1, 9], &[1, 100_000], &[0, -4]);
+        let cpu = plan_direct(DType::F64, &one, Boundary::Fill, Target::Cpu { workers: 2 }).unwrap();
+        assert_eq!(cpu.config.grid.x, 8);
+        assert_eq!(cpu.args.last(), Some(&PlanArg::I64(8)));
         let big = geom(&[1024, 1024], &[80, 80], &[1024, 1024], &[-40, -40]);
         let gpu = plan_direct(DType::F64, &big, Boundary::Fill, GPU).unwrap();
         assert!(gpu.kernel.name.starts_with("xp_sig_nd"));
