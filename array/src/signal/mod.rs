@@ -7,7 +7,13 @@
 //! device beforehand, an output start per dimension that the mode gives, and a boundary rule.
 //! On GPUs 2-d inputs run a kernel tiled through shared memory (each input element read once
 //! per block); on the CPU a barrier-free kernel builds each output row by one vectorisable
-//! pass per tap; other ranks run a generic N-d kernel.
+//! pass per tap; other ranks, and 2-d kernels whose taps and halo do not fit a GPU block's
+//! 48 KiB of shared memory, run a generic N-d kernel that reads the input once per tap.
+//!
+//! **FFT methods**: `fftconvolve` multiplies `rfftn`/`fftn` spectra of 5-smooth lengths and
+//! crops as SciPy's `_centered`; `oaconvolve` cuts the longest axis (relative to the kernel)
+//! into blocks that one batched FFT convolves, and adds each block's tail to the next, when
+//! its cost model says blocks are cheaper than one transform of everything.
 //!
 //! **Modes** ([`Mode`]) follow the function they mirror, including where SciPy and NumPy
 //! differ: `'same'` keeps the first input's shape, centred as `scipy.signal.convolve` (output
