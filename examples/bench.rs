@@ -51,6 +51,24 @@ impl Report {
     }
 }
 
+/// `convolve2d(im, ones((3, 3)) / 9, mode="same", boundary="symm")` of float32 pictures
+/// (`cupy_side_by_side.py` on GPUs: 1024² and 8192²; `numpy_side_by_side.py` on the CPU: 1024²,
+/// named after SciPy's row).
+fn signal_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    use xp::signal::{convolve2d, Boundary, Mode};
+    xp::with_device(d, || -> xp::Result<()> {
+        let k = Array::from_vec(vec![1.0f32 / 9.0; 9])?.reshape(&[3, 3])?;
+        let sides: &[(usize, usize)] = if gpu { &[(1024, 10), (8192, 5)] } else { &[(1024, 10)] };
+        for &(side, iters) in sides {
+            let im = Array::from_vec(random(side * side, 21))?.reshape(&[side as isize, side as isize])?;
+            let ms = bench(d, 2, iters, || convolve2d(&im, &k, Mode::Same, Boundary::Symm, 0).map(|_| ()))?;
+            let name = format!("convolve2d {side}^2 3x3 symm{}", if gpu { "" } else { " (scipy)" });
+            r.rep(&name, ms, format!("{:.1} GB/s", (8 * side * side) as f64 / ms / 1e6));
+        }
+        Ok(())
+    })
+}
+
 /// Sorting, searching, compaction and random numbers (`cupy_side_by_side.py` and `scripts/bench/cupy_sort.py`
 /// on GPUs, `numpy_side_by_side.py` and `scripts/bench/numpy_sort.py` on the CPU).
 fn sort_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
@@ -317,12 +335,13 @@ fn run() -> xp::Result<()> {
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
-    // `XP_BENCH_ONLY=fft|sort|sparse|products` runs that group of workloads alone.
+    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products` runs that group of workloads alone.
     if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
         match only.as_str() {
             "fft" => fft_workloads(&d, gpu, &mut r)?,
             "sort" => sort_workloads(&d, gpu, &mut r)?,
             "sparse" => sparse_workloads(&d, gpu, &mut r)?,
+            "signal" => signal_workloads(&d, gpu, &mut r)?,
             "products" => product_workloads(&d, gpu, &mut r)?,
             other => return Err(Error::value("bench", format!("no workload group {other}"))),
         }
@@ -397,6 +416,7 @@ fn run() -> xp::Result<()> {
     fft_workloads(&d, gpu, &mut r)?;
     sort_workloads(&d, gpu, &mut r)?;
     sparse_workloads(&d, gpu, &mut r)?;
+    signal_workloads(&d, gpu, &mut r)?;
     product_workloads(&d, gpu, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.
     xp::with_device(&d, || -> xp::Result<()> {

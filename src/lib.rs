@@ -46,6 +46,9 @@ pub use xp_array::routines::*;
 /// NumPy's `a[...]` as a Rust index expression: `a.at(s![.., 1..;2, -1])`,
 /// `a.set(s![&mask], 0.0)` (see `xp::routines::slicing`).
 pub use xp_array::s;
+/// Convolution and correlation (`scipy.signal`, CuPy's `cupyx.scipy.signal`): `convolve2d`,
+/// `correlate2d`, N-d `convolve`/`correlate` with a method, `fftconvolve`, `oaconvolve`.
+pub use xp_array::signal;
 /// Sparse matrices (`scipy.sparse`, CuPy's `cupyx.scipy.sparse`): COO, CSR and CSC, their
 /// products with dense arrays and with each other.
 pub use xp_array::sparse;
@@ -54,6 +57,8 @@ pub use xp_array::{
     load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,
     ArrayModule, Operand, Scalar, SliceArg,
 };
+/// NumPy's 1-d `convolve` and `correlate`.
+pub use xp_array::{convolve, correlate};
 pub use xp_backend_api as backend;
 pub use xp_backend_api::{DType, DynDevice, Error, KernelArg, KernelSource, LaunchConfig, Result};
 pub use xp_kernels as kernels;

@@ -13,6 +13,7 @@ fn units(batch: usize) -> Vec<Vec<(String, String)>> {
         .chain(xp::kernels::elementwise::gpu_kernels())
         .chain(xp::kernels::index::gpu_only_kernels())
         .chain(xp::kernels::sort::gpu_only_kernels())
+        .chain(xp::kernels::signal::gpu_only_kernels())
         .map(|r| (r.name, r.code))
         .collect();
     let mut out: Vec<Vec<_>> = all.chunks(batch).map(|c| c.to_vec()).collect();

@@ -640,6 +640,9 @@ fn run_op(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
     if let Some(f) = scan {
         return Ok(f(&first(case, arrays)?, axis_kwarg(case)?)?);
     }
+    if matches!(op, "convolve" | "correlate" | "convolve2d" | "correlate2d" | "fftconvolve") {
+        return run_signal(case, arrays);
+    }
     let x = first(case, arrays);
     Ok(match op {
         "astype" => {
@@ -759,6 +762,38 @@ fn run_op(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
             xp::array::call(name, &operands, None)?
         }
         _ => run_routine(case, arrays)?,
+    })
+}
+
+/// A string kwarg parsed as `T` (`default` when absent).
+fn parsed_kwarg<T: std::str::FromStr<Err = Error>>(case: &Case, key: &str, default: &str) -> Result<T, Failure> {
+    let s = match case.kwarg(key) {
+        None => default,
+        Some(v) => v.as_str().ok_or_else(|| Failure::Case(format!("{}: {key} {v} is not a string", case.op)))?,
+    };
+    Ok(s.parse::<T>()?)
+}
+
+/// NumPy's 1-d `convolve`/`correlate` (kwarg `mode`) and SciPy's `convolve2d`/`correlate2d`
+/// (kwargs `mode`, `boundary`, `fillvalue`) and `fftconvolve` (kwargs `mode`, `axes`).
+fn run_signal(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
+    use xp::signal::{self, Boundary, Mode};
+    let (x, y) = (first(case, arrays)?, nth(case, arrays, 1)?);
+    let fill = if case.kwarg("fillvalue").is_some() { f64_kwarg(case, "fillvalue")? } else { 0.0 };
+    Ok(match case.op.as_str() {
+        "convolve" => xp::convolve(&x, y, parsed_kwarg(case, "mode", "full")?)?,
+        "correlate" => xp::correlate(&x, y, parsed_kwarg(case, "mode", "valid")?)?,
+        "convolve2d" | "correlate2d" => {
+            let (mode, boundary) =
+                (parsed_kwarg::<Mode>(case, "mode", "full")?, parsed_kwarg::<Boundary>(case, "boundary", "fill")?);
+            if case.op == "convolve2d" {
+                signal::convolve2d(&x, y, mode, boundary, fill)?
+            } else {
+                signal::correlate2d(&x, y, mode, boundary, fill)?
+            }
+        }
+        "fftconvolve" => signal::fftconvolve(&x, y, parsed_kwarg(case, "mode", "full")?, axes_kwarg(case)?.as_deref())?,
+        other => return Err(unsupported(other)),
     })
 }
 

@@ -36,6 +36,7 @@ pub mod promote;
 pub mod random;
 pub mod reduce;
 pub mod routines;
+pub mod signal;
 pub mod sort;
 pub mod sparse;
 pub mod ufunc;
@@ -54,6 +55,7 @@ pub use index::{concatenate, stack};
 pub use layout::{Layout, SliceArg};
 pub use promote::{can_cast_safe, promote_types, result_type, Scalar};
 pub use routines::*;
+pub use signal::numpy::{convolve, correlate};
 pub use sort::{
     argpartition, argsort, lexsort, partition, searchsorted, sort, sort_complex, unique, unique_all, Side, Unique,
 };

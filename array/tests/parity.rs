@@ -180,3 +180,8 @@ fn sparse_products_sums_and_elementwise_match_dense() {
 fn long_scans_match_host_sums() {
     checks::scan::long_scans_match_host_sums(&cpu());
 }
+
+#[test]
+fn convolve2d_matches_host_sums_on_every_boundary_and_tile() {
+    checks::signal::convolve2d_matches_host_sums_on_every_boundary_and_tile(&cpu());
+}

@@ -124,6 +124,7 @@ fn builtins_cover_every_op_loop_and_cast() {
         + xp_kernels::index::builtin_kernels().len()
         + xp_kernels::binning::builtin_kernels().len()
         + xp_kernels::special::builtin_kernels().len()
+        + xp_kernels::signal::builtin_kernels().len()
         + xp_kernels::sort::builtin_kernels().len()
         + xp_kernels::random::builtin_kernels().len()
         + xp_kernels::sparse::builtin_kernels().len()

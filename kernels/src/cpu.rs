@@ -13,6 +13,7 @@ pub fn cpu_builtin_kernels() -> Vec<Rendered> {
     v.extend(crate::special::builtin_kernels());
     v.extend(crate::reduce::builtin_reduce_kernels(TargetKind::Cpu));
     v.extend(crate::scan::builtin_scan_kernels(TargetKind::Cpu));
+    v.extend(crate::signal::builtin_kernels());
     v.extend(crate::sort::builtin_kernels());
     v.extend(crate::random::builtin_kernels());
     v.extend(crate::sparse::builtin_kernels());

@@ -27,6 +27,7 @@ pub mod reduce;
 pub mod render;
 pub mod scan;
 pub mod seeds;
+pub mod signal;
 pub mod sort;
 pub mod sparse;
 pub mod special;

@@ -1,6 +1,6 @@
 //! NumPy-parity checks of `put`, `fill`, the order of complex numbers, `numpy.linalg`'s
-//! solvers and decompositions, sorting and searching, random bits identical across devices and
-//! sparse matrices, written once for any device: `array/tests/parity.rs` runs them on the CPU backend, the root package's
+//! solvers and decompositions, sorting and searching, random bits identical across devices,
+//! long scans, `convolve2d` and sparse matrices, written once for any device: `array/tests/parity.rs` runs them on the CPU backend, the root package's
 //! `tests/parity_gpu.rs` on every GPU found.
 #![allow(dead_code)]
 
@@ -15,6 +15,7 @@ pub mod linalg;
 pub mod put_last_write;
 pub mod random;
 pub mod scan;
+pub mod signal;
 pub mod sort;
 pub mod sparse;
 
@@ -53,4 +54,5 @@ pub fn all(d: &Arc<dyn DynDevice>) {
     scan::long_scans_match_host_sums(d);
     sparse::coo_to_csr_and_products_match_dense_arithmetic(d);
     sparse::sparse_products_sums_and_elementwise_match_dense(d);
+    signal::convolve2d_matches_host_sums_on_every_boundary_and_tile(d);
 }
