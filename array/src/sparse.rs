@@ -332,6 +332,14 @@ fn from_keys(keys: &Array, data: &Array, shape: (usize, usize), sum: bool) -> Re
         });
     }
     let cells = (m as u64).saturating_mul(n as u64).max(1);
+    // 32-bit keys when every cell fits: half the bytes each radix pass moves.
+    let narrow;
+    let keys = if keys.itemsize() == 8 && cells <= u32::MAX as u64 {
+        narrow = keys.astype(DType::U32)?;
+        &narrow
+    } else {
+        keys
+    };
     let (mut k, perm) = crate::sort::sort_small_keys(keys, 64 - (cells - 1).leading_zeros())?;
     let mut v = data.take(&perm, None)?;
     if sum && nnz > 1 {

@@ -21,7 +21,13 @@
 //!
 //! # Plans
 //!
-//! One launch when rows are many or short. A long row is scanned in three phases: chunk
+//! On GPUs one long row (at least [`ONEPASS_MIN`] elements, not a float `cumprod`) is scanned in a
+//! single pass with decoupled look-back: blocks take tiles in the order they start (a counter),
+//! publish the tile's total, then find their prefix from the totals and prefixes of the tiles
+//! before them, a warp's width of tiles at a time, and publish their own inclusive prefix. One
+//! read and one write of the data, and two launches (the flags zeroed, the scan).
+//!
+//! Otherwise, one launch when rows are many or short. A long row is scanned in three phases: chunk
 //! totals, an inclusive scan of the totals (planned the same way, recursively), and a rescan
 //! of each chunk starting from the totals before it.
 //! - GPU: a block per (row, chunk) scanning tiles of `4 * blockDim.x` elements (per-thread
@@ -269,30 +275,59 @@ XP_DEVICE void onepass(const typename Op::In* __restrict__ in, typename Op::Out*
   }
   Acc total;
   const Acc excl = block_exclusive<Op>(local, total);
-  if (tid == 0) {
+  // The first warp looks back over a window of warpSize predecessors at a time: each lane
+  // waits for its tile's flag, and the window adds the totals up to the nearest prefix.
+  const unsigned ws = (unsigned)warpSize;
+  if (tid < ws) {
+    const unsigned lane = tid;
     Acc run = Op::identity();
     if (t > 0) {
-      totals[t] = total;
-      __threadfence();
-      atomicExch(&flags[t], 1u);
-      for (i64 j = t - 1;; --j) {
-        unsigned f;
-        do {
-          f = *reinterpret_cast<volatile unsigned*>(&flags[j]);
-        } while (f == 0u);
+      if (lane == 0) {
+        totals[t] = total;
         __threadfence();
-        Acc x = read_published(f == 2u ? &prefixes[j] : &totals[j]);
-        Op::combine(x, run);
-        run = x;
-        if (f == 2u) break;
+        atomicExch(&flags[t], 1u);
+      }
+      for (i64 end = t;; end -= (i64)ws) {
+        const i64 j = end - 1 - (i64)lane;
+        unsigned f = 0u;
+        Acc x = Op::identity();
+        if (j >= 0) {
+          do {
+            f = *reinterpret_cast<volatile unsigned*>(&flags[j]);
+          } while (f == 0u);
+          __threadfence();
+          x = read_published(f == 2u ? &prefixes[j] : &totals[j]);
+        }
+        // The nearest lane holding a prefix (tile 0 always does), to every lane.
+        unsigned first = f == 2u ? lane : ws;
+        for (unsigned d = ws / 2; d > 0; d >>= 1) {
+          const unsigned o = xp::shfl_down(first, d, (int)ws);
+          if (o < first) first = o;
+        }
+        for (unsigned d = 1; d < ws; d <<= 1) {
+          const unsigned o = xp::shfl_up(first, d, (int)ws);
+          if (lane >= d) first = o;
+        }
+        if (lane > first) x = Op::identity();
+        for (unsigned d = ws / 2; d > 0; d >>= 1) {
+          const Acc o = xp::shfl_down(x, d, (int)ws);
+          Op::combine(x, o);
+        }
+        if (lane == 0) {
+          Op::combine(x, run);
+          run = x;
+        }
+        if (first < ws) break;
       }
     }
-    Acc inc = run;
-    Op::combine(inc, total);
-    prefixes[t] = inc;
-    __threadfence();
-    atomicExch(&flags[t], 2u);
-    *reinterpret_cast<Acc*>(raw_prefix) = run;
+    if (lane == 0) {
+      Acc inc = run;
+      Op::combine(inc, total);
+      prefixes[t] = inc;
+      __threadfence();
+      atomicExch(&flags[t], 2u);
+      *reinterpret_cast<Acc*>(raw_prefix) = run;
+    }
   }
   xp::gpu_block_sync();
   Acc pre = *reinterpret_cast<Acc*>(raw_prefix);

@@ -257,11 +257,16 @@ extern \"C\" __global__ void __launch_bounds__(256) {name}(const {t}* __restrict
   const T fill = fillp[0];
   for (int i = tid; i < (int)(kh * kw); i += nt) sk[i] = w[i];
   const xp::i64 y0 = (xp::i64)blockIdx.y * {TILE_H}, x0 = (xp::i64)blockIdx.x * {TILE_W};
-  for (int i = tid; i < th * tw; i += nt) {{
-    const int r = i / tw, c = i - r * tw;
-    const xp::i64 iy = xp_sig_index(y0 + off0 + r, nx0, b);
-    const xp::i64 ix = xp_sig_index(x0 + off1 + c, nx1, b);
-    st[i] = (iy < 0 || ix < 0) ? fill : x[iy * nx1 + ix];
+  // Rows by threadIdx.y, columns by threadIdx.x: a row's index once per row, and none of the
+  // boundary rule for tiles whose halo lies inside the input (almost all of them).
+  const xp::i64 gy0 = y0 + off0, gx0 = x0 + off1;
+  const bool inside = gy0 >= 0 && gy0 + th <= nx0 && gx0 >= 0 && gx0 + tw <= nx1;
+  for (int r = threadIdx.y; r < th; r += blockDim.y) {{
+    const xp::i64 iy = inside ? gy0 + r : xp_sig_index(gy0 + r, nx0, b);
+    for (int c = threadIdx.x; c < tw; c += blockDim.x) {{
+      const xp::i64 ix = inside ? gx0 + c : xp_sig_index(gx0 + c, nx1, b);
+      st[r * tw + c] = (iy < 0 || ix < 0) ? fill : x[iy * nx1 + ix];
+    }}
   }}
   __syncthreads();
   const int tx = threadIdx.x;
