@@ -1150,7 +1150,10 @@ fn run_routine(case: &Case, arrays: &[Array]) -> Result<Array, Failure> {
                 stacked(&parts)?
             }
         }
-        "block" => r::block(&[vec![x()?.clone(), y()?.clone()].iter().collect(), vec![nth(case, arrays, 2)?]])?,
+        "block" => {
+            let (a, b) = (x()?, y()?);
+            r::block(&[vec![&a, b], vec![nth(case, arrays, 2)?]])?
+        }
         "broadcast_arrays" => stacked(&r::broadcast_arrays(&refs)?)?,
         "unstack" => stacked(&r::unstack(&x()?, axis.unwrap_or(0))?)?,
         "diagflat" => r::diagflat(&x()?, int_kwarg(case, "k")?.unwrap_or(0) as isize)?,
