@@ -85,7 +85,7 @@ pub const DTYPES: [DType; 12] = [
     DType::U64,
 ];
 
-/// Output tile of [`tiled_2d`]: 32 columns × 32 rows, computed by 32 × 8 threads.
+/// Output tile of [`tiled_2d`]: 32 columns × 32 rows, computed by 32 × 8 threads (4 rows each).
 const TILE_W: usize = 32;
 const TILE_H: usize = 32;
 const BLOCK_H: u32 = 8;
@@ -244,6 +244,12 @@ pub fn tiled_2d(dt: DType) -> Rendered {
     let name = format!("xp_sig_tiled2d_{}", dt.short());
     let t = dt.c_name();
     let m = madd(dt, "acc", "st[(r + ky) * tw + tx + kx]", "sk[ky * kw + kx]");
+    // 3×3, the common case: taps in registers and the sum unrolled, in the loop's order.
+    let taps3: String = (0..9).map(|i| format!("const T k{i} = sk[{i}]; ")).collect();
+    let sum3: String = (0..9)
+        .map(|i| madd(dt, "acc", &format!("s[{} * tw + {}]", i / 3, i % 3), &format!("k{i}")))
+        .collect::<Vec<_>>()
+        .join(" ");
     let code = format!(
         "{HELPERS}#if defined(XP_GPU)
 extern \"C\" __global__ void __launch_bounds__(256) {name}(const {t}* __restrict__ x, const {t}* __restrict__ w, {t}* __restrict__ out, const {t}* __restrict__ fillp, xp::i64 nx0, xp::i64 nx1, xp::i64 kh, xp::i64 kw, xp::i64 oh, xp::i64 ow, xp::i64 off0, xp::i64 off1, int b, xp::i64 nc) {{
@@ -271,6 +277,18 @@ extern \"C\" __global__ void __launch_bounds__(256) {name}(const {t}* __restrict
   __syncthreads();
   const int tx = threadIdx.x;
   const xp::i64 xx = x0 + tx;
+  if (kh == 3 && kw == 3) {{
+    {taps3}
+    for (int r = threadIdx.y; r < {TILE_H}; r += blockDim.y) {{
+      const xp::i64 y = y0 + r;
+      if (y >= oh || xx >= ow) continue;
+      const T* s = st + r * tw + tx;
+      T acc = T(0);
+      {sum3}
+      out[y * ow + xx] = acc;
+    }}
+    return;
+  }}
   for (int r = threadIdx.y; r < {TILE_H}; r += blockDim.y) {{
     const xp::i64 y = y0 + r;
     if (y >= oh || xx >= ow) continue;
