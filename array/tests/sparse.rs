@@ -179,5 +179,14 @@ fn bad_input_is_a_clear_error() {
         assert!(e.contains("density"), "{e}");
         let e = err_text(CsrMatrix::from_dense(&v));
         assert!(e.contains("2-d"), "{e}");
+        let e = err_text(sparse::diags(&[&v], &[5], Some((2, 2)), None));
+        assert!(e.contains("offset 5 out of bounds for shape (2, 2)"), "{e}");
+        let none = Array::from_vec(Vec::<i64>::new()).unwrap();
+        let e = err_text(sparse::coo_matrix(&Array::from_vec(Vec::<f32>::new()).unwrap(), &none, &none, None));
+        assert!(e.contains("cannot infer dimensions"), "{e}");
+        let e = err_text(sparse::csr_matrix(&Array::from_vec(Vec::<f32>::new()).unwrap(), &none, &none, None));
+        assert!(e.contains("at least one entry"), "{e}");
+        let e = err_text(sparse::random(3, 3, 0.5, DType::C64, 0));
+        assert!(e.contains("random") && e.contains("complex64"), "{e}");
     });
 }
