@@ -330,12 +330,60 @@ fn fft_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Resul
     })
 }
 
+/// Several GPUs (the first two): `all_reduce f32 256 MiB` in one process (NCCL, the two ranks
+/// grouped), its bus bandwidth as nccl-tests and `scripts/bench/torch_distributed.py` count it
+/// (bytes × 2(n−1)/n per second), and a peer copy of 1 GiB. Each is timed as 20 (10) calls
+/// back to back between synchronisations of both devices, the median of 5 such runs.
+fn distributed_workloads(r: &mut Report) -> xp::Result<()> {
+    use xp::distributed::{self, ReduceOp};
+    let gpus: Vec<_> = xp::devices().into_iter().filter(|d| !d.properties().is_host).take(2).collect();
+    if gpus.len() < 2 {
+        println!("distributed workloads: skipped ({} GPU; they need two)", gpus.len());
+        return Ok(());
+    }
+    let sync = || gpus.iter().try_for_each(|g| current_stream(g).synchronize());
+    let timed = |reps: usize, f: &dyn Fn() -> xp::Result<()>| -> xp::Result<f64> {
+        for _ in 0..3 {
+            f()?;
+        }
+        sync()?;
+        let mut ms = Vec::new();
+        for _ in 0..5 {
+            let t0 = std::time::Instant::now();
+            for _ in 0..reps {
+                f()?;
+            }
+            sync()?;
+            ms.push(t0.elapsed().as_secs_f64() * 1e3 / reps as f64);
+        }
+        Ok(median(&mut ms))
+    };
+    let comms = distributed::init_all(&gpus)?;
+    println!("{} ranks on {} and {}, {}", comms.len(), gpus[0].label(), gpus[1].label(), comms[0].library());
+    let n = (256usize << 20) / 4;
+    let xs = gpus.iter().map(|g| xp::with_device(g, || xp::ones(&[n], DType::F32))).collect::<xp::Result<Vec<_>>>()?;
+    let ms = timed(20, &|| {
+        distributed::group(&comms, || comms.iter().zip(&xs).try_for_each(|(c, x)| c.all_reduce_(x, ReduceOp::Sum)))
+    })?;
+    let w = comms.len() as f64;
+    let busbw = (n * 4) as f64 / (ms * 1e-3) * 2.0 * (w - 1.0) / w / 1e9;
+    r.rep("all_reduce f32 256MiB (2 GPUs)", ms, format!("bus bandwidth {busbw:.1} GB/s"));
+    r.0.insert("all_reduce f32 256MiB busbw (GB/s)".into(), busbw);
+    drop(xs);
+    let big = xp::with_device(&gpus[0], || xp::ones(&[1usize << 28], DType::F32))?;
+    let ms = timed(10, &|| big.to_device(&gpus[1]).map(|_| ()))?;
+    let gbs = (1usize << 30) as f64 / (ms * 1e-3) / 1e9;
+    r.rep("peer copy 1GiB cuda:0->cuda:1", ms, format!("{gbs:.1} GB/s"));
+    r.0.insert("peer copy 1GiB (GB/s)".into(), gbs);
+    Ok(())
+}
+
 fn run() -> xp::Result<()> {
     let d = default_device()?;
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
-    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products` runs that group of workloads alone.
+    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|distributed` runs that group of workloads alone.
     if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
         match only.as_str() {
             "fft" => fft_workloads(&d, gpu, &mut r)?,
@@ -343,6 +391,7 @@ fn run() -> xp::Result<()> {
             "sparse" => sparse_workloads(&d, gpu, &mut r)?,
             "signal" => signal_workloads(&d, gpu, &mut r)?,
             "products" => product_workloads(&d, gpu, &mut r)?,
+            "distributed" => distributed_workloads(&mut r)?,
             other => return Err(Error::value("bench", format!("no workload group {other}"))),
         }
         return Ok(());

@@ -2,6 +2,8 @@
 # Run what scripts/gpu-build.sh built, on a machine with an NVIDIA GPU. Nothing may skip.
 #   scripts/gpu-run.sh            tests, tour, conformance on cuda:0
 #   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_{fft,linalg,sort,sparse}.py (same run)
+#   scripts/gpu-run.sh distributed  several GPUs: the collective tests (every GPU required), the
+#                                 example in one process and in two, and the bench beside torch
 #   scripts/gpu-run.sh sanitize   compute-sanitizer memcheck over the GPU tests, pool off
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +44,19 @@ bench)
   python3 scripts/bench/cupy_sparse.py "$out/cupy_sparse.json" 2>&1 | grep -v "^$"
   echo "=== xp"
   XP_DEVICE=cuda:0 gpu-bin/examples/bench "$out/xp_bench.json" || fail=1
+  ;;
+distributed)
+  export NCCL_NVLS_ENABLE=0
+  echo "=== distributed tests"
+  XP_REQUIRE_GPUS=2 gpu-bin/xp-test-distributed --test-threads=1 2>&1 | tail -20 || fail=1
+  echo "=== example, one process"
+  gpu-bin/examples/distributed || fail=1
+  echo "=== example, two processes"
+  gpu-bin/examples/distributed --launch 2 || fail=1
+  echo "=== torch (distributed)"
+  python3 scripts/bench/torch_distributed.py "$out/torch_distributed.json" 2>&1 | grep -v "^$" | tail -5
+  echo "=== xp (distributed)"
+  XP_BENCH_ONLY=distributed gpu-bin/examples/bench "$out/xp_distributed.json" || fail=1
   ;;
 sanitize)
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

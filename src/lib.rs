@@ -33,6 +33,9 @@ pub use benchmark::{benchmark, benchmark_named, BenchmarkResult};
 pub use config::{BackendReport, ConfigInfo, DeviceReport};
 
 pub use xp_array as array;
+/// Collectives between GPUs (`cupyx.distributed`, `torch.distributed`) through NCCL or RCCL:
+/// `init_all` for one process driving several GPUs, `init_process` for one process per GPU.
+pub use xp_array::distributed;
 /// Discrete Fourier transforms (`numpy.fft`, CuPy's `cupy.fft`) and the plan cache
 /// (`xp::fft::config::get_plan_cache()`).
 pub use xp_array::fft;

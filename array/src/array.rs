@@ -297,10 +297,25 @@ impl Array {
         scalar_from_bytes(&self.to_bytes()?, self.dtype)
     }
 
-    /// The same elements on `device` (a copy through the host when the devices differ).
+    /// The same elements on `device`. Between two GPUs of one backend the copy goes from
+    /// device to device (directly when they can reach each other's memory, else staged by the
+    /// driver), asynchronously: it is queued on the current stream of this array's device after
+    /// the work queued there, and the current stream of `device` waits for it. Other pairs
+    /// (the CPU and a GPU, two backends) copy through the host.
     pub fn to_device(&self, device: &Arc<dyn DynDevice>) -> Result<Array> {
         if Arc::ptr_eq(device, &self.storage.device) {
             return Ok(self.clone());
+        }
+        let (from, to) = (&self.storage.device, device);
+        if !from.properties().is_host && !to.properties().is_host && from.backend_name() == to.backend_name() {
+            let src = self.ascontiguous()?;
+            let out = Array::empty_on(device, self.shape(), self.dtype)?;
+            let bytes = self.nbytes();
+            let offset = src.layout.offset() * self.itemsize();
+            let (src_stream, dst_stream) = (current_stream(from), current_stream(to));
+            if src_stream.copy_peer(&src.storage.buffer, offset, &dst_stream, &out.storage.buffer, 0, bytes)? {
+                return Ok(out);
+            }
         }
         Array::from_bytes_on(device, self.shape(), self.dtype, &self.to_bytes()?)
     }

@@ -24,6 +24,7 @@ mod array;
 pub mod array_module;
 pub mod creation;
 pub mod device;
+pub mod distributed;
 pub mod element;
 mod exec;
 pub mod fft;

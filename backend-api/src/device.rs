@@ -4,6 +4,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use crate::blas::Blas;
+use crate::collective::CollectiveLib;
 use crate::compile::{CompileOptions, KernelSource};
 use crate::fft::FftLib;
 use crate::launch::{KernelArg, LaunchConfig};
@@ -64,6 +65,23 @@ pub trait Stream: Send + Sync {
     /// Copy `bytes` between two buffers of this device, in stream order (asynchronous).
     fn copy_device(&self, src: &Buffer, src_offset: usize, dst: &Buffer, dst_offset: usize, bytes: usize)
         -> Result<()>;
+    /// Copy `bytes` from `src` (a buffer of this stream's device) into `dst`, a buffer of
+    /// another device of the same backend, directly between the GPUs when they can reach each
+    /// other (else staged by the driver): queued on this stream after the work `dst_stream`
+    /// has queued so far, and later work on `dst_stream` waits for the copy. `Ok(false)` when
+    /// the backend has no such copy (the caller then copies through the host).
+    fn copy_peer(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst_stream: &Arc<dyn Stream>,
+        dst: &Buffer,
+        dst_offset: usize,
+        bytes: usize,
+    ) -> Result<bool> {
+        let _ = (src, src_offset, dst_stream, dst, dst_offset, bytes);
+        Ok(false)
+    }
     /// Downcasting, for backends.
     fn as_any(&self) -> &dyn Any;
 }
@@ -136,6 +154,14 @@ pub trait Device: Send + Sync + 'static {
     fn solver(&self) -> Result<Arc<dyn Solver>> {
         Err(Error::Unsupported(format!("the {} backend has no dense solvers", self.backend_name())))
     }
+    /// The device's collective library (NCCL, RCCL), opened on first use (`BackendUnavailable`
+    /// naming the missing library and how to install it when it cannot be).
+    fn collectives(&self) -> Result<Arc<dyn CollectiveLib>> {
+        Err(Error::Unsupported(format!(
+            "the {} backend has no collective library (collectives run between GPUs, through NCCL or RCCL)",
+            self.backend_name()
+        )))
+    }
 }
 
 /// The object-safe mirror of [`Device`], so the backend can be chosen at run time.
@@ -164,6 +190,8 @@ pub trait DynDevice: Send + Sync {
     fn blas(&self) -> Result<Arc<dyn Blas>>;
     /// The device's dense solvers (see [`Device::solver`]).
     fn solver(&self) -> Result<Arc<dyn Solver>>;
+    /// The device's collective library (see [`Device::collectives`]).
+    fn collectives(&self) -> Result<Arc<dyn CollectiveLib>>;
     /// `cpu`, `cuda:0`, `hip:1`.
     fn label(&self) -> String {
         if self.properties().is_host {
@@ -214,6 +242,9 @@ impl<D: Device> DynDevice for D {
     }
     fn solver(&self) -> Result<Arc<dyn Solver>> {
         Device::solver(self)
+    }
+    fn collectives(&self) -> Result<Arc<dyn CollectiveLib>> {
+        Device::collectives(self)
     }
 }
 

@@ -30,6 +30,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod blas;
+pub mod collective;
 pub mod compile;
 pub mod device;
 pub mod dtype;

@@ -248,6 +248,11 @@ impl Device for CudaDevice {
         });
         lib.clone().map(|l| l as Arc<dyn xp_backend_api::Solver>)
     }
+
+    fn collectives(&self) -> Result<Arc<dyn xp_backend_api::collective::CollectiveLib>> {
+        let api = library::nccl()?;
+        Ok(Arc::new(crate::nccl::CudaCollectives { ctx: Arc::clone(&self.ctx), api }))
+    }
 }
 
 /// Devices opened so far, by ordinal: opening twice returns the same device.

@@ -49,6 +49,7 @@ mod event;
 mod fft;
 mod library;
 mod memory;
+mod nccl;
 mod pinned;
 mod result;
 mod solver;
@@ -118,6 +119,10 @@ impl Backend for CudaBackend {
                 Ok(((major, minor, patch), l)) => (format!("{major}.{minor}.{patch}"), l.path.clone()),
                 Err(e) => ("none".into(), first_line(e)),
             };
+        let (nccl_version, nccl_path) = match library::nccl().and_then(|l| Ok((l.version()?, l))) {
+            Ok((v, l)) => (v, l.path.display().to_string()),
+            Err(e) => ("none".into(), first_line(e)),
+        };
         BackendInfo {
             versions: vec![
                 ("CUDA driver".into(), driver_version),
@@ -125,6 +130,7 @@ impl Backend for CudaBackend {
                 ("cuFFT".into(), cufft_version),
                 ("cuBLAS".into(), cublas_version),
                 ("cuSOLVER".into(), cusolver_version),
+                ("NCCL".into(), nccl_version),
             ],
             libraries: vec![
                 ("libcuda".into(), driver_path),
@@ -132,6 +138,7 @@ impl Backend for CudaBackend {
                 ("libcufft".into(), cufft_path),
                 ("libcublas".into(), cublas_path),
                 ("libcusolver".into(), cusolver_path),
+                ("libnccl".into(), nccl_path),
             ],
         }
     }

@@ -269,6 +269,34 @@ fn cuda_library_dirs(env: &dyn Fn(&str) -> Option<OsString>, wheel_dirs: &[&str]
     dirs
 }
 
+/// Where NCCL is looked for: `XP_NCCL_PATH` (the file, or its folder), `$NCCL_HOME/lib`, then
+/// the toolkit and the `nvidia-nccl-cu13` wheel (`nvidia/nccl/lib`), then the loader path.
+/// The soname is `libnccl.so.2`; `libnccl.so` is tried after it.
+pub(crate) fn nccl_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    let mut dirs = Vec::new();
+    if let Some(home) = env("NCCL_HOME").filter(|v| !v.is_empty()) {
+        dirs.push(Path::new(&home).join("lib"));
+        dirs.push(Path::new(&home).join("lib64"));
+    }
+    dirs.extend(cuda_library_dirs(env, &["nvidia/nccl/lib", "nvidia/cu13/lib"]));
+    LibrarySearch {
+        what: "NCCL (libnccl.so.2, NVIDIA's collective communications library)".into(),
+        env_var: "XP_NCCL_PATH".into(),
+        files: vec!["libnccl.so.2".into(), "libnccl.so".into()],
+        dirs,
+        hint: "install it with `pip install nvidia-nccl-cu13` (or NVIDIA's libnccl2 package)".into(),
+    }
+}
+
+/// NCCL, opened once per process on first use from the default places.
+pub(crate) fn nccl() -> Result<&'static xp_backend_api::collective::NcclApi> {
+    static NCCL: OnceLock<std::result::Result<xp_backend_api::collective::NcclApi, String>> = OnceLock::new();
+    let env = |k: &str| std::env::var_os(k);
+    NCCL.get_or_init(|| xp_backend_api::collective::load_nccl(&nccl_search(&env), &env, "NCCL"))
+        .as_ref()
+        .map_err(|e| unavailable(e.clone()))
+}
+
 /// Where NVRTC is looked for.
 fn nvrtc_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
     LibrarySearch {
@@ -726,6 +754,44 @@ mod tests {
         let tail: Vec<PathBuf> = CUFFT_FILES.iter().map(PathBuf::from).collect();
         assert_eq!(c[c.len() - 3..], tail[..]);
         assert!(c.contains(&PathBuf::from("/usr/local/cuda/lib64/libcufft.so.12")));
+    }
+
+    #[test]
+    fn nccl_is_searched_in_nccl_home_then_the_toolkit_then_the_wheel_then_the_loader_path() {
+        let env = |k: &str| match k {
+            "NCCL_HOME" => Some(OsString::from("/opt/nccl")),
+            "CUDA_HOME" => Some(OsString::from("/opt/cuda")),
+            _ => None,
+        };
+        let (explicit, c) = nccl_search(&env).candidates(&env);
+        assert!(!explicit);
+        let pos = |p: &str| c.iter().position(|x| x == Path::new(p)).unwrap_or_else(|| panic!("{p} not in {c:?}"));
+        assert!(pos("/opt/nccl/lib/libnccl.so.2") < pos("/opt/cuda/lib64/libnccl.so.2"));
+        assert!(pos("/opt/cuda/lib64/libnccl.so.2") < pos("libnccl.so.2"));
+        assert!(pos("libnccl.so.2") < pos("libnccl.so"));
+    }
+
+    #[test]
+    fn nccl_wheel_folders_are_searched_under_home() {
+        let home = std::env::temp_dir().join(format!("xp-nccl-home-{}", std::process::id()));
+        let lib = home.join(".local/lib/python3.12/site-packages/nvidia/nccl/lib");
+        std::fs::create_dir_all(&lib).unwrap();
+        let h = home.clone().into_os_string();
+        let env = move |k: &str| (k == "HOME").then(|| h.clone());
+        let (_, c) = nccl_search(&env).candidates(&env);
+        std::fs::remove_dir_all(&home).unwrap();
+        assert!(c.contains(&lib.join("libnccl.so.2")), "{c:?}");
+    }
+
+    #[test]
+    fn a_bogus_xp_nccl_path_is_unavailable_naming_libnccl_and_the_wheel() {
+        let env = |k: &str| (k == "XP_NCCL_PATH").then(|| OsString::from("/nonexistent/libnccl.so.2"));
+        let e = xp_backend_api::collective::load_nccl(&nccl_search(&env), &env, "NCCL").unwrap_err();
+        assert!(e.contains("libnccl.so.2") && e.contains("nvidia-nccl-cu13"), "{e}");
+        // A file that is no NCCL is refused too, naming what it lacks.
+        let env = |k: &str| (k == "XP_NCCL_PATH").then(|| OsString::from("libc.so.6"));
+        let e = xp_backend_api::collective::load_nccl(&nccl_search(&env), &env, "NCCL").unwrap_err();
+        assert!(e.contains("lacks ncclGetVersion"), "{e}");
     }
 
     #[test]

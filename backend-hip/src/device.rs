@@ -202,6 +202,42 @@ impl Device for HipDevice {
         });
         lib.clone().map(|l| l as Arc<dyn Solver>)
     }
+
+    fn collectives(&self) -> Result<Arc<dyn xp_backend_api::collective::CollectiveLib>> {
+        let api = crate::sys::rccl()?;
+        Ok(Arc::new(HipCollectives { ordinal: self.ordinal, api }))
+    }
+}
+
+/// RCCL on one HIP device.
+struct HipCollectives {
+    ordinal: usize,
+    api: &'static xp_backend_api::collective::NcclApi,
+}
+
+impl xp_backend_api::collective::CollectiveLib for HipCollectives {
+    fn api(&self) -> &xp_backend_api::collective::NcclApi {
+        self.api
+    }
+
+    fn enter(&self) -> Result<()> {
+        crate::result::set_device(self.ordinal)
+    }
+
+    fn raw_stream(&self, op: &str, stream: &Arc<dyn xp_backend_api::Stream>) -> Result<*mut std::ffi::c_void> {
+        let s = stream
+            .as_any()
+            .downcast_ref::<HipStream>()
+            .ok_or_else(|| Error::value(op, "the stream does not belong to the HIP backend"))?;
+        if s.ordinal() != self.ordinal {
+            return Err(Error::DeviceMismatch {
+                op: op.into(),
+                lhs: format!("hip:{}", self.ordinal),
+                rhs: format!("a stream of hip:{}", s.ordinal()),
+            });
+        }
+        Ok(s.handle().raw() as *mut std::ffi::c_void)
+    }
 }
 
 #[cfg(test)]

@@ -313,6 +313,30 @@ pub fn hipfft() -> Result<&'static HipFftLibrary> {
     HIPFFT.get_or_init(|| load_hipfft(&hipfft_search(&env), &env)).as_ref().map_err(Clone::clone)
 }
 
+/// RCCL's file names, in the order tried in a folder.
+const RCCL_NAMES: [&str; 2] = ["librccl.so.1", "librccl.so"];
+
+/// Where RCCL (NCCL's API for AMD GPUs) is looked for: `XP_RCCL_PATH` (the file, or its folder),
+/// `$ROCM_PATH/lib`, `/opt/rocm/lib`, then the loader path.
+pub fn rccl_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    LibrarySearch {
+        what: "RCCL (librccl.so.1, ROCm's collective communications library)".into(),
+        env_var: "XP_RCCL_PATH".into(),
+        files: RCCL_NAMES.iter().map(|f| f.to_string()).collect(),
+        dirs: rocm_lib_dirs(env),
+        hint: "install it with ROCm's rccl package (`apt-get install rccl`)".into(),
+    }
+}
+
+/// RCCL, loaded once per process on first use from the default places.
+pub fn rccl() -> Result<&'static xp_backend_api::collective::NcclApi> {
+    static RCCL: OnceLock<std::result::Result<xp_backend_api::collective::NcclApi, String>> = OnceLock::new();
+    let env = |k: &str| std::env::var_os(k);
+    RCCL.get_or_init(|| xp_backend_api::collective::load_nccl(&rccl_search(&env), &env, "RCCL"))
+        .as_ref()
+        .map_err(|e| unavailable(e.clone()))
+}
+
 /// rocBLAS's file names, in the order tried in a folder.
 const ROCBLAS_NAMES: [&str; 4] = ["librocblas.so.4", "librocblas.so.3", "librocblas.so.0", "librocblas.so"];
 
@@ -426,6 +450,22 @@ mod tests {
         assert_eq!(hipDeviceAttributeWarpSize, 87);
         assert_eq!(hipStreamNonBlocking, 1);
         assert_eq!(HIPRTC_ERROR_COMPILATION, 6);
+    }
+
+    #[test]
+    fn rccl_is_searched_in_rocm_then_on_the_loader_path_and_its_absence_is_named() {
+        let env = |k: &str| (k == "ROCM_PATH").then(|| OsString::from("/opt/rocm-6.2"));
+        let (explicit, c) = rccl_search(&env).candidates(&env);
+        assert!(!explicit);
+        assert_eq!(c[0], PathBuf::from("/opt/rocm-6.2/lib/librccl.so.1"));
+        assert_eq!(c.last().unwrap(), &PathBuf::from("librccl.so"));
+        let env = |k: &str| (k == "XP_RCCL_PATH").then(|| OsString::from("/nonexistent/librccl.so.1"));
+        let e = xp_backend_api::collective::load_nccl(&rccl_search(&env), &env, "RCCL").unwrap_err();
+        assert!(e.contains("librccl.so.1") && e.contains("rccl package"), "{e}");
+        // The HIP runtime is no RCCL: it is refused, naming the first function it lacks.
+        let env = |k: &str| (k == "XP_RCCL_PATH").then(|| OsString::from("libc.so.6"));
+        let e = xp_backend_api::collective::load_nccl(&rccl_search(&env), &env, "RCCL").unwrap_err();
+        assert!(e.contains("lacks ncclGetVersion"), "{e}");
     }
 
     #[test]
