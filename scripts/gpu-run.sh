@@ -48,7 +48,7 @@ bench)
 distributed)
   export NCCL_NVLS_ENABLE=0
   echo "=== distributed tests"
-  XP_REQUIRE_GPUS=2 gpu-bin/xp-test-distributed --test-threads=1 2>&1 | tail -20 || fail=1
+  XP_REQUIRE_GPUS=2 gpu-bin/*-test-distributed --test-threads=1 2>&1 | tail -20 || fail=1
   echo "=== example, one process"
   gpu-bin/examples/distributed || fail=1
   echo "=== example, two processes"
