@@ -10,6 +10,7 @@ use crate::fft::FftLib;
 use crate::launch::{KernelArg, LaunchConfig};
 use crate::memory::{Buffer, MemoryPool, PinnedMemoryPool};
 use crate::solver::Solver;
+use crate::sparse::SparseLib;
 use crate::{Error, Result};
 
 /// What a device says about itself.
@@ -154,6 +155,11 @@ pub trait Device: Send + Sync + 'static {
     fn solver(&self) -> Result<Arc<dyn Solver>> {
         Err(Error::Unsupported(format!("the {} backend has no dense solvers", self.backend_name())))
     }
+    /// The device's sparse library (cuSPARSE, rocSPARSE), opened on first use
+    /// (`BackendUnavailable` naming the missing library when it cannot be).
+    fn sparse(&self) -> Result<Arc<dyn SparseLib>> {
+        Err(Error::Unsupported(format!("the {} backend has no sparse library", self.backend_name())))
+    }
     /// The device's collective library (NCCL, RCCL), opened on first use (`BackendUnavailable`
     /// naming the missing library and how to install it when it cannot be).
     fn collectives(&self) -> Result<Arc<dyn CollectiveLib>> {
@@ -190,6 +196,8 @@ pub trait DynDevice: Send + Sync {
     fn blas(&self) -> Result<Arc<dyn Blas>>;
     /// The device's dense solvers (see [`Device::solver`]).
     fn solver(&self) -> Result<Arc<dyn Solver>>;
+    /// The device's sparse library (see [`Device::sparse`]).
+    fn sparse(&self) -> Result<Arc<dyn SparseLib>>;
     /// The device's collective library (see [`Device::collectives`]).
     fn collectives(&self) -> Result<Arc<dyn CollectiveLib>>;
     /// `cpu`, `cuda:0`, `hip:1`.
@@ -242,6 +250,9 @@ impl<D: Device> DynDevice for D {
     }
     fn solver(&self) -> Result<Arc<dyn Solver>> {
         Device::solver(self)
+    }
+    fn sparse(&self) -> Result<Arc<dyn SparseLib>> {
+        Device::sparse(self)
     }
     fn collectives(&self) -> Result<Arc<dyn CollectiveLib>> {
         Device::collectives(self)

@@ -43,6 +43,7 @@ pub mod library_call;
 pub mod memory;
 pub mod null;
 pub mod solver;
+pub mod sparse;
 
 pub use blas::{Blas, GemmDesc, MatrixLayout};
 pub use compile::{CacheStats, CompileCache, CompileOptions, KernelCompiler, KernelSource};
