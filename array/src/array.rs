@@ -121,6 +121,17 @@ impl Array {
     }
 
     // ---- creation --------------------------------------------------------------------------
+    /// A C-contiguous array of `shape` over a whole `buffer` of `device` (which a library
+    /// filled).
+    pub(crate) fn from_buffer(device: &Arc<dyn DynDevice>, buffer: Buffer, shape: &[usize], dtype: DType) -> Array {
+        let layout = Layout::contiguous("from_buffer", shape).expect("a shape whose buffer exists");
+        Array { storage: Arc::new(Storage { buffer, device: Arc::clone(device) }), layout, dtype }
+    }
+
+    /// The buffer and the byte offset of the first element (for library calls).
+    pub(crate) fn buffer_at(&self) -> (&Buffer, usize) {
+        (&self.storage.buffer, self.layout.offset() * self.itemsize())
+    }
 
     /// An uninitialised array (its elements are whatever the memory held) on `device`.
     pub fn empty_on(device: &Arc<dyn DynDevice>, shape: &[usize], dtype: DType) -> Result<Array> {

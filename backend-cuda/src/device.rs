@@ -34,6 +34,8 @@ pub struct CudaDevice {
     /// cuBLAS on this device, opened on first use (or why it cannot be).
     blas: OnceLock<Result<Arc<CublasLib>>>,
     solver: OnceLock<Result<Arc<CusolverLib>>>,
+    /// cuSPARSE on this device, opened on first use (or why it cannot be).
+    sparse: OnceLock<Result<Arc<crate::sparse::CusparseLib>>>,
 }
 
 impl std::fmt::Debug for CudaDevice {
@@ -146,6 +148,7 @@ impl CudaDevice {
             fft: OnceLock::new(),
             blas: OnceLock::new(),
             solver: OnceLock::new(),
+            sparse: OnceLock::new(),
         }))
     }
 
@@ -247,6 +250,13 @@ impl Device for CudaDevice {
             CusolverLib::open(Arc::clone(&self.ctx), Arc::clone(&self.pool), blas).map(Arc::new)
         });
         lib.clone().map(|l| l as Arc<dyn xp_backend_api::Solver>)
+    }
+
+    fn sparse(&self) -> Result<Arc<dyn xp_backend_api::sparse::SparseLib>> {
+        let lib = self.sparse.get_or_init(|| {
+            crate::sparse::CusparseLib::open(Arc::clone(&self.ctx), Arc::clone(&self.pool)).map(Arc::new)
+        });
+        lib.clone().map(|l| l as Arc<dyn xp_backend_api::sparse::SparseLib>)
     }
 
     fn collectives(&self) -> Result<Arc<dyn xp_backend_api::collective::CollectiveLib>> {

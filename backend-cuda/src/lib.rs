@@ -53,6 +53,7 @@ mod nccl;
 mod pinned;
 mod result;
 mod solver;
+mod sparse;
 mod stream;
 
 use std::sync::Arc;
@@ -119,6 +120,11 @@ impl Backend for CudaBackend {
                 Ok(((major, minor, patch), l)) => (format!("{major}.{minor}.{patch}"), l.path.clone()),
                 Err(e) => ("none".into(), first_line(e)),
             };
+        let (cusparse_version, cusparse_path) =
+            match library::cusparse().and_then(|l| Ok((sparse::cusparse_version()?, l))) {
+                Ok(((major, minor, patch), l)) => (format!("{major}.{minor}.{patch}"), l.path.clone()),
+                Err(e) => ("none".into(), first_line(e)),
+            };
         let (nccl_version, nccl_path) = match library::nccl().and_then(|l| Ok((l.version()?, l))) {
             Ok((v, l)) => (v, l.path.display().to_string()),
             Err(e) => ("none".into(), first_line(e)),
@@ -130,6 +136,7 @@ impl Backend for CudaBackend {
                 ("cuFFT".into(), cufft_version),
                 ("cuBLAS".into(), cublas_version),
                 ("cuSOLVER".into(), cusolver_version),
+                ("cuSPARSE".into(), cusparse_version),
                 ("NCCL".into(), nccl_version),
             ],
             libraries: vec![
@@ -138,6 +145,7 @@ impl Backend for CudaBackend {
                 ("libcufft".into(), cufft_path),
                 ("libcublas".into(), cublas_path),
                 ("libcusolver".into(), cusolver_path),
+                ("libcusparse".into(), cusparse_path),
                 ("libnccl".into(), nccl_path),
             ],
         }

@@ -615,6 +615,73 @@ pub(crate) fn cublas() -> Result<&'static CudarcLibrary> {
     CUBLAS.get_or_init(|| find_cublas(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
 }
 
+/// cuSPARSE's file names, newest first (CUDA 13 and 12 ship cuSPARSE 12).
+const CUSPARSE_FILES: &[&str] = &["libcusparse.so.12", "libcusparse.so.11", "libcusparse.so"];
+
+/// Where cuSPARSE is looked for.
+fn cusparse_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    LibrarySearch {
+        what: "cuSPARSE (libcusparse, the CUDA sparse matrix library)".into(),
+        env_var: "XP_CUSPARSE_PATH".into(),
+        files: CUSPARSE_FILES.iter().map(|f| f.to_string()).collect(),
+        dirs: cuda_library_dirs(env, &["nvidia/cu13/lib", "nvidia/cusparse/lib"]),
+        hint: "install it with `pip install nvidia-cusparse` (or the CUDA toolkit)".into(),
+    }
+}
+
+/// What cuSPARSE opens by name, from the folder it was found in: nvJitLink.
+fn cusparse_companions(cusparse: &Path) -> Vec<PathBuf> {
+    if is_bare_name(cusparse) {
+        return Vec::new();
+    }
+    ["libnvJitLink.so.13", "libnvJitLink.so.12"].iter().map(|f| cusparse.with_file_name(f)).collect()
+}
+
+/// The cuSPARSE functions xp calls.
+pub(crate) const CUSPARSE_SYMBOLS: &[&str] = &[
+    "cusparseCreate",
+    "cusparseDestroy",
+    "cusparseSetStream",
+    "cusparseGetProperty",
+    "cusparseCreateCsr",
+    "cusparseDestroySpMat",
+    "cusparseCsrSetPointers",
+    "cusparseSpMatGetSize",
+    "cusparseSpGEMM_createDescr",
+    "cusparseSpGEMM_destroyDescr",
+    "cusparseSpGEMM_workEstimation",
+    "cusparseSpGEMM_compute",
+    "cusparseSpGEMM_copy",
+];
+
+/// The address of `name` (NUL-terminated) in the cuSPARSE cudarc uses.
+///
+/// # Safety
+/// `cudarc::cusparse::sys::is_culib_present` must have returned true.
+unsafe fn cusparse_symbol(name: &[u8]) -> std::result::Result<*const c_void, String> {
+    // SAFETY: cuSPARSE is present by cudarc's names (the caller's duty), so `culib` does not
+    // panic; the symbol is looked up, not called.
+    unsafe { cudarc::cusparse::sys::culib().get::<*const c_void>(name) }.map(|s| *s).map_err(|e| e.to_string())
+}
+
+fn find_cusparse(env: &dyn Fn(&str) -> Option<OsString>) -> std::result::Result<CudarcLibrary, String> {
+    let module = CudarcModule {
+        name: "cusparse",
+        what: "cuSPARSE",
+        present: cudarc::cusparse::sys::is_culib_present,
+        symbol: cusparse_symbol,
+        symbols: CUSPARSE_SYMBOLS,
+    };
+    find_for_cudarc(&cusparse_search(env), env, &module, cusparse_companions)
+}
+
+/// cuSPARSE, found once per process. Until this returns `Ok`, no function of
+/// `cudarc::cusparse` may be called (its loader would panic).
+pub(crate) fn cusparse() -> Result<&'static CudarcLibrary> {
+    static CUSPARSE: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
+    CUSPARSE.get_or_init(|| find_cusparse(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
+}
+
 /// cuSOLVER's file names, newest first (CUDA 13 ships cuSOLVER 12, CUDA 12 cuSOLVER 11).
 const CUSOLVER_FILES: &[&str] = &["libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"];
 
@@ -754,6 +821,19 @@ mod tests {
         let tail: Vec<PathBuf> = CUFFT_FILES.iter().map(PathBuf::from).collect();
         assert_eq!(c[c.len() - 3..], tail[..]);
         assert!(c.contains(&PathBuf::from("/usr/local/cuda/lib64/libcufft.so.12")));
+    }
+
+    #[test]
+    fn a_folder_without_cusparse_is_unavailable_naming_libcusparse() {
+        let dir = std::env::temp_dir().join(format!("xp-no-cusparse-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let d = dir.clone().into_os_string();
+        let env = move |k: &str| (k == "XP_CUSPARSE_PATH").then(|| d.clone());
+        let e = find_cusparse(&env).err().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(e.contains("libcusparse") && e.contains("pip install nvidia-cusparse"), "{e}");
+        let c = cusparse_companions(Path::new("/w/nvidia/cu13/lib/libcusparse.so.12"));
+        assert_eq!(c[0], PathBuf::from("/w/nvidia/cu13/lib/libnvJitLink.so.13"));
     }
 
     #[test]
