@@ -304,6 +304,78 @@ extern \"C\" __global__ void __launch_bounds__(256) {name}(const {t}* __restrict
     Rendered { name, code }
 }
 
+/// Threads of a [`stencil3_2d`] block (one output column each).
+const STENCIL_W: usize = 128;
+
+/// Output rows per thread of [`stencil3_2d`]: many on large outputs (fewer re-read halo rows),
+/// few on small ones (enough threads to fill the GPU).
+fn stencil_rows(oh: usize, ow: usize) -> usize {
+    if oh.saturating_mul(ow) >= 1 << 22 {
+        16
+    } else {
+        4
+    }
+}
+
+/// The GPU's 3×3 kernel of element type `dt`, `rows` output rows per thread: each thread
+/// walks one output column down `rows` rows with the three input rows it needs in registers
+/// (a sliding window: one new input row of three elements per output), the taps in registers.
+/// The three elements of a row that neighbouring threads share come from the L1 cache, so each
+/// input element leaves memory about once, plus two halo rows per `rows`. Blocks whose input
+/// window lies inside the input skip the boundary rule. The sum runs in the order of
+/// [`tiled_2d`]'s 3×3 branch. Parameters as [`rows_2d`] (`kh`, `kw` are 3; `nc` unused).
+pub fn stencil3_2d(dt: DType, rows: usize) -> Rendered {
+    let name = format!("xp_sig_stencil3_{}_r{rows}", dt.short());
+    let t = dt.c_name();
+    let taps: String = (0..9).map(|i| format!("const T k{i} = w[{i}]; ")).collect();
+    let sum: String = (0..9)
+        .map(|i| madd(dt, "acc", &format!("{}{}", ["a", "b", "c"][i / 3], i % 3), &format!("k{i}")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let code = format!(
+        "{HELPERS}#if defined(XP_GPU)
+extern \"C\" __global__ void __launch_bounds__({STENCIL_W}) {name}(const {t}* __restrict__ x, const {t}* __restrict__ w, {t}* __restrict__ out, const {t}* __restrict__ fillp, xp::i64 nx0, xp::i64 nx1, xp::i64 kh, xp::i64 kw, xp::i64 oh, xp::i64 ow, xp::i64 off0, xp::i64 off1, int b, xp::i64 nc) {{
+  typedef {t} T;
+  (void)kh; (void)kw; (void)nc;
+  const xp::i64 bx = (xp::i64)blockIdx.x * {STENCIL_W}, y0 = (xp::i64)blockIdx.y * {rows};
+  const xp::i64 xx = bx + threadIdx.x;
+  if (xx >= ow) return;
+  {taps}
+  const T fill = fillp[0];
+  const xp::i64 gy0 = y0 + off0, gx = xx + off1;
+  const bool inside = gy0 >= 0 && gy0 + {rows} + 2 <= nx0 && bx + off1 >= 0 && bx + off1 + {STENCIL_W} + 2 <= nx1;
+  const T* __restrict__ p = x + gy0 * nx1 + gx;
+  xp::i64 ix[3];
+  if (!inside) {{
+    for (int j = 0; j < 3; ++j) ix[j] = xp_sig_index(gx + j, nx1, b);
+  }}
+#define XP_S3_ROW(v, r) \\
+  if (inside) {{ v##0 = p[(xp::i64)(r) * nx1]; v##1 = p[(xp::i64)(r) * nx1 + 1]; v##2 = p[(xp::i64)(r) * nx1 + 2]; }} \\
+  else {{ const xp::i64 iy = xp_sig_index(gy0 + (r), nx0, b); \\
+    v##0 = (iy < 0 || ix[0] < 0) ? fill : x[iy * nx1 + ix[0]]; \\
+    v##1 = (iy < 0 || ix[1] < 0) ? fill : x[iy * nx1 + ix[1]]; \\
+    v##2 = (iy < 0 || ix[2] < 0) ? fill : x[iy * nx1 + ix[2]]; }}
+  T a0, a1, a2, b0, b1, b2, c0, c1, c2;
+  XP_S3_ROW(a, 0)
+  XP_S3_ROW(b, 1)
+#pragma unroll
+  for (int r = 0; r < {rows}; ++r) {{
+    XP_S3_ROW(c, r + 2)
+    if (y0 + r < oh) {{
+      T acc = T(0);
+      {sum}
+      out[(y0 + r) * ow + xx] = acc;
+    }}
+    a0 = b0; a1 = b1; a2 = b2; b0 = c0; b1 = c1; b2 = c2;
+  }}
+#undef XP_S3_ROW
+}}
+#endif
+"
+    );
+    Rendered { name, code }
+}
+
 /// The dynamic shared memory of [`tiled_2d`] for a `kh × kw` kernel of `dt`.
 pub fn tiled_2d_shared_bytes(dt: DType, kh: usize, kw: usize) -> usize {
     (kh * kw + (TILE_H + kh - 1) * (TILE_W + kw - 1)) * dt.size()
@@ -367,6 +439,14 @@ pub fn plan_direct(dt: DType, g: &DirectGeometry, boundary: Boundary, target: Ta
                 return Ok(PlannedLaunch { kernel: rows_2d(dt), config: LaunchConfig::new(blocks as u32, 1), args });
             }
             Target::Gpu { max_grid_x, .. } => {
+                let rows = stencil_rows(os[0], os[1]);
+                let (gx, gy) = (os[1].div_ceil(STENCIL_W), os[0].div_ceil(rows));
+                if r == 2 && ks == [3, 3] && gx <= max_grid_x as usize && gy <= 65535 {
+                    let config = LaunchConfig::new((gx as u32, gy as u32), (STENCIL_W as u32, 1));
+                    let mut args = args;
+                    args.push(PlanArg::I64(1));
+                    return Ok(PlannedLaunch { kernel: stencil3_2d(dt, rows), config, args });
+                }
                 let shared = tiled_2d_shared_bytes(dt, ks[0], ks[1]);
                 let gx = os[1].div_ceil(TILE_W);
                 let gy = os[0].div_ceil(TILE_H);
@@ -414,7 +494,7 @@ pub fn builtin_kernels() -> Vec<Rendered> {
 
 /// The GPU-only kernels of this module (compiled by the cross-vendor check).
 pub fn gpu_only_kernels() -> Vec<Rendered> {
-    DTYPES.iter().map(|&dt| tiled_2d(dt)).collect()
+    DTYPES.iter().flat_map(|&dt| [tiled_2d(dt), stencil3_2d(dt, 4), stencil3_2d(dt, 16)]).collect()
 }
 
 #[cfg(test)]
@@ -433,7 +513,18 @@ mod tests {
         let cpu = plan_direct(DType::F32, &g, Boundary::Symm, Target::Cpu { workers: 2 }).unwrap();
         assert!(cpu.kernel.name.starts_with("xp_sig_rows2d"));
         assert!(!crate::cpu::uses_barrier(&cpu.kernel.code));
+        // 3×3 taps: the register stencil, 4 rows per thread on this size, 16 on large ones.
         let gpu = plan_direct(DType::F32, &g, Boundary::Symm, GPU).unwrap();
+        assert_eq!(gpu.kernel.name, "xp_sig_stencil3_f32_r4");
+        assert_eq!((gpu.config.grid.x, gpu.config.grid.y), (8, 256));
+        let large = geom(&[8192, 8192], &[3, 3], &[8192, 8192], &[-1, -1]);
+        assert_eq!(
+            plan_direct(DType::F32, &large, Boundary::Symm, GPU).unwrap().kernel.name,
+            "xp_sig_stencil3_f32_r16"
+        );
+        // Other small taps: the shared-memory tile.
+        let g5 = geom(&[1024, 1024], &[5, 5], &[1024, 1024], &[-2, -2]);
+        let gpu = plan_direct(DType::F32, &g5, Boundary::Symm, GPU).unwrap();
         assert!(gpu.kernel.name.starts_with("xp_sig_tiled2d"));
         assert_eq!((gpu.config.grid.x, gpu.config.grid.y), (32, 32));
         // One long row (1-d) is cut into column chunks for the workers.
