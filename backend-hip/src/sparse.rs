@@ -509,7 +509,7 @@ mod tests {
         // A library value with no handle: every call below must be refused before the handle
         // is used, so no rocSPARSE function runs (there is no AMD GPU here).
         let Ok(lib) = sys::rocsparse() else {
-            eprintln!("SKIPPED arguments_are_checked_before_rocsparse_is_called: rocSPARSE is not installed");
+            eprintln!("SKIPPED arguments_are_checked_before_rocsparse_is_called: rocSPARSE could not be loaded");
             return;
         };
         let dev = NullDevice::new(1 << 20, None).unwrap();
