@@ -14,6 +14,7 @@ use crate::event::HipEvent;
 use crate::fft::HipFftLib;
 use crate::memory::HipMemory;
 use crate::solver::HipSolver;
+use crate::sparse::RocSparseLib;
 use crate::stream::HipStream;
 use crate::{result, sys};
 
@@ -33,6 +34,8 @@ pub struct HipDevice {
     blas: OnceLock<Result<Arc<RocBlasLib>>>,
     /// rocSOLVER on this device, opened on first use (or why it cannot be).
     solver: OnceLock<Result<Arc<HipSolver>>>,
+    /// rocSPARSE on this device, opened on first use (or why it cannot be).
+    sparse: OnceLock<Result<Arc<RocSparseLib>>>,
 }
 
 impl std::fmt::Debug for HipDevice {
@@ -111,6 +114,7 @@ impl HipDevice {
             fft: OnceLock::new(),
             blas: OnceLock::new(),
             solver: OnceLock::new(),
+            sparse: OnceLock::new(),
         })
     }
 
@@ -201,6 +205,13 @@ impl Device for HipDevice {
             HipSolver::open(self.ordinal, Arc::clone(&self.props), Arc::clone(&self.pool)).map(Arc::new)
         });
         lib.clone().map(|l| l as Arc<dyn Solver>)
+    }
+
+    fn sparse(&self) -> Result<Arc<dyn xp_backend_api::sparse::SparseLib>> {
+        let lib = self.sparse.get_or_init(|| {
+            RocSparseLib::open(self.ordinal, Arc::clone(&self.props), Arc::clone(&self.pool)).map(Arc::new)
+        });
+        lib.clone().map(|l| l as Arc<dyn xp_backend_api::sparse::SparseLib>)
     }
 
     fn collectives(&self) -> Result<Arc<dyn xp_backend_api::collective::CollectiveLib>> {

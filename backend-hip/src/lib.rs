@@ -15,6 +15,8 @@
 //! - [`blas`]: rocBLAS, opened on first use of a device's BLAS ([`RocBlasLib`]).
 //! - [`solver`]: rocSOLVER (on a rocBLAS handle), opened on first use of a device's dense
 //!   solvers ([`HipSolver`]).
+//! - [`sparse`]: rocSPARSE, opened on first use of a device's sparse library
+//!   ([`RocSparseLib`]).
 //! - [`HipBackend`], [`HipDevice`], [`HipStream`], [`HipEvent`], [`HipModule`], [`HipKernel`]:
 //!   the `xp-backend-api` contract.
 //!
@@ -55,6 +57,7 @@ mod pinned;
 pub mod result;
 pub mod safe;
 pub mod solver;
+pub mod sparse;
 pub mod stream;
 pub mod sys;
 
@@ -65,6 +68,7 @@ pub use event::HipEvent;
 pub use fft::{HipFftLib, HipFftPlan};
 pub use memory::HipMemory;
 pub use solver::HipSolver;
+pub use sparse::RocSparseLib;
 pub use stream::HipStream;
 
 /// The HIP backend (`hip`).
@@ -189,6 +193,20 @@ impl Backend for HipBackend {
                 Err(e) => ("none".into(), format!("none ({})", e.to_string().lines().next().unwrap_or(""))),
             };
         versions.push(("rocSOLVER".into(), rocsolver_version));
+        // rocSPARSE gives its version only through a handle, which needs a GPU: it is read
+        // only when the backend found one.
+        let (rocsparse_version, rocsparse_path) = match sys::rocsparse() {
+            Ok(l) => {
+                let v = match initialised() {
+                    Ok(_) => sparse::rocsparse_version(0)
+                        .unwrap_or_else(|e| format!("unknown ({})", e.to_string().lines().next().unwrap_or(""))),
+                    Err(_) => "unknown (rocsparse_get_version needs a handle, and a handle an AMD GPU)".into(),
+                };
+                (v, l.path.display().to_string())
+            }
+            Err(e) => ("none".into(), format!("none ({})", e.to_string().lines().next().unwrap_or(""))),
+        };
+        versions.push(("rocSPARSE".into(), rocsparse_version));
         let rtc_path = match (&lib.rtc, &lib.rtc_path) {
             (Ok(_), Some(p)) => p.display().to_string(),
             (Err(e), _) => format!("none ({e})"),
@@ -202,6 +220,7 @@ impl Backend for HipBackend {
                 ("libhipfft".into(), hipfft_path),
                 ("librocblas".into(), rocblas_path),
                 ("librocsolver".into(), rocsolver_path),
+                ("librocsparse".into(), rocsparse_path),
             ],
         }
     }

@@ -255,3 +255,27 @@ fn fft_is_hipfft_or_backend_unavailable_naming_libhipfft() {
         (other, lib) => panic!("fft() gave {:?} while the library search gave {lib:?}", other.map(|l| l.name())),
     }
 }
+
+#[test]
+fn info_reports_rocsparse_in_every_case() {
+    let info = HipBackend::info();
+    let Some((_, path)) = info.libraries.iter().find(|(name, _)| name == "librocsparse") else {
+        // Without the HIP runtime, info reports the runtime alone.
+        assert!(sys::library().is_err(), "librocsparse missing from {:?}", info.libraries);
+        return;
+    };
+    let (_, version) = info.versions.iter().find(|(name, _)| name == "rocSPARSE").expect("a rocSPARSE version entry");
+    match sys::rocsparse() {
+        Ok(lib) => {
+            assert_eq!(path, &lib.path.display().to_string());
+            if HipBackend::probe().is_err() {
+                // The version needs a handle, and a handle a GPU.
+                assert!(version.starts_with("unknown (") && version.contains("AMD GPU"), "{version}");
+            }
+        }
+        Err(_) => {
+            assert_eq!(version, "none");
+            assert!(path.starts_with("none (") && path.contains("rocSPARSE"), "{path}");
+        }
+    }
+}

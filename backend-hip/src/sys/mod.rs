@@ -26,7 +26,11 @@
 //! `.so.3`, `.so.0`, `.so`. rocSOLVER ([`RocSolver`], declared by hand in `rocsolver.rs` from
 //! ROCm's `rocsolver/rocsolver-functions.h`) likewise on first use of a device's solvers:
 //! `XP_ROCSOLVER_PATH`, the same folders, as `librocsolver.so.0` (ROCm 5 and 6), `.so.1`,
-//! `.so`; it runs on a rocBLAS handle, so rocBLAS is opened with it.
+//! `.so`; it runs on a rocBLAS handle, so rocBLAS is opened with it. rocSPARSE ([`RocSparse`],
+//! declared by hand in `rocsparse.rs` from ROCm 5.3's `rocsparse/rocsparse-types.h`,
+//! `rocsparse-auxiliary.h` and `rocsparse-functions.h`) likewise on first use of a device's
+//! sparse library: `XP_ROCSPARSE_PATH`, the same folders, as `librocsparse.so.0` (ROCm 5 and
+//! Debian's `librocsparse0`), `.so.1` (ROCm 6 and 7), `.so`.
 //!
 //! # ABI across ROCm 5, 6 and 7
 //! Every generated function has the same signature from ROCm 5.2 to 7, and the values of the
@@ -99,12 +103,23 @@ mod rocblas;
     clippy::missing_safety_doc
 )]
 mod rocsolver;
+#[allow(
+    non_camel_case_types,
+    non_upper_case_globals,
+    non_snake_case,
+    dead_code,
+    missing_docs,
+    clippy::all,
+    clippy::missing_safety_doc
+)]
+mod rocsparse;
 
 pub use hip::*;
 pub use hipfft::*;
 pub use hiprtc::*;
 pub use rocblas::*;
 pub use rocsolver::*;
+pub use rocsparse::*;
 
 /// Offset of `gcnArchName` (`char[256]`) in `hipDeviceProp_tR0600` (ROCm 6 and later).
 pub const GCN_ARCH_NAME_OFFSET_R0600: usize = 1160;
@@ -425,6 +440,50 @@ pub fn rocsolver() -> Result<&'static RocSolverLibrary> {
     ROCSOLVER.get_or_init(|| load_rocsolver(&rocsolver_search(&env), &env)).as_ref().map_err(Clone::clone)
 }
 
+/// rocSPARSE's file names, in the order tried in a folder.
+const ROCSPARSE_NAMES: [&str; 3] = ["librocsparse.so.0", "librocsparse.so.1", "librocsparse.so"];
+
+/// Where rocSPARSE is looked for, given the environment as a lookup function (for tests).
+pub fn rocsparse_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    LibrarySearch {
+        what: "rocSPARSE (librocsparse, the ROCm sparse matrix library)".into(),
+        env_var: "XP_ROCSPARSE_PATH".into(),
+        files: ROCSPARSE_NAMES.iter().map(|f| f.to_string()).collect(),
+        dirs: rocm_lib_dirs(env),
+        hint: "install it with ROCm's rocsparse package (`apt-get install rocsparse`)".into(),
+    }
+}
+
+/// The loaded rocSPARSE. The library stays open for the life of the process.
+pub struct RocSparseLibrary {
+    /// The entry points.
+    pub sparse: RocSparse,
+    /// Where it was found.
+    pub path: PathBuf,
+}
+
+impl std::fmt::Debug for RocSparseLibrary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RocSparseLibrary").field("path", &self.path).finish()
+    }
+}
+
+/// Open rocSPARSE from the first candidate of `search` that loads and exports every function
+/// xp calls; [`Error::BackendUnavailable`] naming `librocsparse` and the places tried otherwise.
+pub fn load_rocsparse(search: &LibrarySearch, env: &dyn Fn(&str) -> Option<OsString>) -> Result<RocSparseLibrary> {
+    // SAFETY: the candidates of a rocSPARSE search are named like librocsparse, whose exports
+    // have the signatures of `RocSparse` (rocsparse-auxiliary.h, rocsparse-functions.h).
+    let (sparse, path) = unsafe { load_by_search(search, env, "rocSPARSE", RocSparse::from_library::<Library>) }?;
+    Ok(RocSparseLibrary { sparse, path })
+}
+
+/// rocSPARSE, loaded once per process on first use from the default places.
+pub fn rocsparse() -> Result<&'static RocSparseLibrary> {
+    static ROCSPARSE: OnceLock<Result<RocSparseLibrary>> = OnceLock::new();
+    let env = |k: &str| std::env::var_os(k);
+    ROCSPARSE.get_or_init(|| load_rocsparse(&rocsparse_search(&env), &env)).as_ref().map_err(Clone::clone)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -743,5 +802,140 @@ mod tests {
         all.dedup();
         assert_eq!(all.len(), 30, "no symbol is listed twice");
         assert!(all.contains(&"rocsolver_cheevd_strided_batched") && all.contains(&"rocsolver_zungqr"));
+    }
+
+    #[test]
+    fn rocsparse_is_searched_in_rocm_then_on_the_loader_path() {
+        let env = |k: &str| (k == "ROCM_PATH").then(|| OsString::from("/opt/rocm-5.3.0"));
+        let (explicit, c) = rocsparse_search(&env).candidates(&env);
+        assert!(!explicit);
+        let want: Vec<PathBuf> = [
+            "/opt/rocm-5.3.0/lib/librocsparse.so.0",
+            "/opt/rocm-5.3.0/lib/librocsparse.so.1",
+            "/opt/rocm-5.3.0/lib/librocsparse.so",
+            "/opt/rocm/lib/librocsparse.so.0",
+            "/opt/rocm/lib/librocsparse.so.1",
+            "/opt/rocm/lib/librocsparse.so",
+            "librocsparse.so.0",
+            "librocsparse.so.1",
+            "librocsparse.so",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        assert_eq!(c, want);
+    }
+
+    #[test]
+    fn a_bogus_xp_rocsparse_path_is_backend_unavailable_naming_librocsparse() {
+        let env = |k: &str| (k == "XP_ROCSPARSE_PATH").then(|| OsString::from("/nonexistent/librocsparse.so.0"));
+        let search = rocsparse_search(&env);
+        assert_eq!(search.candidates(&env), (true, vec![PathBuf::from("/nonexistent/librocsparse.so.0")]));
+        match load_rocsparse(&search, &env) {
+            Err(Error::BackendUnavailable { backend, reason }) => {
+                assert_eq!(backend, "hip");
+                assert!(reason.contains("librocsparse"), "{reason}");
+                assert!(reason.contains("XP_ROCSPARSE_PATH=/nonexistent/librocsparse.so.0"), "{reason}");
+                assert!(
+                    reason.contains("install it with ROCm's rocsparse package (`apt-get install rocsparse`)"),
+                    "{reason}"
+                );
+            }
+            other => panic!("expected BackendUnavailable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_library_that_is_not_rocsparse_is_refused_naming_the_missing_function() {
+        let libc = ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6", "/lib64/libc.so.6"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists());
+        let Some(libc) = libc else {
+            use std::io::Write;
+            let _ =
+                writeln!(std::io::stderr(), "SKIPPED a_library_that_is_not_rocsparse_is_refused: no libc.so.6 found");
+            return;
+        };
+        let env = move |k: &str| (k == "XP_ROCSPARSE_PATH").then(|| OsString::from(libc));
+        match load_rocsparse(&rocsparse_search(&env), &env) {
+            Err(Error::BackendUnavailable { reason, .. }) => {
+                assert!(reason.contains("not a usable rocSPARSE") && reason.contains(ROCSPARSE_SYMBOLS[0]), "{reason}");
+            }
+            other => panic!("expected BackendUnavailable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_installed_rocsparse_opens_and_exports_every_declared_function() {
+        // Debian's librocsparse0 (ROCm 5.3) where it is installed; no function is called (even
+        // rocsparse_get_version needs a handle, and a handle an AMD GPU): only the symbols are
+        // resolved.
+        let path = ["/usr/lib/x86_64-linux-gnu/librocsparse.so.0", "/opt/rocm/lib/librocsparse.so.0"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists());
+        let Some(path) = path else {
+            eprintln!("SKIPPED the_installed_rocsparse_opens: no librocsparse.so.0 installed");
+            return;
+        };
+        let env = move |k: &str| (k == "XP_ROCSPARSE_PATH").then(|| OsString::from(path));
+        let lib = load_rocsparse(&rocsparse_search(&env), &env).expect("the installed rocSPARSE loads");
+        assert_eq!(lib.path, PathBuf::from(path));
+        // SAFETY: opening rocSPARSE again only takes another reference to the library loaded
+        // above; its initialisers have run.
+        let again = unsafe { Library::new(path) }.unwrap();
+        for sym in ROCSPARSE_SYMBOLS {
+            // SAFETY: the symbol is only looked up, never called.
+            let f = unsafe { again.get::<unsafe extern "C" fn()>(format!("{sym}\0").as_bytes()) };
+            assert!(f.is_ok(), "{path} lacks {sym}");
+        }
+        let mut sorted = ROCSPARSE_SYMBOLS.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), ROCSPARSE_SYMBOLS.len(), "no symbol is listed twice");
+    }
+
+    #[test]
+    fn rocsparse_enums_are_the_header_s() {
+        // ROCm 5.3's rocsparse/rocsparse-types.h.
+        assert_eq!(
+            (rocsparse_status_success, rocsparse_status_invalid_handle, rocsparse_status_not_implemented),
+            (0, 1, 2)
+        );
+        assert_eq!(
+            (rocsparse_status_invalid_pointer, rocsparse_status_invalid_size, rocsparse_status_memory_error),
+            (3, 4, 5)
+        );
+        assert_eq!(
+            (rocsparse_status_internal_error, rocsparse_status_invalid_value, rocsparse_status_arch_mismatch),
+            (6, 7, 8)
+        );
+        assert_eq!(
+            (rocsparse_status_zero_pivot, rocsparse_status_not_initialized, rocsparse_status_type_mismatch),
+            (9, 10, 11)
+        );
+        assert_eq!(rocsparse_status_requires_sorted_storage, 12);
+        assert_eq!(
+            (rocsparse_operation_none, rocsparse_operation_transpose, rocsparse_operation_conjugate_transpose),
+            (111, 112, 113)
+        );
+        assert_eq!((rocsparse_indextype_u16, rocsparse_indextype_i32, rocsparse_indextype_i64), (1, 2, 3));
+        assert_eq!(
+            (rocsparse_datatype_f32_r, rocsparse_datatype_f64_r, rocsparse_datatype_f32_c, rocsparse_datatype_f64_c),
+            (151, 152, 154, 155)
+        );
+        assert_eq!((rocsparse_index_base_zero, rocsparse_index_base_one), (0, 1));
+        assert_eq!(
+            (
+                rocsparse_spgemm_stage_auto,
+                rocsparse_spgemm_stage_buffer_size,
+                rocsparse_spgemm_stage_nnz,
+                rocsparse_spgemm_stage_compute,
+                rocsparse_spgemm_stage_symbolic,
+                rocsparse_spgemm_stage_numeric
+            ),
+            (0, 1, 2, 3, 4, 5)
+        );
+        assert_eq!(rocsparse_spgemm_alg_default, 0);
+        assert_eq!((rocsparse_pointer_mode_host, rocsparse_pointer_mode_device), (0, 1));
     }
 }
