@@ -21,7 +21,7 @@ tests)
   done
   echo "=== tour on cuda:0"
   XP_DEVICE=cuda:0 gpu-bin/examples/tour || fail=1
-  [ -f gpu-bin/cases.tgz ] && [ ! -d gpu-bin/cases ] && tar -xzf gpu-bin/cases.tgz -C gpu-bin
+  [ -f gpu-bin/generate.py ] && [ ! -d gpu-bin/cases ] && python3 gpu-bin/generate.py gpu-bin/cases >/dev/null
   if [ -d gpu-bin/cases ]; then
     echo "=== conformance on cuda:0"
     rm -rf "$out/results" && mkdir -p "$out/results"
@@ -73,7 +73,7 @@ sanitize)
   done
   # The array ops themselves: the conformance cases of the reduce and index groups (the most
   # intricate kernels), pool off.
-  [ -f gpu-bin/cases.tgz ] && [ ! -d gpu-bin/cases ] && tar -xzf gpu-bin/cases.tgz -C gpu-bin
+  [ -f gpu-bin/generate.py ] && [ ! -d gpu-bin/cases ] && python3 gpu-bin/generate.py gpu-bin/cases >/dev/null
   for group in reduce index view; do
     echo "=== memcheck conformance, $group"
     XP_MEMORY_POOL=off "$san" --tool memcheck --report-api-errors no --leak-check no --error-exitcode 3 \
