@@ -207,6 +207,11 @@ impl Backend for HipBackend {
             Err(e) => ("none".into(), format!("none ({})", e.to_string().lines().next().unwrap_or(""))),
         };
         versions.push(("rocSPARSE".into(), rocsparse_version));
+        let (rccl_version, rccl_path) = match sys::rccl().and_then(|l| Ok((l.version()?, l))) {
+            Ok((v, l)) => (v, l.path.display().to_string()),
+            Err(e) => ("none".into(), format!("none ({})", e.to_string().lines().next().unwrap_or(""))),
+        };
+        versions.push(("RCCL".into(), rccl_version));
         let rtc_path = match (&lib.rtc, &lib.rtc_path) {
             (Ok(_), Some(p)) => p.display().to_string(),
             (Err(e), _) => format!("none ({e})"),
@@ -221,6 +226,7 @@ impl Backend for HipBackend {
                 ("librocblas".into(), rocblas_path),
                 ("librocsolver".into(), rocsolver_path),
                 ("librocsparse".into(), rocsparse_path),
+                ("librccl".into(), rccl_path),
             ],
         }
     }

@@ -386,6 +386,64 @@ pub unsafe fn memcpy_dtod_async(dst: u64, src: u64, bytes: usize, stream: hipStr
     })
 }
 
+/// `hipMemcpyPeerAsync` from device `src_dev` to device `dst_dev`.
+///
+/// # Safety
+/// Both ranges are device memory of their devices that stays allocated until the copy ends;
+/// `stream` is live.
+pub unsafe fn memcpy_peer_async(
+    dst: u64,
+    dst_dev: usize,
+    src: u64,
+    src_dev: usize,
+    bytes: usize,
+    stream: hipStream_t,
+) -> Result<()> {
+    let (d, s) = (ordinal_int(dst_dev)?, ordinal_int(src_dev)?);
+    // SAFETY: the caller guarantees both ranges and the stream.
+    call("hipMemcpyPeerAsync", |h| unsafe {
+        (h.hipMemcpyPeerAsync)(dst as *mut c_void, d, src as *const c_void, s, bytes, stream)
+    })
+}
+
+/// Let devices `a` and `b` reach each other's memory where the hardware allows
+/// (`hipDeviceEnablePeerAccess` both ways, once per pair and process); whether they can.
+pub fn enable_peer_access(a: usize, b: usize) -> Result<bool> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static PAIRS: Mutex<Option<HashMap<(usize, usize), bool>>> = Mutex::new(None);
+    let key = (a.min(b), a.max(b));
+    let mut g = PAIRS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(&direct) = g.get_or_insert_with(HashMap::new).get(&key) {
+        return Ok(direct);
+    }
+    let can = |from: usize, to: usize| -> Result<bool> {
+        let (f, t) = (ordinal_int(from)?, ordinal_int(to)?);
+        let mut v: c_int = 0;
+        // SAFETY: `v` is a valid, writable int; the runtime validates both ordinals.
+        call("hipDeviceCanAccessPeer", |h| unsafe { (h.hipDeviceCanAccessPeer)(&mut v, f, t) })?;
+        Ok(v != 0)
+    };
+    let enable = |from: usize, to: usize| -> Result<()> {
+        set_device(from)?;
+        let t = ordinal_int(to)?;
+        let hip = hip()?;
+        // SAFETY: a plain ordinal and flags 0; "already enabled" is not a failure.
+        let r = unsafe { (hip.hipDeviceEnablePeerAccess)(t, 0) };
+        if r == sys::hipErrorPeerAccessAlreadyEnabled {
+            return Ok(());
+        }
+        check("hipDeviceEnablePeerAccess", r)
+    };
+    let direct = can(a, b)? && can(b, a)? && {
+        enable(a, b)?;
+        enable(b, a)?;
+        true
+    };
+    g.get_or_insert_with(HashMap::new).insert(key, direct);
+    Ok(direct)
+}
+
 /// `hipModuleLoadData` on the current device.
 ///
 /// # Safety

@@ -209,6 +209,48 @@ impl Stream for HipStream {
         self.handle.synchronize()
     }
 
+    fn copy_peer(
+        &self,
+        src: &Buffer,
+        src_offset: usize,
+        dst_stream: &Arc<dyn Stream>,
+        dst: &Buffer,
+        dst_offset: usize,
+        bytes: usize,
+    ) -> Result<bool> {
+        let Some(ds) = dst_stream.as_any().downcast_ref::<HipStream>() else { return Ok(false) };
+        let op = "to_device (peer copy)";
+        let (pool, dpool) = (self.pool(op)?, ds.pool(op)?);
+        src.check_pool(op, &pool, &self.label())?;
+        src.check_range(op, src_offset, bytes)?;
+        dst.check_pool(op, &dpool, &ds.label())?;
+        dst.check_range(op, dst_offset, bytes)?;
+        if bytes == 0 {
+            return Ok(true);
+        }
+        result::enable_peer_access(self.ordinal(), ds.ordinal())?;
+        // The destination may reuse memory that work queued on its stream still touches.
+        let before = dst_stream.record_event()?;
+        self.wait_event(&*before)?;
+        src.note_use(&self.as_dyn());
+        // SAFETY: both ranges lie in buffers of their devices (checked above); the source stays
+        // allocated until this stream's work ends, the destination until the destination
+        // stream's, which waits for the copy below.
+        unsafe {
+            result::memcpy_peer_async(
+                dst.device_ptr() + dst_offset as u64,
+                ds.ordinal(),
+                src.device_ptr() + src_offset as u64,
+                self.ordinal(),
+                bytes,
+                self.handle.raw(),
+            )?;
+        }
+        let done = self.record_event()?;
+        dst_stream.wait_event(&*done)?;
+        Ok(true)
+    }
+
     fn copy_device(
         &self,
         src: &Buffer,

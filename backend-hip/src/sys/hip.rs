@@ -1572,6 +1572,21 @@ pub struct HipRuntime {
         sizeBytes: usize,
         stream: hipStream_t,
     ) -> hipError_t,
+    pub hipMemcpyPeerAsync: unsafe extern "C" fn(
+        dst: *mut ::core::ffi::c_void,
+        dstDeviceId: ::core::ffi::c_int,
+        src: *const ::core::ffi::c_void,
+        srcDevice: ::core::ffi::c_int,
+        sizeBytes: usize,
+        stream: hipStream_t,
+    ) -> hipError_t,
+    pub hipDeviceCanAccessPeer: unsafe extern "C" fn(
+        canAccessPeer: *mut ::core::ffi::c_int,
+        deviceId: ::core::ffi::c_int,
+        peerDeviceId: ::core::ffi::c_int,
+    ) -> hipError_t,
+    pub hipDeviceEnablePeerAccess:
+        unsafe extern "C" fn(peerDeviceId: ::core::ffi::c_int, flags: ::core::ffi::c_uint) -> hipError_t,
     pub hipMemGetInfo: unsafe extern "C" fn(free: *mut usize, total: *mut usize) -> hipError_t,
     pub hipModuleUnload: unsafe extern "C" fn(module: hipModule_t) -> hipError_t,
     pub hipModuleGetFunction: unsafe extern "C" fn(
@@ -1637,6 +1652,9 @@ impl HipRuntime {
         let hipMemcpyHtoDAsync = unsafe { __library.get(b"hipMemcpyHtoDAsync\0") }.map(|sym| *sym)?;
         let hipMemcpyDtoHAsync = unsafe { __library.get(b"hipMemcpyDtoHAsync\0") }.map(|sym| *sym)?;
         let hipMemcpyDtoDAsync = unsafe { __library.get(b"hipMemcpyDtoDAsync\0") }.map(|sym| *sym)?;
+        let hipMemcpyPeerAsync = unsafe { __library.get(b"hipMemcpyPeerAsync\0") }.map(|sym| *sym)?;
+        let hipDeviceCanAccessPeer = unsafe { __library.get(b"hipDeviceCanAccessPeer\0") }.map(|sym| *sym)?;
+        let hipDeviceEnablePeerAccess = unsafe { __library.get(b"hipDeviceEnablePeerAccess\0") }.map(|sym| *sym)?;
         let hipMemGetInfo = unsafe { __library.get(b"hipMemGetInfo\0") }.map(|sym| *sym)?;
         let hipModuleUnload = unsafe { __library.get(b"hipModuleUnload\0") }.map(|sym| *sym)?;
         let hipModuleGetFunction = unsafe { __library.get(b"hipModuleGetFunction\0") }.map(|sym| *sym)?;
@@ -1672,6 +1690,9 @@ impl HipRuntime {
             hipMemcpyHtoDAsync,
             hipMemcpyDtoHAsync,
             hipMemcpyDtoDAsync,
+            hipMemcpyPeerAsync,
+            hipDeviceCanAccessPeer,
+            hipDeviceEnablePeerAccess,
             hipMemGetInfo,
             hipModuleUnload,
             hipModuleGetFunction,
