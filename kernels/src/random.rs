@@ -160,6 +160,56 @@ XP_DEVICE void sincos_turn(double t, double* s, double* c) {
   *s = (q & 2) ? -a : a;
   *c = (q & 2) ? -b : b;
 }
+// float32 versions for float32 draws: the same constructions in single precision (products
+// that no compiler may fuse, explicit fused ones), to about one ulp of float.
+XP_DEVICE float Mf(float a, float b) { return xp_mul_rn(a, b); }
+XP_DEVICE float Ff(float a, float b, float c) { return xp_fma(a, b, c); }
+// ln(x) for normal floats x > 0.
+XP_DEVICE float lnf(float x) {
+  const u32 b = f32_to_bits(x);
+  int e = (int)((b >> 23) & 0xff) - 127;
+  float m = bits_to_f32((b & 0x007fffffu) | 0x3f800000u);
+  if (m > 1.41421356f) {
+    m = Mf(m, 0.5f);
+    e += 1;
+  }
+  const float s = (m - 1.0f) / (m + 1.0f);
+  const float z = Mf(s, s);
+  // 2 atanh(s), |s| <= 0.1716: five terms reach 2^-26.
+  float p = 1.0f / 9.0f;
+  p = Ff(p, z, 1.0f / 7.0f);
+  p = Ff(p, z, 1.0f / 5.0f);
+  p = Ff(p, z, 1.0f / 3.0f);
+  const float lm = Mf(2.0f * s, Ff(p, z, 1.0f));
+  const float de = (float)e;
+  // ln 2 = 0.693145751953125 + 1.4286068e-06 (the first part exact in 16 bits).
+  return Ff(de, 0.693145751953125f, Ff(de, 1.42860677e-06f, lm));
+}
+// sin and cos of 2 pi t, t in [0, 1), in float.
+XP_DEVICE void sincos_turnf(float t, float* s, float* c) {
+  const float q4 = Mf(t, 4.0f);
+  const float qf = xp::floor(q4);
+  const int q = (int)qf & 3;
+  const float f = Mf(q4 - qf, 1.57079637f);  // [0, pi/2]
+  const bool swap = f > 0.785398163f;
+  const float g = swap ? 1.57079637f - f : f;
+  const float z = Mf(g, g);
+  float ps = 1.0f / 362880.0f;
+  ps = Ff(ps, z, -1.0f / 5040.0f);
+  ps = Ff(ps, z, 1.0f / 120.0f);
+  ps = Ff(ps, z, -1.0f / 6.0f);
+  const float sg = Ff(Mf(ps, z), g, g);
+  float pc = -1.0f / 3628800.0f;
+  pc = Ff(pc, z, 1.0f / 40320.0f);
+  pc = Ff(pc, z, -1.0f / 720.0f);
+  pc = Ff(pc, z, 1.0f / 24.0f);
+  pc = Ff(pc, z, -0.5f);
+  const float cg = Ff(pc, z, 1.0f);
+  const float sf = swap ? cg : sg, cf = swap ? sg : cg;
+  const float a = (q & 1) ? cf : sf, b = (q & 1) ? -sf : cf;
+  *s = (q & 2) ? -a : a;
+  *c = (q & 2) ? -b : b;
+}
 // NumPy's loggam: log Gamma(x) for x > 0 by Stirling's series.
 XP_DEVICE double loggam(double x) {
   if (x == 1.0 || x == 2.0) return 0.0;
@@ -341,11 +391,12 @@ pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
             "for (int j = 0; j < 2; ++j) v[j] = -xp::rng::ln(1.0 - xp::rng::u53(w[2 * j], w[2 * j + 1]));".to_string()
         }
         (Bulk::Normal, false) => "for (int j = 0; j < 2; ++j) {
-      const double r = sqrt(xp::rng::M(-2.0, xp::rng::ln(xp::rng::u32open(w[2 * j]))));
-      double s, c;
-      xp::rng::sincos_turn((double)w[2 * j + 1] * 2.3283064365386963e-10, &s, &c);
-      v[2 * j] = xp::rng::M(r, c);
-      v[2 * j + 1] = xp::rng::M(r, s);
+      // Box-Muller in float: u in (0, 1] from all 32 bits, the angle from the top 24.
+      const float r = sqrtf(xp::rng::Mf(-2.0f, xp::rng::lnf((float)xp::rng::u32open(w[2 * j]))));
+      float s, c;
+      xp::rng::sincos_turnf((float)(w[2 * j + 1] >> 8) * 5.9604644775390625e-08f, &s, &c);
+      v[2 * j] = (double)xp::rng::Mf(r, c);
+      v[2 * j + 1] = (double)xp::rng::Mf(r, s);
     }"
         .to_string(),
         (Bulk::Normal, true) => "{
