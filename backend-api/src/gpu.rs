@@ -103,6 +103,38 @@ impl GpuTarget<'_> {
         dst.check_pool(OP, self.pool, self.label)?;
         Ok(bytes != 0)
     }
+
+    /// A copy from a buffer of this device to a buffer of the device `dst_target`
+    /// (`Stream::copy_peer`): both ranges are checked against their buffers and pools; then,
+    /// when there is anything to copy, `copy` queues it on `stream` (of this device) after the
+    /// work `dst_stream` has queued so far (the destination may reuse memory that work still
+    /// touches), the source is noted as used by `stream`, and `dst_stream` waits for the copy.
+    #[allow(clippy::too_many_arguments)]
+    pub fn peer_copy(
+        &self,
+        dst_target: &GpuTarget<'_>,
+        stream: &Arc<dyn Stream>,
+        dst_stream: &Arc<dyn Stream>,
+        (src, src_offset): (&Buffer, usize),
+        (dst, dst_offset): (&Buffer, usize),
+        bytes: usize,
+        copy: impl FnOnce(u64, u64) -> Result<()>,
+    ) -> Result<()> {
+        const OP: &str = "to_device (peer copy)";
+        src.check_pool(OP, self.pool, self.label)?;
+        src.check_range(OP, src_offset, bytes)?;
+        dst.check_pool(OP, dst_target.pool, dst_target.label)?;
+        dst.check_range(OP, dst_offset, bytes)?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        let before = dst_stream.record_event()?;
+        stream.wait_event(&*before)?;
+        src.note_use(stream);
+        copy(src.device_ptr() + src_offset as u64, dst.device_ptr() + dst_offset as u64)?;
+        let done = stream.record_event()?;
+        dst_stream.wait_event(&*done)
+    }
 }
 
 /// Check the arguments of a launch before anything is queued: their number and sizes against

@@ -227,28 +227,24 @@ impl Stream for CudaStream {
         bytes: usize,
     ) -> Result<bool> {
         let Some(ds) = dst_stream.as_any().downcast_ref::<CudaStream>() else { return Ok(false) };
-        let op = "to_device (peer copy)";
-        src.check_pool(op, &self.pool, &self.ctx.label)?;
-        src.check_range(op, src_offset, bytes)?;
-        dst.check_pool(op, &ds.pool, &ds.ctx.label)?;
-        dst.check_range(op, dst_offset, bytes)?;
-        if bytes == 0 {
-            return Ok(true);
-        }
         crate::nccl::enable_peer_access(&self.ctx, &ds.ctx)?;
-        // The destination may reuse memory that work queued on its stream still touches.
-        let before = dst_stream.record_event()?;
-        self.wait_event(&*before)?;
-        self.ctx.enter("cuMemcpyPeerAsync")?;
-        src.note_use(&self.as_dyn());
-        let (s, d) = (src.device_ptr() + src_offset as u64, dst.device_ptr() + dst_offset as u64);
-        // SAFETY: both ranges lie in buffers of their devices (checked above); the source stays
-        // allocated until this stream's work ends, the destination until the destination
-        // stream's, which waits for the copy below.
-        let r = unsafe { sys::cuMemcpyPeerAsync(d, ds.ctx.raw, s, self.ctx.raw, bytes, self.raw) };
-        self.ctx.check("cuMemcpyPeerAsync", r)?;
-        let done = self.record_event()?;
-        dst_stream.wait_event(&*done)?;
+        let (me, dctx) = (self.as_dyn(), &ds.ctx);
+        self.target().peer_copy(
+            &ds.target(),
+            &me,
+            dst_stream,
+            (src, src_offset),
+            (dst, dst_offset),
+            bytes,
+            |s, d| {
+                self.ctx.enter("cuMemcpyPeerAsync")?;
+                // SAFETY: both ranges lie in buffers of their devices (checked by `peer_copy`); the
+                // source stays allocated until this stream's work ends, the destination until the
+                // destination stream's, which waits for the copy.
+                let r = unsafe { sys::cuMemcpyPeerAsync(d, dctx.raw, s, self.ctx.raw, bytes, self.raw) };
+                self.ctx.check("cuMemcpyPeerAsync", r)
+            },
+        )?;
         Ok(true)
     }
 

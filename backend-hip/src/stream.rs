@@ -220,34 +220,16 @@ impl Stream for HipStream {
     ) -> Result<bool> {
         let Some(ds) = dst_stream.as_any().downcast_ref::<HipStream>() else { return Ok(false) };
         let op = "to_device (peer copy)";
-        let (pool, dpool) = (self.pool(op)?, ds.pool(op)?);
-        src.check_pool(op, &pool, &self.label())?;
-        src.check_range(op, src_offset, bytes)?;
-        dst.check_pool(op, &dpool, &ds.label())?;
-        dst.check_range(op, dst_offset, bytes)?;
-        if bytes == 0 {
-            return Ok(true);
-        }
+        let (pool, dpool, label, dlabel) = (self.pool(op)?, ds.pool(op)?, self.label(), ds.label());
         result::enable_peer_access(self.ordinal(), ds.ordinal())?;
-        // The destination may reuse memory that work queued on its stream still touches.
-        let before = dst_stream.record_event()?;
-        self.wait_event(&*before)?;
-        src.note_use(&self.as_dyn());
-        // SAFETY: both ranges lie in buffers of their devices (checked above); the source stays
-        // allocated until this stream's work ends, the destination until the destination
-        // stream's, which waits for the copy below.
-        unsafe {
-            result::memcpy_peer_async(
-                dst.device_ptr() + dst_offset as u64,
-                ds.ordinal(),
-                src.device_ptr() + src_offset as u64,
-                self.ordinal(),
-                bytes,
-                self.handle.raw(),
-            )?;
-        }
-        let done = self.record_event()?;
-        dst_stream.wait_event(&*done)?;
+        let me = self.as_dyn();
+        let (src_t, dst_t) = (self.target(&label, &pool), ds.target(&dlabel, &dpool));
+        src_t.peer_copy(&dst_t, &me, dst_stream, (src, src_offset), (dst, dst_offset), bytes, |s, d| {
+            // SAFETY: both ranges lie in buffers of their devices (checked by `peer_copy`); the
+            // source stays allocated until this stream's work ends, the destination until the
+            // destination stream's, which waits for the copy.
+            unsafe { result::memcpy_peer_async(d, ds.ordinal(), s, self.ordinal(), bytes, self.handle.raw()) }
+        })?;
         Ok(true)
     }
 
