@@ -30,6 +30,14 @@ fn the_cpu_refuses_collectives_naming_nccl() {
     let id = UniqueId([7; 128]);
     let e = distributed::init_process_with_timeout(&cpu(), 0, 1, &id, Duration::from_secs(1)).unwrap_err();
     assert!(matches!(e, Error::Unsupported(_)), "{e}");
+    // A rank outside the world is refused before any library is looked for.
+    for (rank, world) in [(2, 2), (0, 0)] {
+        let e = distributed::init_process_with_timeout(&cpu(), rank, world, &id, Duration::from_secs(1)).unwrap_err();
+        assert!(
+            matches!(&e, Error::Value { reason, .. } if reason.contains(&format!("rank {rank} is not among the {world} ranks"))),
+            "{e}"
+        );
+    }
 }
 
 #[test]
@@ -216,6 +224,15 @@ fn check_collectives(comms: &[distributed::Communicator]) {
         let e = comms[0].reduce_scatter(&odd, ReduceOp::Sum).unwrap_err();
         assert!(matches!(e, Error::ShapeMismatch { .. }), "{e}");
     }
+    // Reducing a strided view in place; a peer outside the ranks; a 0-d array to split.
+    let strided = xs[0].slice(&[xp::SliceArg::range(0, n as isize, 2)]).unwrap();
+    let e = comms[0].all_reduce_(&strided, ReduceOp::Sum).unwrap_err();
+    assert!(e.to_string().contains("C-contiguous"), "{e}");
+    let e = comms[0].send(&xs[0], w).unwrap_err();
+    assert!(e.to_string().contains(&format!("peer {w} is not among the {w} ranks")), "{e}");
+    let scalar = Array::scalar_on(comms[0].device(), 1.0f32, DType::F32).unwrap();
+    let e = comms[0].all_to_all(&scalar).unwrap_err();
+    assert!(matches!(e, Error::ShapeMismatch { .. }), "{e}");
     let e = comms[0].broadcast(&xs[0], w).unwrap_err();
     assert!(e.to_string().contains(&format!("root {w} is not among the {w} ranks")), "{e}");
     // Send and receive around a ring.

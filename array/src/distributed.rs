@@ -192,6 +192,7 @@ pub fn init_process_with_timeout(
     id: &UniqueId,
     timeout: Duration,
 ) -> Result<Communicator> {
+    collective::check_rank("init_process", rank, world_size)?;
     let lib = library(device)?;
     let comm = Comm::start(lib, Arc::clone(device), id, rank, world_size, timeout)?;
     comm.settle("ncclCommInitRankConfig")?;

@@ -374,7 +374,9 @@ fn from_keys(keys: &Array, data: &Array, shape: (usize, usize), sum: bool) -> Re
 /// sorted first where they may not be (the libraries need them sorted); entries that cancel are
 /// removed afterwards, as SciPy's product does.
 fn spgemm_by_library(dev: &Arc<dyn DynDevice>, a: &mut CsrMatrix, b: &mut CsrMatrix) -> Result<Option<CsrMatrix>> {
-    if dev.properties().is_host || std::env::var_os("XP_SPARSE_OWN_KERNELS").is_some() {
+    // `XP_SPARSE_OWN_KERNELS` (read once) keeps products on xp's kernels, for comparisons.
+    static OWN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if dev.properties().is_host || *OWN.get_or_init(|| std::env::var_os("XP_SPARSE_OWN_KERNELS").is_some()) {
         return Ok(None);
     }
     let Ok(lib) = dev.sparse() else { return Ok(None) };

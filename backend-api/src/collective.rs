@@ -444,6 +444,14 @@ pub struct Operand<'b> {
     pub offset: usize,
 }
 
+/// `Value` unless `rank` is one of `world` ranks (and `world` is not 0).
+pub fn check_rank(op: &str, rank: usize, world: usize) -> Result<()> {
+    if world == 0 || rank >= world {
+        return Err(Error::value(op, format!("rank {rank} is not among the {world} ranks")));
+    }
+    Ok(())
+}
+
 fn world_int(op: &str, v: usize) -> Result<c_int> {
     c_int::try_from(v).map_err(|_| Error::value(op, format!("{v} does not fit NCCL's int")))
 }
@@ -461,9 +469,7 @@ impl Comm {
         timeout: Duration,
     ) -> Result<Comm> {
         let op = "init_process_group";
-        if world == 0 || rank >= world {
-            return Err(Error::value(op, format!("rank {rank} is not among the {world} ranks")));
-        }
+        check_rank(op, rank, world)?;
         let (r_int, w_int) = (world_int(op, rank)?, world_int(op, world)?);
         lib.enter()?;
         let mut raw: RawComm = std::ptr::null_mut();
