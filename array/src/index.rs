@@ -10,7 +10,10 @@ use xp_backend_api::{DType, DTypeKind, Error, Result};
 use crate::exec::{run_launches, target_of, Bindings};
 use crate::layout::{normalize_axis, SliceArg};
 use crate::Array;
-use xp_kernels::index::{plan_compact, plan_expand, plan_nonzero, plan_put, plan_take};
+use xp_kernels::index::{
+    plan_compact, plan_compact_tiles, plan_expand, plan_nonzero, plan_put, plan_take, COMPACT_TILE,
+};
+use xp_kernels::plan::Target;
 
 fn check_index_dtype(op: &str, idx: &Array) -> Result<()> {
     match idx.dtype().kind() {
@@ -139,6 +142,25 @@ impl Array {
         let n = x.size();
         if n == 0 {
             return Array::empty_on(&dev, &[0], self.dtype());
+        }
+        let target = target_of(&dev);
+        if let Target::Gpu { .. } = target {
+            // GPUs: per-tile counts, their scan, then each tile places its own elements.
+            let (count_launch, tiles_launch) = plan_compact_tiles(self.itemsize(), n);
+            let counts = Array::empty_on(&dev, &[n.div_ceil(COMPACT_TILE)], DType::U32)?;
+            run_launches(&dev, &[count_launch], Bindings { operands: &[&m, &counts], ..Default::default() })?;
+            let incl = counts.cumsum(None)?;
+            let count = incl.slice(&[SliceArg::Index(-1)])?.item::<u64>()? as usize;
+            let out = Array::empty_on(&dev, &[count], self.dtype())?;
+            if count > 0 {
+                let operands = [&x, &m, &counts, &incl];
+                run_launches(
+                    &dev,
+                    &[tiles_launch],
+                    Bindings { output: Some(&out), operands: &operands, ..Default::default() },
+                )?;
+            }
+            return Ok(out);
         }
         let pos = m.cumsum(None)?;
         let count = pos.slice(&[SliceArg::Index(-1)])?.item::<i64>()? as usize;

@@ -8,6 +8,7 @@ use std::fmt::Write;
 
 use crate::elementwise::Rendered;
 use crate::plan::{plan_flat, PlanArg, PlannedLaunch, Target};
+use xp_backend_api::LaunchConfig;
 
 /// Element sizes the kernels exist for.
 pub const ELEMENT_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
@@ -136,6 +137,106 @@ pub fn compact(bytes: usize) -> Rendered {
 ",
     );
     Rendered { name, code: c }
+}
+
+/// Mask elements a GPU compaction tile covers (256 threads, 16 warp-wide chunks a warp).
+pub const COMPACT_TILE: usize = 4096;
+
+/// GPU: the set elements of each tile of [`COMPACT_TILE`] mask elements.
+///
+/// Parameters: `const bool* mask, xp::u32* counts, xp::i64 n`; one block of 256 a tile.
+pub fn compact_count() -> Rendered {
+    let name = "xp_compact_count".to_string();
+    let code = format!(
+        "extern \"C\" __global__ void __launch_bounds__(256) {name}(const bool* __restrict__ mask, xp::u32* __restrict__ counts, xp::i64 n) {{
+  __shared__ unsigned wsum[32];
+  const unsigned t = threadIdx.x, ws = XP_WARP_LANES, lane = t % ws, warp = t / ws;
+  const xp::i64 base = (xp::i64)blockIdx.x * {COMPACT_TILE};
+  unsigned c = 0;
+#pragma unroll
+  for (int j = 0; j < {COMPACT_TILE} / 256; ++j) {{
+    const xp::i64 i = base + j * 256 + t;
+    if (i < n && mask[i]) ++c;
+  }}
+  for (unsigned o = ws / 2; o > 0; o /= 2) c += xp::shfl_down(c, o, (int)ws);
+  if (lane == 0) wsum[warp] = c;
+  __syncthreads();
+  if (t == 0) {{
+    unsigned s = 0;
+    for (unsigned w = 0; w < 256 / ws; ++w) s += wsum[w];
+    counts[blockIdx.x] = s;
+  }}
+}}
+"
+    );
+    Rendered { name, code }
+}
+
+/// GPU: `x[mask]` tile by tile. Each warp takes 16 consecutive chunks of a warp's width and
+/// places a chunk's set elements by a vote, after the tile's offset (`incl[t] - counts[t]`,
+/// the inclusive scan of [`compact_count`]) and the warps before it.
+///
+/// Parameters: `const T* x, const bool* mask, const xp::u32* counts, const xp::u64* incl, T*
+/// out, xp::i64 n`.
+pub fn compact_tiles(bytes: usize) -> Rendered {
+    let t = word(bytes);
+    let name = format!("xp_compact_tiles_{bytes}");
+    let code = format!(
+        "extern \"C\" __global__ void __launch_bounds__(256) {name}(const {t}* __restrict__ x, const bool* __restrict__ mask, const xp::u32* __restrict__ counts, const xp::u64* __restrict__ incl, {t}* __restrict__ out, xp::i64 n) {{
+  __shared__ unsigned wsum[32];
+  const unsigned tid = threadIdx.x, ws = XP_WARP_LANES, lane = tid % ws, warp = tid / ws;
+  const unsigned chunks = {COMPACT_TILE} / 256;
+  const xp::i64 tile = blockIdx.x;
+  const xp::i64 base = tile * {COMPACT_TILE} + (xp::i64)warp * ws * chunks;
+  xp::lane_mask votes[{COMPACT_TILE} / 256];
+  unsigned c = 0;
+#pragma unroll
+  for (unsigned j = 0; j < chunks; ++j) {{
+    const xp::i64 i = base + (xp::i64)j * ws + lane;
+    votes[j] = xp::ballot(i < n && mask[i]);
+    c += (unsigned)xp::mask_popc(votes[j]);
+  }}
+  if (lane == 0) wsum[warp] = c;
+  __syncthreads();
+  xp::u64 at = incl[tile] - (xp::u64)counts[tile];
+  for (unsigned w = 0; w < warp; ++w) at += wsum[w];
+  const xp::lane_mask below = xp::lanes_below(lane);
+#pragma unroll
+  for (unsigned j = 0; j < chunks; ++j) {{
+    const xp::i64 i = base + (xp::i64)j * ws + lane;
+    if ((votes[j] >> lane) & 1) out[at + (xp::u64)xp::mask_popc(votes[j] & below)] = x[i];
+    at += (xp::u64)xp::mask_popc(votes[j]);
+  }}
+}}
+"
+    );
+    Rendered { name, code }
+}
+
+/// The launches of a GPU `x[mask]` of `n` elements: (count, tiles). Operands of the count: 0
+/// the mask, 1 the u32 counts ([`COMPACT_TILE`] elements each); of the tiles: 0 `x`, 1 the
+/// mask, 2 the counts, 3 their inclusive scan (u64), with the output bound.
+pub fn plan_compact_tiles(bytes: usize, n: usize) -> (PlannedLaunch, PlannedLaunch) {
+    let tiles = n.div_ceil(COMPACT_TILE).max(1) as u32;
+    let config = LaunchConfig::new(tiles, 256);
+    let count = PlannedLaunch {
+        kernel: compact_count(),
+        config,
+        args: vec![PlanArg::Operand(0), PlanArg::Operand(1), PlanArg::I64(n as i64)],
+    };
+    let scatter = PlannedLaunch {
+        kernel: compact_tiles(bytes),
+        config,
+        args: vec![
+            PlanArg::Operand(0),
+            PlanArg::Operand(1),
+            PlanArg::Operand(2),
+            PlanArg::Operand(3),
+            PlanArg::Output,
+            PlanArg::I64(n as i64),
+        ],
+    };
+    (count, scatter)
 }
 
 /// `a[i] = v[nv == 1 ? 0 : pos[i] - 1]` where `mask[i]`: the inverse of [`compact`], NumPy's
@@ -334,7 +435,10 @@ pub fn transpose_copy(bytes: usize, gpu: bool) -> Rendered {
 
 /// The GPU-only kernels of this module (compiled by the cross-vendor check).
 pub fn gpu_only_kernels() -> Vec<Rendered> {
-    ELEMENT_SIZES.iter().map(|&b| transpose_copy(b, true)).collect()
+    let mut v: Vec<Rendered> = ELEMENT_SIZES.iter().map(|&b| transpose_copy(b, true)).collect();
+    v.extend(ELEMENT_SIZES.iter().map(|&b| compact_tiles(b)));
+    v.push(compact_count());
+    v
 }
 
 /// Every indexing kernel of the CPU (built ahead of time there; compiled by the cross-vendor

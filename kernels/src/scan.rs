@@ -252,7 +252,9 @@ XP_DEVICE void onepass(const typename Op::In* __restrict__ in, typename Op::Out*
     return;
   }
   // Raw words (8-byte aligned, as every accumulator needs): Acc may have constructors.
-  __shared__ unsigned long long raw[(kOne * kThreads * sizeof(Acc) + 7) / 8];
+  // Each thread's kOne elements are padded by one (row of kOne + 1), so that the blocked
+  // reads and writes below fall in distinct banks.
+  __shared__ unsigned long long raw[((kOne + 1) * kThreads * sizeof(Acc) + 7) / 8];
   __shared__ unsigned long long raw_prefix[(sizeof(Acc) + 7) / 8];
   __shared__ unsigned s_tile;
   Acc* buf = reinterpret_cast<Acc*>(raw);
@@ -264,13 +266,13 @@ XP_DEVICE void onepass(const typename Op::In* __restrict__ in, typename Op::Out*
   const typename Op::In* __restrict__ p = in + offset_of<I>((I)0, rs, rst);
   for (int k = 0; k < kOne; ++k) {
     const i64 j = k * kThreads + tid, g = base + j;
-    buf[j] = g < (i64)len ? load<Op, false>(p[g * (i64)ast], g) : Op::identity();
+    buf[j + j / kOne] = g < (i64)len ? load<Op, false>(p[g * (i64)ast], g) : Op::identity();
   }
   xp::gpu_block_sync();
   Acc v[kOne];
   Acc local = Op::identity();
   for (int i = 0; i < kOne; ++i) {
-    v[i] = buf[tid * kOne + i];
+    v[i] = buf[tid * (kOne + 1) + i];
     Op::combine(local, v[i]);
   }
   Acc total;
@@ -334,12 +336,12 @@ XP_DEVICE void onepass(const typename Op::In* __restrict__ in, typename Op::Out*
   Op::combine(pre, excl);
   for (int i = 0; i < kOne; ++i) {
     Op::combine(pre, v[i]);
-    buf[tid * kOne + i] = pre;
+    buf[tid * (kOne + 1) + i] = pre;
   }
   xp::gpu_block_sync();
   for (int k = 0; k < kOne; ++k) {
     const i64 j = k * kThreads + tid, g = base + j;
-    if (g < (i64)len) out[g] = buf[j];
+    if (g < (i64)len) out[g] = buf[j + j / kOne];
   }
 }
 

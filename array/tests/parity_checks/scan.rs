@@ -61,3 +61,27 @@ pub fn long_scans_match_host_sums(d: &Arc<dyn DynDevice>) {
         }
     });
 }
+
+/// `x[mask]` for every element size (1 to 16 bytes), masks all false, all true and mixed, and
+/// lengths that end inside a tile, against the host's filter.
+pub fn mask_selection_matches_host_filters_for_every_width(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        for n in [1usize, 4095, 4097, 300_001] {
+            let v: Vec<i64> = (0..n as i64).map(|i| (i * 7919) % 1009 - 500).collect();
+            for (name, keep) in [("none", i64::MAX), ("all", i64::MIN), ("some", 123)] {
+                let want: Vec<i64> = v.iter().copied().filter(|&a| a > keep).collect();
+                let mask: Vec<bool> = v.iter().map(|&a| a > keep).collect();
+                let m = Array::from_vec(mask).unwrap();
+                let x = Array::from_vec(v.clone()).unwrap();
+                for dt in [DType::I8, DType::I16, DType::I32, DType::F64, DType::C128] {
+                    let got = x.astype(dt).unwrap().compress_mask(&m).unwrap();
+                    assert_eq!(got.shape(), &[want.len()], "{dt} x[mask] of {n} ({name}) on {}", d.label());
+                    let got = got.astype(DType::C128).unwrap().to_vec::<num_complex::Complex<f64>>().unwrap();
+                    let host = Array::from_vec(want.clone()).unwrap().astype(dt).unwrap();
+                    let host = host.astype(DType::C128).unwrap().to_vec::<num_complex::Complex<f64>>().unwrap();
+                    assert!(got == host, "{dt} x[mask] of {n} ({name}) on {}", d.label());
+                }
+            }
+        }
+    });
+}
