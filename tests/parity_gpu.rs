@@ -14,3 +14,11 @@ fn parity_on_every_gpu() {
         checks::all(d);
     }
 }
+
+#[test]
+fn sort_and_scan_parity_on_every_gpu() {
+    for d in &gpus::gpus_or_skip("sort_and_scan_parity_on_every_gpu") {
+        println!("sort and scan checks on {}", d.label());
+        checks::sort_and_scan(d);
+    }
+}

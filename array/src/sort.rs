@@ -13,7 +13,7 @@ use std::sync::Arc;
 use xp_backend_api::{DType, DynDevice, Error, Result};
 use xp_kernels::plan::{plan_flat, PlanArg, PlannedLaunch};
 use xp_kernels::render::Rendered;
-use xp_kernels::sort::{self as ks, key_format, KeyFormat, KeyKind, RadixPlan};
+use xp_kernels::sort::{self as ks, key_format, KeyFormat, KeyKind, OnesweepPlan, PassIo, RadixPlan};
 
 use crate::exec::{run_launches, target_of, Bindings};
 use crate::layout::{normalize_axis, SliceArg};
@@ -83,6 +83,102 @@ fn values_of(keys: &Array, dtype: DType) -> Result<Array> {
     Ok(out)
 }
 
+/// The passes of an onesweep sort (GPUs) of `x` (keys, or values when `io.key_in` is set)
+/// with the payload `vals` (unbound when `io.iota`): the sorted keys or values (of
+/// `keys_out`'s dtype, none when `keys_out` is `None`) and the sorted payload (int64 when
+/// `io.pos_len > 0`). `x` and `vals` are never written.
+fn onesweep(
+    x: &Array,
+    vals: Option<&Array>,
+    plan: &OnesweepPlan,
+    vbytes: usize,
+    io: &PassIo,
+    keys_out: Option<DType>,
+) -> Result<(Option<Array>, Option<Array>)> {
+    let dev = x.device_arc();
+    let (n, bytes) = (plan.n, x.itemsize());
+    let zeros = |len: usize| crate::with_device(&dev, || crate::zeros(&[len], DType::U32));
+    let hist = zeros(plan.hist_len())?;
+    run_launches(&dev, &plan.hist(bytes, io), Bindings { operands: &[x, &hist], ..Default::default() })?;
+    let look = zeros(plan.look_len())?;
+    let mut k = x.clone();
+    let mut v = vals.cloned();
+    let (mut k_spare, mut v_spare): (Option<Array>, Option<Array>) = (None, None);
+    let passes = plan.passes();
+    for p in 0..passes {
+        let last = p + 1 == passes;
+        let k_out = match (last, keys_out) {
+            (true, None) => None,
+            (true, Some(dt)) => Some(Array::empty_on(&dev, &[n], dt)?),
+            (false, _) => Some(match k_spare.take() {
+                Some(a) => a,
+                None => Array::empty_on(&dev, &[n], key_dtype(bytes))?,
+            }),
+        };
+        let v_out = match (vbytes, last && io.pos_len > 0) {
+            (0, _) => None,
+            (_, true) => Some(Array::empty_on(&dev, &[n], DType::I64)?),
+            _ => Some(match v_spare.take() {
+                Some(a) => a,
+                None => Array::empty_on(&dev, &[n], key_dtype(vbytes))?,
+            }),
+        };
+        {
+            // Unbound operands (null in the launch) take any array.
+            let operands = [
+                &k,
+                v.as_ref().unwrap_or(&hist),
+                k_out.as_ref().unwrap_or(&hist),
+                v_out.as_ref().unwrap_or(&hist),
+                &hist,
+                &look,
+            ];
+            let launch = plan.pass(bytes, vbytes, p, io, keys_out.is_some());
+            run_launches(&dev, &[launch], Bindings { operands: &operands, ..Default::default() })?;
+        }
+        // The arrays just read become the next pass's outputs (never the caller's).
+        let old_k = std::mem::replace(&mut k, k_out.unwrap_or_else(|| hist.clone()));
+        if p > 0 {
+            k_spare = Some(old_k);
+        }
+        if let Some(vo) = v_out {
+            let old_v = v.replace(vo);
+            if p > 0 {
+                v_spare = old_v;
+            }
+        }
+    }
+    Ok((keys_out.map(|_| k), v))
+}
+
+/// `sort` (values) or `argsort` (int64 positions) of `nrows` contiguous rows of `len` values
+/// on a GPU in one onesweep sort, keys made and unmade inside its passes; `None` where it
+/// does not apply (the CPU, complex values, too many elements).
+fn gpu_sort(x: &Array, nrows: usize, len: usize, positions: bool) -> Result<Option<Array>> {
+    let f = key_format(x.dtype());
+    let n = nrows * len;
+    let vbytes = if positions || nrows > 1 { 4 } else { 0 };
+    let target = target_of(&x.device_arc());
+    let Some(plan) = (if f.complex { None } else { OnesweepPlan::new(n, f.bytes, vbytes, f.bits, nrows, len, target) })
+    else {
+        return Ok(None);
+    };
+    // Sorted values come back from their keys, which then keep the zero's sign; an argsort
+    // treats -0.0 and 0.0 as equal, as NumPy's.
+    let io = PassIo {
+        key_in: Some(f.kind),
+        inf_bits: f.inf_bits,
+        canon: positions,
+        iota: vbytes > 0,
+        key_out: (!positions).then_some(f.kind),
+        nan_bits: f.nan_bits,
+        pos_len: if positions { len } else { 0 },
+    };
+    let keys_out = (!positions).then_some(x.dtype());
+    let (sorted, perm) = onesweep(x, None, &plan, vbytes, &io, keys_out)?;
+    Ok(if positions { perm } else { sorted })
+}
+
 /// A stable LSB radix sort of `nrows` rows of `len` elements at once, by `keys` (flat,
 /// contiguous unsigned arrays, least significant first, each with its significant bits).
 /// Returns the last key array in sorted order and, when a payload was carried (`payload`,
@@ -119,10 +215,19 @@ fn radix_sort(keys: &[(Array, u32)], nrows: usize, len: usize, payload: bool) ->
             launch_flat(&dev, ks::gather_kernel(bytes, vbytes), n, args, &[key, v, &out])?;
             out
         };
+        let rows_here = if s + 1 == keys.len() { nrows } else { 1 };
+        if let Some(plan) = OnesweepPlan::new(n, bytes, vbytes, *bits, rows_here, len, target) {
+            let (keys_out, vals_out) = onesweep(&k, vals.as_ref(), &plan, vbytes, &PassIo::default(), Some(k.dtype()))?;
+            sorted = keys_out.expect("keys were asked for");
+            if vals_out.is_some() {
+                vals = vals_out;
+            }
+            continue;
+        }
         let plan = RadixPlan::new(n, bytes, vbytes, target);
         let db = plan.digit_bits;
         let key_passes = bits.div_ceil(db);
-        let row_bits = if s + 1 == keys.len() && nrows > 1 { usize::BITS - (nrows - 1).leading_zeros() } else { 0 };
+        let row_bits = if rows_here > 1 { usize::BITS - (nrows - 1).leading_zeros() } else { 0 };
         let row_passes = row_bits.div_ceil(db);
         let counts = Array::empty_on(&dev, &[plan.count_len()], DType::U32)?;
         let mut k_spare: Option<Array> = None;
@@ -224,6 +329,9 @@ impl Array {
         if n <= 1 || len <= 1 {
             return restore(x.copy()?, x.shape(), ax);
         }
+        if let Some(out) = gpu_sort(&x, nrows, len, false)? {
+            return restore(out, x.shape(), ax);
+        }
         let complex = key_format(x.dtype()).complex;
         // Complex values are gathered, so their keys may equate signed zeros as NumPy does;
         // other values come back from their keys, which must then keep the zero's sign.
@@ -248,6 +356,9 @@ impl Array {
         if n == 0 || len <= 1 {
             let z = Array::full_on(&dev, x.shape(), 0, DType::I64)?;
             return restore(z, x.shape(), ax);
+        }
+        if let Some(out) = gpu_sort(&x, nrows, len, true)? {
+            return restore(out, x.shape(), ax);
         }
         let keys = make_keys(&x, true)?;
         let (_, perm) = radix_sort(&keys, nrows, len, true)?;
@@ -401,13 +512,21 @@ pub fn unique_all(a: &Array, return_index: bool, return_inverse: bool, return_co
     }
     let complex = key_format(x.dtype()).complex;
     let want_perm = complex || return_index || return_inverse;
-    let keys = make_keys(&x, true)?;
-    let (sorted_keys, perm) = radix_sort(&keys, 1, n, want_perm)?;
+    // Integers and bool on a GPU: their sorted values compare as their keys do (no NaN, no
+    // signed zero), so one onesweep sort gives them directly.
+    let plain = !want_perm && !x.dtype().is_float() && !complex;
+    let direct = if plain { gpu_sort(&x, 1, n, false)? } else { None };
+    let (sorted_keys, perm) = match &direct {
+        Some(v) => (v.clone(), None),
+        None => radix_sort(&make_keys(&x, true)?, 1, n, want_perm)?,
+    };
     let perm = match perm {
         Some(p) => Some(p.astype(DType::I64)?),
         None => None,
     };
-    let (sorted_vals, flags) = if complex {
+    let (sorted_vals, flags) = if let Some(v) = direct {
+        (v, vec![(sorted_keys, 0)])
+    } else if complex {
         let vals = x.take(perm.as_ref().expect("complex carries a payload"), None)?;
         let ks = make_keys(&vals, true)?;
         (vals, ks)

@@ -127,6 +127,11 @@ fn eig_of_general_and_complex_matrices() {
 }
 
 #[test]
+fn long_sorts_keep_order_across_many_tiles() {
+    checks::sort::long_sorts_keep_order_across_many_tiles(&cpu());
+}
+
+#[test]
 fn sort_and_argsort_match_host_sorts_for_every_dtype() {
     checks::sort::sort_and_argsort_match_host_sorts_for_every_dtype(&cpu());
 }
@@ -179,6 +184,11 @@ fn sparse_products_sums_and_elementwise_match_dense() {
 #[test]
 fn long_scans_match_host_sums() {
     checks::scan::long_scans_match_host_sums(&cpu());
+}
+
+#[test]
+fn mask_selection_matches_host_filters_for_every_width() {
+    checks::scan::mask_selection_matches_host_filters_for_every_width(&cpu());
 }
 
 #[test]

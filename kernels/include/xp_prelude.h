@@ -1291,6 +1291,27 @@ template <class T> XP_DEVICE T shfl_up(const T& v, unsigned delta, int width) {
   for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) b.w[k] = XP_SHFL_UP_I32(a.w[k], delta, width);
   return b.t;
 }
+// Warp votes: `xp::ballot(p)` is the mask of lanes whose `p` is set (32 bits on CUDA, 64 on
+// HIP), with the mask helpers below; `XP_WARP_LANES` is the warp's width.
+#if defined(XP_CUDA)
+#define XP_WARP_LANES 32u
+typedef unsigned lane_mask;
+XP_DEVICE lane_mask ballot(int p) { return __ballot_sync(0xffffffffu, p); }
+XP_DEVICE int mask_popc(lane_mask m) { return __popc(m); }
+XP_DEVICE int mask_low(lane_mask m) { return __ffs(m) - 1; }
+XP_DEVICE lane_mask lanes_below(unsigned lane) { return (1u << lane) - 1u; }
+XP_DEVICE void warp_sync() { __syncwarp(); }
+XP_DEVICE unsigned shfl_idx(unsigned v, int src) { return __shfl_sync(0xffffffffu, v, src); }
+#else
+#define XP_WARP_LANES ((unsigned)warpSize)
+typedef unsigned long long lane_mask;
+XP_DEVICE lane_mask ballot(int p) { return (lane_mask)__ballot(p); }
+XP_DEVICE int mask_popc(lane_mask m) { return __popcll(m); }
+XP_DEVICE int mask_low(lane_mask m) { return __ffsll((unsigned long long)m) - 1; }
+XP_DEVICE lane_mask lanes_below(unsigned lane) { return lane >= 64u ? ~0ull : ((1ull << lane) - 1ull); }
+XP_DEVICE void warp_sync() {}
+XP_DEVICE unsigned shfl_idx(unsigned v, int src) { return (unsigned)__shfl((int)v, src); }
+#endif
 }  // namespace xp
 #endif  // shuffles
 

@@ -31,6 +31,26 @@
 //!   shared memory and written out coalesced.
 //! - CPU: a work item owns a contiguous tile and runs it sequentially, which is stable by
 //!   construction.
+//!
+//! # Onesweep (GPUs)
+//!
+//! GPU sorts of up to 2^30 - 1 keys take 8-bit digits and one launch a pass, after one
+//! histogram launch that counts every pass's digits (four passes a launch): 4 passes and 5
+//! reads of a float32 array instead of 8 passes of histogram, scan and scatter.
+//! - A pass takes tiles of `256 * K` keys (`K` = 16, or 8 when key and payload take more than
+//!   8 bytes) in the order its blocks start (a counter). Each warp ranks its `32 * K`
+//!   consecutive keys with per-warp digit counters: the lanes holding one digit (a match vote
+//!   on CUDA, eight ballots on HIP) agree on a leader that bumps the counter once.
+//! - The tile then publishes its 256 digit counts, and one thread a digit looks back over
+//!   the tiles before it, 16 at a time, for its global offset (words of a 2-bit flag and a
+//!   30-bit count: "count only" or "inclusive prefix"; tile 0 starts from the histogram).
+//! - Keys are reordered in shared memory and written out in digit runs.
+//! - The first pass can read values and make their keys (and take element indices as the
+//!   payload); the last can write values back, or int64 positions within rows for
+//!   `argsort`, so no launch of its own is spent on either.
+//! - The histogram launch adds a digit once per warp when all its lanes share it, and spreads
+//!   lanes over four copies of the counters otherwise, so that keys with equal high bytes
+//!   (floats of one range, small integers in wide types) do not all contend for one counter.
 
 use xp_backend_api::DType;
 
@@ -205,6 +225,224 @@ XP_DEVICE void gpu_scatter(const U* __restrict__ kin, const V* __restrict__ vin,
     const i64 g = gofs[d] + (i64)(p - (int)dstart[d]);
     kout[g] = key;
     if (HV) vout[g] = val;
+  }
+}
+
+// ---- Onesweep: 8-bit digits, one launch a pass (see the module docs) ----
+// The lanes of the warp holding the same digit (0..256); CUDA 13 targets sm_75 and up.
+XP_DEVICE lane_mask peers_of(unsigned d) {
+#if defined(XP_CUDA)
+  return __match_any_sync(0xffffffffu, d);
+#else
+  lane_mask m = ballot(1);
+  for (int b = 0; b < 9; ++b) {
+    const int p = (int)((d >> b) & 1u);
+    const lane_mask bb = ballot(p);
+    m &= p ? bb : ~bb;
+  }
+  return m;
+#endif
+}
+
+// Exclusive sum over a block's threads (warp shuffles, then the warps' totals).
+XP_DEVICE u64 block_exclusive_u64(u64 x, u64* wtot) {
+  const unsigned t = threadIdx.x, ws = XP_WARP_LANES, lane = t % ws, warp = t / ws;
+  u64 inc = x;
+  for (unsigned o = 1; o < ws; o *= 2) {
+    const u64 y = shfl_up(inc, o, (int)ws);
+    if (lane >= o) inc += y;
+  }
+  if (lane == ws - 1) wtot[warp] = inc;
+  __syncthreads();
+  u64 pre = 0;
+  for (unsigned w = 0; w < warp; ++w) pre += wtot[w];
+  return pre + inc - x;
+}
+
+constexpr u32 kLookAgg = 1u << 30, kLookInc = 2u << 30, kLookVal = (1u << 30) - 1u;
+constexpr int kLookWindow = 16;
+
+// Keys from values' bits with the kind chosen at run time (-1: the bits are keys already).
+template <class U> XP_DEVICE U key_rt(U b, int kind, U inf, int canon) {
+  return kind == 2 ? float_key<U>(b, inf, canon) : kind == 1 ? (U)(b ^ sign_bit<U>()) : b;
+}
+template <class U> XP_DEVICE U unkey_rt(U k, int kind, U nan) {
+  return kind == 2 ? float_unkey<U>(k, nan) : kind == 1 ? (U)(k ^ sign_bit<U>()) : k;
+}
+
+// The digit counts of passes p0 .. p0 + np - 1 (np <= kHistPasses) in one read of the keys:
+// hist[pass * 256 + digit] (zeroed first). Key passes take 8 bits of the key from bit 0 up;
+// row passes 8 bits of the row (i / row_len). A warp whose lanes share a digit adds it once;
+// otherwise lanes spread over kHistParts copies of the counters, so that keys sharing their
+// high bytes contend less.
+constexpr int kHistPasses = 4, kHistParts = 4;
+template <class U>
+XP_DEVICE void onesweep_hist(const U* __restrict__ x, u32* __restrict__ hist, i64 n, int p0, int np, int key_passes,
+                             i64 row_len, int kind, U inf, int canon) {
+  constexpr int BT = 256;
+  __shared__ u32 sh[kHistPasses * kHistParts * 256];
+  for (int i = threadIdx.x; i < kHistPasses * kHistParts * 256; i += BT) sh[i] = 0u;
+  __syncthreads();
+  const unsigned lane = threadIdx.x % XP_WARP_LANES, part = lane % kHistParts;
+  const i64 stride = (i64)gridDim.x * BT;
+  // Whole warps iterate together (the votes need every lane).
+  const i64 n_up = (n + stride - 1) / stride * stride;
+  for (i64 i = (i64)blockIdx.x * BT + threadIdx.x; i < n_up; i += stride) {
+    const bool ok = i < n;
+    const u64 k = ok ? (u64)key_rt<U>(x[i], kind, inf, canon) : 0ull;
+    const u64 r = ok && row_len > 0 ? (u64)i / (u64)row_len : 0ull;
+    const lane_mask active = ballot(ok);
+#pragma unroll
+    for (int p = 0; p < kHistPasses; ++p) {
+      if (p >= np) break;
+      const int q = p0 + p;
+      const unsigned d = q < key_passes ? (unsigned)((k >> (8 * q)) & 255u) : (unsigned)((r >> (8 * (q - key_passes))) & 255u);
+      const unsigned d0 = shfl_idx(d, mask_low(active));
+      const lane_mask same = ballot(ok && d == d0);
+      u32* h = sh + p * kHistParts * 256;
+      if (same == active) {
+        if ((int)lane == mask_low(active)) atomicAdd(&h[d], (u32)mask_popc(active));
+      } else if (ok) {
+        atomicAdd(&h[part * 256 + d], 1u);
+      }
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < np * 256; i += BT) {
+    const int p = i / 256, d = i % 256;
+    u32 c = 0u;
+    for (int q = 0; q < kHistParts; ++q) c += sh[(p * kHistParts + q) * 256 + d];
+    if (c) atomicAdd(&hist[(p0 + p) * 256 + d], c);
+  }
+}
+
+// What a pass does besides moving keys: the first pass may read values (keys made from their
+// bits, `kind_in` >= 0) and take each element's index as its payload (`iota`); the last may
+// write values back (`kind_out` >= 0), write no keys (`kout` null), and write the payload as
+// int64 positions within rows of `pos_len` (> 0).
+struct PassIo {
+  int kind_in, canon, kind_out, iota;
+  u64 inf, nan;
+  i64 pos_len;
+};
+
+// One stable pass over tiles of 256 * K keys, taken in the order blocks start (a counter).
+// Each warp ranks its 32 * K consecutive keys with per-warp digit counters (lanes holding one
+// digit agree on a leader), each tile publishes its digit counts, then looks back over the
+// tiles before it for its global offsets (one thread a digit, words of flag and count), and
+// writes its keys out through shared memory, digit runs together. `hist` is this pass's 256
+// global counts; `look` this pass's ntiles * 256 words, then the tile counter, all zero.
+template <class U, class V, bool HV, int K>
+XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vin, U* __restrict__ kout,
+                             V* __restrict__ vout, const u32* __restrict__ hist, u32* __restrict__ look, i64 n,
+                             i64 ntiles, int shift, i64 row_len, const PassIo io) {
+  constexpr int BT = 256, TILE = BT * K, MAXW = BT / 32;
+  __shared__ U sk[TILE];
+  __shared__ V sv[HV ? TILE : 1];
+  __shared__ u8 sd[TILE];
+  __shared__ u32 whist[MAXW * 256];
+  __shared__ u32 dstart[256];
+  __shared__ u32 gofs[256];
+  __shared__ u64 wtot[MAXW];
+  __shared__ u32 s_tile;
+  const unsigned t = threadIdx.x, ws = XP_WARP_LANES, lane = t % ws, warp = t / ws, nw = BT / ws;
+  for (int i = t; i < MAXW * 256; i += BT) whist[i] = 0u;
+  if (t == 0) s_tile = atomicAdd(&look[ntiles * 256], 1u);
+  __syncthreads();
+  const i64 tile = (i64)s_tile;
+  const i64 base = tile * (i64)TILE + (i64)warp * ws * K;
+  U k[K];
+  V v[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const i64 i = base + (i64)j * ws + lane;
+    if (i < n) {
+      k[j] = io.kind_in >= 0 ? key_rt<U>(kin[i], io.kind_in, (U)io.inf, io.canon) : kin[i];
+      v[j] = HV ? (io.iota ? (V)i : vin[i]) : (V)0;
+    }
+  }
+  u32* wh = whist + warp * 256;
+  // Per key: its rank among the warp's keys of its digit (low 16 bits) and the digit
+  // (high bits; 256 past the end).
+  u32 rd[K];
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const i64 i = base + (i64)j * ws + lane;
+    const unsigned dg = i < n ? digit<U, V>(k[j], v[j], shift, row_len, 255u) : 256u;
+    const lane_mask peers = peers_of(dg);
+    const int leader = mask_low(peers);
+    u32 old = 0u;
+    if ((int)lane == leader && dg < 256u) {
+      old = wh[dg];
+      wh[dg] = old + (u32)mask_popc(peers);
+    }
+    old = shfl_idx(old, leader);
+    rd[j] = (old + (u32)mask_popc(peers & lanes_below(lane))) | (dg << 16);
+    warp_sync();
+  }
+  __syncthreads();
+  // Thread t owns digit t: the warps' offsets, the tile's count, its place in the tile.
+  const unsigned d = t;
+  u32 c = 0u;
+  for (unsigned w = 0; w < nw; ++w) {
+    const u32 x = whist[w * 256 + d];
+    whist[w * 256 + d] = c;
+    c += x;
+  }
+  const u64 mine = ((u64)(tile == 0 ? hist[d] : 0u) << 32) | (u64)c;
+  const u64 ex = block_exclusive_u64(mine, wtot);
+  dstart[d] = (u32)ex;
+  u32* lk = look + tile * 256 + d;
+  u32 start;
+  if (tile == 0) {
+    start = (u32)(ex >> 32);
+    atomicExch(lk, kLookInc | (start + c));
+  } else {
+    atomicExch(lk, kLookAgg | c);
+    // A window of kLookWindow predecessors read at once (the loads overlap), nearest first,
+    // summed up to the nearest one holding its inclusive prefix (tile 0 always does).
+    u32 sum = 0u;
+    for (i64 j = tile - 1;; j -= kLookWindow) {
+      u32 f[kLookWindow];
+#pragma unroll
+      for (int w = 0; w < kLookWindow; ++w)
+        f[w] = j - w >= 0 ? *reinterpret_cast<volatile u32*>(look + (j - w) * 256 + d) : kLookInc;
+      bool found = false;
+#pragma unroll
+      for (int w = 0; w < kLookWindow; ++w) {
+        if (found) break;
+        while ((f[w] & ~kLookVal) == 0u) f[w] = *reinterpret_cast<volatile u32*>(look + (j - w) * 256 + d);
+        sum += f[w] & kLookVal;
+        found = (f[w] & kLookInc) != 0u;
+      }
+      if (found) break;
+    }
+    atomicExch(lk, kLookInc | (sum + c));
+    start = sum;
+  }
+  gofs[d] = start - (u32)ex;
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const unsigned dg = rd[j] >> 16;
+    if (dg < 256u) {
+      const u32 p = dstart[dg] + wh[dg] + (rd[j] & 0xffffu);
+      sk[p] = k[j];
+      if (HV) sv[p] = v[j];
+      if (row_len > 0) sd[p] = (u8)dg;
+    }
+  }
+  __syncthreads();
+  const i64 rem = n - tile * (i64)TILE;
+  const int tn = rem < (i64)TILE ? (int)rem : TILE;
+  for (int p = t; p < tn; p += BT) {
+    const unsigned dg = row_len > 0 ? (unsigned)sd[p] : (unsigned)(((u64)sk[p] >> shift) & 255u);
+    const i64 g = (i64)gofs[dg] + p;
+    if (kout) kout[g] = io.kind_out >= 0 ? unkey_rt<U>(sk[p], io.kind_out, (U)io.nan) : sk[p];
+    if (HV) {
+      if (io.pos_len > 0) reinterpret_cast<i64*>(vout)[g] = (i64)((u64)sv[p] % (u64)io.pos_len);
+      else vout[g] = sv[p];
+    }
   }
 }
 #endif  // XP_GPU
@@ -638,6 +876,219 @@ impl RadixPlan {
     }
 }
 
+/// Passes one onesweep histogram launch counts.
+pub const HIST_PASSES: u32 = 4;
+
+/// Keys a GPU thread owns in an onesweep pass.
+pub fn onesweep_items_per_thread(bytes: usize, vbytes: usize) -> usize {
+    if bytes + vbytes <= 8 {
+        16
+    } else {
+        8
+    }
+}
+
+/// The onesweep histogram launch (every pass's digit counts in one read).
+///
+/// Parameters: `const U* x, xp::u32* hist, xp::i64 n, int p0, int np, int key_passes,
+/// xp::i64 row_len, int kind, xp::u64 inf, int canon`: the counts of passes `p0 .. p0 + np`
+/// (`np` at most [`HIST_PASSES`]); `kind` -1: `x` holds keys; else the [`KeyKind`] code of
+/// the values `x` holds.
+pub fn onesweep_hist_kernel(bytes: usize) -> Rendered {
+    let u = word(bytes);
+    let name = format!("xp_onesweep_hist_{}", bytes * 8);
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void __launch_bounds__(256) {name}(const {u}* __restrict__ x, xp::u32* __restrict__ hist, xp::i64 n, int p0, int np, int key_passes, xp::i64 row_len, int kind, xp::u64 inf, int canon) {{
+  xp::sort::onesweep_hist<{u}>(x, hist, n, p0, np, key_passes, row_len, kind, ({u})inf, canon);
+}}
+"
+        ),
+    )
+}
+
+/// One onesweep pass.
+///
+/// Parameters: `const U* kin, const V* vin, U* kout, V* vout, const xp::u32* hist, xp::u32*
+/// look, xp::i64 n, xp::i64 ntiles, int pass, int shift, xp::i64 row_len`, then what the pass
+/// does besides (see [`PassIo`]): `int kind_in, xp::u64 inf, int canon, int iota, int
+/// kind_out, xp::u64 nan, xp::i64 pos_len`.
+pub fn onesweep_pass_kernel(bytes: usize, vbytes: usize) -> Rendered {
+    let (tag, u, v) = tparams(bytes, vbytes);
+    let hv = vbytes > 0;
+    let k = onesweep_items_per_thread(bytes, vbytes);
+    let name = format!("xp_onesweep_pass_{tag}");
+    kernel(
+        name.clone(),
+        format!(
+            "extern \"C\" __global__ void __launch_bounds__(256, 4) {name}(const {u}* __restrict__ kin, const {v}* __restrict__ vin, {u}* __restrict__ kout, {v}* __restrict__ vout, const xp::u32* __restrict__ hist, xp::u32* __restrict__ look, xp::i64 n, xp::i64 ntiles, int pass, int shift, xp::i64 row_len, int kind_in, xp::u64 inf, int canon, int iota, int kind_out, xp::u64 nan, xp::i64 pos_len) {{
+  xp::sort::PassIo io;
+  io.kind_in = kind_in;
+  io.canon = canon;
+  io.kind_out = kind_out;
+  io.iota = iota;
+  io.inf = inf;
+  io.nan = nan;
+  io.pos_len = pos_len;
+  xp::sort::onesweep_pass<{u}, {v}, {hv}, {k}>(kin, vin, kout, vout, hist + (xp::i64)pass * 256, look + (xp::i64)pass * (ntiles * 256 + 1), n, ntiles, shift, row_len, io);
+}}
+"
+        ),
+    )
+}
+
+/// What an onesweep pass does besides moving keys (the first pass may make keys from values
+/// and the payload from positions; the last may turn keys back into values, or write none,
+/// and write the payload as int64 positions within rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PassIo {
+    /// Keys made from values of this kind as they are read (first pass).
+    pub key_in: Option<KeyKind>,
+    /// The bits of the values' +infinity (floats).
+    pub inf_bits: u64,
+    /// -0.0 read as +0.0.
+    pub canon: bool,
+    /// The payload read is each element's index (first pass; the payload input is unbound).
+    pub iota: bool,
+    /// Keys written back as values of this kind (last pass).
+    pub key_out: Option<KeyKind>,
+    /// The bits NaNs come back as.
+    pub nan_bits: u64,
+    /// The payload written as int64 `payload % pos_len` (last pass; 0: as it is).
+    pub pos_len: usize,
+}
+
+/// How an onesweep radix sort (GPUs: 8-bit digits, one launch a pass after one histogram
+/// launch) runs: `key_passes` over the key's bits, then `row_passes` over the row index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OnesweepPlan {
+    /// Keys sorted.
+    pub n: usize,
+    /// Keys a tile.
+    pub tile: usize,
+    /// Tiles.
+    pub ntiles: usize,
+    /// Passes over the key's digits.
+    pub key_passes: u32,
+    /// Passes over the row's digits.
+    pub row_passes: u32,
+    /// Elements a row (0: one row).
+    pub row_len: usize,
+    hist_blocks: u32,
+}
+
+impl OnesweepPlan {
+    /// Keys an onesweep sort takes: tile counts and offsets live in 30 bits.
+    pub const MAX_KEYS: usize = (1 << 30) - 1;
+
+    /// The plan for `n` keys (`n` at most [`Self::MAX_KEYS`]) of `bytes` bytes with `bits`
+    /// significant bits, payloads of `vbytes`, and `rows` rows of `row_len` when `rows > 1`.
+    /// `None` off GPUs or for more keys.
+    pub fn new(
+        n: usize,
+        bytes: usize,
+        vbytes: usize,
+        bits: u32,
+        rows: usize,
+        row_len: usize,
+        target: Target,
+    ) -> Option<OnesweepPlan> {
+        let Target::Gpu { sm_count, .. } = target else { return None };
+        if n > Self::MAX_KEYS || n == 0 {
+            return None;
+        }
+        let tile = GPU_RADIX_BLOCK as usize * onesweep_items_per_thread(bytes, vbytes);
+        let ntiles = n.div_ceil(tile);
+        let row_bits = if rows > 1 { usize::BITS - (rows - 1).leading_zeros() } else { 0 };
+        let hist_blocks = (ntiles as u32).clamp(1, sm_count.max(1) * 8);
+        Some(OnesweepPlan {
+            n,
+            tile,
+            ntiles,
+            key_passes: bits.div_ceil(8).max(1),
+            row_passes: row_bits.div_ceil(8),
+            row_len: if rows > 1 { row_len } else { 0 },
+            hist_blocks,
+        })
+    }
+
+    /// Passes in all.
+    pub fn passes(&self) -> u32 {
+        self.key_passes + self.row_passes
+    }
+
+    /// Entries of the u32 histogram array (zeroed before [`Self::hist`]).
+    pub fn hist_len(&self) -> usize {
+        self.passes() as usize * 256
+    }
+
+    /// Entries of the u32 look-back array (zeroed before the first pass).
+    pub fn look_len(&self) -> usize {
+        self.passes() as usize * (self.ntiles * 256 + 1)
+    }
+
+    /// The histogram launches (one per [`HIST_PASSES`] passes), over keys or (`key_in`)
+    /// values. Operands: 0 the keys or values, 1 the histogram.
+    pub fn hist(&self, bytes: usize, io: &PassIo) -> Vec<PlannedLaunch> {
+        (0..self.passes())
+            .step_by(HIST_PASSES as usize)
+            .map(|p0| PlannedLaunch {
+                kernel: onesweep_hist_kernel(bytes),
+                config: LaunchConfig::new(self.hist_blocks, GPU_RADIX_BLOCK),
+                args: vec![
+                    PlanArg::Operand(0),
+                    PlanArg::Operand(1),
+                    PlanArg::I64(self.n as i64),
+                    PlanArg::I32(p0 as i32),
+                    PlanArg::I32((self.passes() - p0).min(HIST_PASSES) as i32),
+                    PlanArg::I32(self.key_passes as i32),
+                    PlanArg::I64(self.row_len as i64),
+                    PlanArg::I32(io.key_in.map_or(-1, KeyKind::code)),
+                    PlanArg::I64(io.inf_bits as i64),
+                    PlanArg::I32(io.canon as i32),
+                ],
+            })
+            .collect()
+    }
+
+    /// Pass `p`. Operands: 0 keys in, 1 payload in, 2 keys out, 3 payload out, 4 the
+    /// histogram, 5 the look-back array. `io` applies where it can: its first-pass parts to
+    /// pass 0, its last-pass parts to the last pass; with `keys_out` false the last pass
+    /// writes no keys.
+    pub fn pass(&self, bytes: usize, vbytes: usize, p: u32, io: &PassIo, keys_out: bool) -> PlannedLaunch {
+        let (first, last) = (p == 0, p + 1 == self.passes());
+        let vin = if vbytes == 0 || (first && io.iota) { PlanArg::Null } else { PlanArg::Operand(1) };
+        let vout = if vbytes > 0 { PlanArg::Operand(3) } else { PlanArg::Null };
+        let kout = if last && !keys_out { PlanArg::Null } else { PlanArg::Operand(2) };
+        let (shift, row_len) = if p < self.key_passes { (8 * p, 0) } else { (8 * (p - self.key_passes), self.row_len) };
+        PlannedLaunch {
+            kernel: onesweep_pass_kernel(bytes, vbytes),
+            config: LaunchConfig::new(self.ntiles as u32, GPU_RADIX_BLOCK),
+            args: vec![
+                PlanArg::Operand(0),
+                vin,
+                kout,
+                vout,
+                PlanArg::Operand(4),
+                PlanArg::Operand(5),
+                PlanArg::I64(self.n as i64),
+                PlanArg::I64(self.ntiles as i64),
+                PlanArg::I32(p as i32),
+                PlanArg::I32(shift as i32),
+                PlanArg::I64(row_len as i64),
+                PlanArg::I32(if first { io.key_in.map_or(-1, KeyKind::code) } else { -1 }),
+                PlanArg::I64(io.inf_bits as i64),
+                PlanArg::I32(io.canon as i32),
+                PlanArg::I32((first && io.iota) as i32),
+                PlanArg::I32(if last { io.key_out.map_or(-1, KeyKind::code) } else { -1 }),
+                PlanArg::I64(io.nan_bits as i64),
+                PlanArg::I64(if last { io.pos_len as i64 } else { 0 }),
+            ],
+        }
+    }
+}
+
 /// Key widths of the radix kernels.
 pub const KEY_BYTES: [usize; 4] = [1, 2, 4, 8];
 /// Payload widths (0: none).
@@ -688,7 +1139,9 @@ pub fn gpu_only_kernels() -> Vec<Rendered> {
         for vb in PAYLOAD_BYTES {
             v.push(hist_kernel(b, vb, true));
             v.push(scatter_kernel(b, vb, true));
+            v.push(onesweep_pass_kernel(b, vb));
         }
+        v.push(onesweep_hist_kernel(b));
     }
     v
 }
@@ -722,5 +1175,30 @@ mod tests {
         assert!(c.ntiles * c.tile >= 100_001 && c.digit_bits == 8);
         assert_eq!(key_format(DType::Bool).bits, 1);
         assert!(key_format(DType::C64).complex);
+    }
+
+    #[test]
+    fn onesweep_plans_count_passes_and_launches() {
+        let gpu =
+            Target::Gpu { sm_count: 132, warp_size: 32, max_threads_per_block: 1024, max_grid_x: i32::MAX as u32 };
+        let p = OnesweepPlan::new(1 << 26, 4, 0, 32, 1, 1 << 26, gpu).unwrap();
+        assert_eq!((p.key_passes, p.row_passes, p.tile, p.ntiles), (4, 0, 4096, 1 << 14));
+        assert_eq!(p.hist(4, &PassIo::default()).len(), 1);
+        assert_eq!(p.look_len(), 4 * ((1 << 14) * 256 + 1));
+        // 2^14 rows of 1024 uint64 with a payload: 8 key passes, 2 row passes, 3 histogram
+        // launches, smaller tiles.
+        let r = OnesweepPlan::new(1 << 24, 8, 4, 64, 1 << 14, 1024, gpu).unwrap();
+        assert_eq!((r.key_passes, r.row_passes, r.tile), (8, 2, 2048));
+        assert_eq!(r.hist(8, &PassIo::default()).len(), 3);
+        // The last pass writes int64 positions; the first reads no payload when it is the index.
+        let io = PassIo { iota: true, pos_len: 1024, ..PassIo::default() };
+        let first = r.pass(8, 4, 0, &io, false);
+        assert!(matches!(first.args[1], PlanArg::Null) && matches!(first.args[2], PlanArg::Operand(2)));
+        let last = r.pass(8, 4, r.passes() - 1, &io, false);
+        assert!(matches!(last.args[2], PlanArg::Null));
+        assert!(matches!(last.args.last(), Some(PlanArg::I64(1024))));
+        // Not on the CPU, not past 2^30 - 1 keys.
+        assert!(OnesweepPlan::new(10, 4, 0, 32, 1, 10, Target::Cpu { workers: 2 }).is_none());
+        assert!(OnesweepPlan::new(1 << 30, 4, 0, 32, 1, 1 << 30, gpu).is_none());
     }
 }

@@ -19,7 +19,7 @@ pub mod signal;
 pub mod sort;
 pub mod sparse;
 
-/// Every check, in order, on `d`.
+/// Every check but [`sort_and_scan`], in order, on `d`.
 pub fn all(d: &Arc<dyn DynDevice>) {
     complex_order::complex_max_and_min_return_the_first_nan(d);
     complex_order::complex_max_along_an_axis(d);
@@ -44,15 +44,22 @@ pub fn all(d: &Arc<dyn DynDevice>) {
     linalg::eigh_and_eigvalsh_read_the_uplo_triangle(d);
     linalg::failures_name_the_failing_matrix_of_a_stack(d);
     linalg::eig_of_general_and_complex_matrices(d);
+    random::random_draws_have_the_same_bits_as_on_the_cpu(d);
+    sparse::coo_to_csr_and_products_match_dense_arithmetic(d);
+    sparse::sparse_products_sums_and_elementwise_match_dense(d);
+    signal::convolve2d_matches_host_sums_on_every_boundary_and_tile(d);
+}
+
+/// The sort, search, scan and compaction checks (run apart on GPUs, so that a race checker
+/// can watch those kernels alone).
+pub fn sort_and_scan(d: &Arc<dyn DynDevice>) {
     sort::sort_and_argsort_match_host_sorts_for_every_dtype(d);
     sort::sorts_along_every_axis_of_many_rows(d);
     sort::complex_sorts_in_numpy_order_with_nans(d);
     sort::unique_with_index_inverse_and_counts(d);
     sort::searchsorted_sides_nans_and_sorter(d);
     sort::lexsort_sorts_by_the_last_key_first(d);
-    random::random_draws_have_the_same_bits_as_on_the_cpu(d);
+    sort::long_sorts_keep_order_across_many_tiles(d);
     scan::long_scans_match_host_sums(d);
-    sparse::coo_to_csr_and_products_match_dense_arithmetic(d);
-    sparse::sparse_products_sums_and_elementwise_match_dense(d);
-    signal::convolve2d_matches_host_sums_on_every_boundary_and_tile(d);
+    scan::mask_selection_matches_host_filters_for_every_width(d);
 }

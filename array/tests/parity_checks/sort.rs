@@ -219,3 +219,27 @@ pub fn lexsort_sorts_by_the_last_key_first(d: &Arc<dyn DynDevice>) {
         assert_eq!(lexsort(&[&b, &a]).unwrap().to_vec::<i64>().unwrap(), vec![2, 0, 4, 6, 5, 3, 1]);
     });
 }
+
+/// Millions of keys (hundreds of tiles whose offsets come from the tiles before them), with
+/// few distinct values so that stability decides the indices: float32 and uint64 keys,
+/// int64 argsort with a payload.
+pub fn long_sorts_keep_order_across_many_tiles(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let n = (1usize << 22) + 17;
+        let r = stream(11, n);
+        let f: Vec<f32> = r.iter().map(|&x| ((x >> 40) % 5000) as f32 * 0.25 - 300.0).collect();
+        let x = Array::from_vec(f.clone()).unwrap();
+        let mut want_idx: Vec<usize> = (0..n).collect();
+        want_idx.sort_by(|&a, &b| f[a].total_cmp(&f[b]));
+        let got = x.argsort(Some(-1)).unwrap().to_vec::<i64>().unwrap();
+        let bad = got.iter().zip(&want_idx).position(|(&g, &w)| g as usize != w);
+        assert_eq!(bad, None, "argsort float32 of {n} on {}", d.label());
+        let s = x.sort(Some(-1)).unwrap().to_vec::<f32>().unwrap();
+        assert!(s.iter().zip(&want_idx).all(|(&g, &w)| g == f[w]), "sort float32 of {n} on {}", d.label());
+        let u: Vec<u64> = r.clone();
+        let mut want = u.clone();
+        want.sort_unstable();
+        let got = Array::from_vec(u).unwrap().sort(Some(-1)).unwrap().to_vec::<u64>().unwrap();
+        assert!(got == want, "sort uint64 of {n} on {}", d.label());
+    });
+}
