@@ -50,7 +50,8 @@
 //!   `argsort`, so no launch of its own is spent on either.
 //! - The histogram launch adds a digit once per warp when all its lanes share it, and spreads
 //!   lanes over four copies of the counters otherwise, so that keys with equal high bytes
-//!   (floats of one range, small integers in wide types) do not all contend for one counter.
+//!   (floats of one range, small integers in wide types) do not all contend for one counter;
+//!   each thread keeps eight loads in flight.
 
 use xp_backend_api::DType;
 
@@ -284,26 +285,39 @@ XP_DEVICE void onesweep_hist(const U* __restrict__ x, u32* __restrict__ hist, i6
   for (int i = threadIdx.x; i < kHistPasses * kHistParts * 256; i += BT) sh[i] = 0u;
   __syncthreads();
   const unsigned lane = threadIdx.x % XP_WARP_LANES, part = lane % kHistParts;
-  const i64 stride = (i64)gridDim.x * BT;
-  // Whole warps iterate together (the votes need every lane).
-  const i64 n_up = (n + stride - 1) / stride * stride;
-  for (i64 i = (i64)blockIdx.x * BT + threadIdx.x; i < n_up; i += stride) {
-    const bool ok = i < n;
-    const u64 k = ok ? (u64)key_rt<U>(x[i], kind, inf, canon) : 0ull;
-    const u64 r = ok && row_len > 0 ? (u64)i / (u64)row_len : 0ull;
-    const lane_mask active = ballot(ok);
+  // kHistLoads keys a thread in flight at once; whole warps iterate together (the votes
+  // need every lane).
+  constexpr int kHistLoads = 8;
+  const i64 stride = (i64)gridDim.x * BT, step = stride * kHistLoads;
+  const i64 n_up = (n + step - 1) / step * step;
+  for (i64 i0 = (i64)blockIdx.x * BT + threadIdx.x; i0 < n_up; i0 += step) {
+    U xs[kHistLoads];
 #pragma unroll
-    for (int p = 0; p < kHistPasses; ++p) {
-      if (p >= np) break;
-      const int q = p0 + p;
-      const unsigned d = q < key_passes ? (unsigned)((k >> (8 * q)) & 255u) : (unsigned)((r >> (8 * (q - key_passes))) & 255u);
-      const unsigned d0 = shfl_idx(d, mask_low(active));
-      const lane_mask same = ballot(ok && d == d0);
-      u32* h = sh + p * kHistParts * 256;
-      if (same == active) {
-        if ((int)lane == mask_low(active)) atomicAdd(&h[d], (u32)mask_popc(active));
-      } else if (ok) {
-        atomicAdd(&h[part * 256 + d], 1u);
+    for (int u = 0; u < kHistLoads; ++u) {
+      const i64 i = i0 + u * stride;
+      xs[u] = i < n ? x[i] : (U)0;
+    }
+#pragma unroll
+    for (int u = 0; u < kHistLoads; ++u) {
+      const i64 i = i0 + u * stride;
+      const bool ok = i < n;
+      const u64 k = (u64)key_rt<U>(xs[u], kind, inf, canon);
+      const u64 r = ok && row_len > 0 ? (u64)i / (u64)row_len : 0ull;
+      const lane_mask active = ballot(ok);
+#pragma unroll
+      for (int p = 0; p < kHistPasses; ++p) {
+        if (p >= np) break;
+        const int q = p0 + p;
+        const unsigned d =
+            q < key_passes ? (unsigned)((k >> (8 * q)) & 255u) : (unsigned)((r >> (8 * (q - key_passes))) & 255u);
+        const unsigned d0 = shfl_idx(d, mask_low(active));
+        const lane_mask same = ballot(ok && d == d0);
+        u32* h = sh + p * kHistParts * 256;
+        if (same == active) {
+          if ((int)lane == mask_low(active)) atomicAdd(&h[d], (u32)mask_popc(active));
+        } else if (ok) {
+          atomicAdd(&h[part * 256 + d], 1u);
+        }
       }
     }
   }
