@@ -68,12 +68,39 @@ pub fn kernel_names(code: &str) -> Vec<String> {
     while let Some(pos) = rest.find("__global__") {
         let after = &rest[pos + "__global__".len()..];
         let boundary_ok = rest[..pos].chars().last().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-        if let Some(paren) = after.find('(') {
+        // The name is the identifier before the parameters' parenthesis, past any
+        // `__launch_bounds__(...)`.
+        let mut from = 0;
+        while let Some(paren) = after[from..].find('(').map(|p| p + from) {
             let head = after[..paren].trim_end();
             let name = trailing_ident(head).to_string();
+            if name == "__launch_bounds__" {
+                let mut depth = 0usize;
+                let close = after[paren..].char_indices().find_map(|(i, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(paren + i + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    None
+                });
+                match close {
+                    Some(c) => {
+                        from = c;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
             if boundary_ok && !name.is_empty() && !names.contains(&name) {
                 names.push(name);
             }
+            break;
         }
         rest = after;
     }
@@ -152,7 +179,8 @@ mod tests {
             extern "C" __global__
             void saxpy (float a) {}
             __device__ float helper(float x) { return x; }
+            extern "C" __global__ void __launch_bounds__(256, (4)) bounded(int n) {}
         "#;
-        assert_eq!(kernel_names(src), vec!["my_add", "saxpy"]);
+        assert_eq!(kernel_names(src), vec!["my_add", "saxpy", "bounded"]);
     }
 }

@@ -25,7 +25,12 @@
 //! single pass with decoupled look-back: blocks take tiles in the order they start (a counter),
 //! publish the tile's total, then find their prefix from the totals and prefixes of the tiles
 //! before them, a warp's width of tiles at a time, and publish their own inclusive prefix. One
-//! read and one write of the data, and two launches (the flags zeroed, the scan).
+//! read and one write of the data, and two launches (the flags zeroed, the scan). Tiles are
+//! 8192 elements of 4 bytes (32 a thread), 4096 of 8 and 2048 of 16, staged in shared memory,
+//! where each thread's elements stay until they are written: the scan has its own entry point
+//! (`{name}_onepass`) whose registers are capped so that [`ONEPASS_BLOCKS`] blocks fit on an
+//! SM, since a block reads its tile once and then waits on its look-back, and the memory is
+//! kept busy only by enough blocks reading at once.
 //!
 //! Otherwise, one launch when rows are many or short. A long row is scanned in three phases: chunk
 //! totals, an inclusive scan of the totals (planned the same way, recursively), and a rescan
@@ -232,56 +237,19 @@ template <class T> XP_DEVICE T read_published(const T* p) {
   return r;
 }
 
-// The single-pass scan of one row (decoupled look-back): tiles of kOne * 256 elements, taken
-// in the order blocks start (a counter), each publishing its total, then its inclusive prefix,
-// which the next tiles read instead of rescanning. One read and one write of the data.
-// Scratch at `pout`: totals[nt], prefixes[nt] (Out), then nt + 1 flags (0 none, 1 total,
-// 2 prefix; the last is the tile counter). `tile` -1 zeroes the flags, -2 scans.
-template <class Op, class I>
-XP_DEVICE void onepass(const typename Op::In* __restrict__ in, typename Op::Out* __restrict__ out,
-                       typename Op::Out* __restrict__ pout, const Shape& rs, const Strides& rst, I len, I ast, I nt,
-                       i64 mode) {
+// The look-back of tile `t > 0` of a single-pass scan, by the block's first warp: publishes
+// the tile's `total`, then looks back over a window of warpSize predecessors at a time (each
+// lane waits for its tile's flag, and the window adds the totals up to the nearest prefix),
+// then publishes the tile's inclusive prefix. Every thread of the block gets the tile's
+// exclusive prefix.
+template <class Op>
+XP_DEVICE typename Op::Acc look_back(i64 t, const typename Op::Acc& total, typename Op::Acc* totals,
+                                     typename Op::Acc* prefixes, unsigned* flags) {
   typedef typename Op::Acc Acc;
-  constexpr int kOne = sizeof(Acc) <= 4 ? 16 : (sizeof(Acc) <= 8 ? 8 : 4);
-  constexpr int kThreads = 256;
-  Acc* totals = pout;
-  Acc* prefixes = pout + nt;
-  unsigned* flags = reinterpret_cast<unsigned*>(reinterpret_cast<char*>(pout) + ((2 * (i64)nt * sizeof(Acc) + 15) & ~(i64)15));
-  if (mode == -1) {
-    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i <= (i64)nt; i += (i64)blockDim.x * gridDim.x) flags[i] = 0u;
-    return;
-  }
-  // Raw words (8-byte aligned, as every accumulator needs): Acc may have constructors.
-  // Each thread's kOne elements are padded by one (row of kOne + 1), so that the blocked
-  // reads and writes below fall in distinct banks.
-  __shared__ unsigned long long raw[((kOne + 1) * kThreads * sizeof(Acc) + 7) / 8];
   __shared__ unsigned long long raw_prefix[(sizeof(Acc) + 7) / 8];
-  __shared__ unsigned s_tile;
-  Acc* buf = reinterpret_cast<Acc*>(raw);
-  const unsigned tid = threadIdx.x;
-  if (tid == 0) s_tile = atomicAdd(&flags[nt], 1u);
-  xp::gpu_block_sync();
-  const i64 t = (i64)s_tile;
-  const i64 base = t * (i64)(kOne * kThreads);
-  const typename Op::In* __restrict__ p = in + offset_of<I>((I)0, rs, rst);
-  for (int k = 0; k < kOne; ++k) {
-    const i64 j = k * kThreads + tid, g = base + j;
-    buf[j + j / kOne] = g < (i64)len ? load<Op, false>(p[g * (i64)ast], g) : Op::identity();
-  }
-  xp::gpu_block_sync();
-  Acc v[kOne];
-  Acc local = Op::identity();
-  for (int i = 0; i < kOne; ++i) {
-    v[i] = buf[tid * (kOne + 1) + i];
-    Op::combine(local, v[i]);
-  }
-  Acc total;
-  const Acc excl = block_exclusive<Op>(local, total);
-  // The first warp looks back over a window of warpSize predecessors at a time: each lane
-  // waits for its tile's flag, and the window adds the totals up to the nearest prefix.
   const unsigned ws = (unsigned)warpSize;
-  if (tid < ws) {
-    const unsigned lane = tid;
+  if (threadIdx.x < ws) {
+    const unsigned lane = threadIdx.x;
     Acc run = Op::identity();
     if (t > 0) {
       if (lane == 0) {
@@ -332,10 +300,55 @@ XP_DEVICE void onepass(const typename Op::In* __restrict__ in, typename Op::Out*
     }
   }
   xp::gpu_block_sync();
-  Acc pre = *reinterpret_cast<Acc*>(raw_prefix);
+  return *reinterpret_cast<Acc*>(raw_prefix);
+}
+
+// The single-pass scan of one row (decoupled look-back): tiles of kOne * 256 elements, taken
+// in the order blocks start (a counter), each publishing its total, then its inclusive prefix,
+// which the next tiles read instead of rescanning. One read and one write of the data.
+// Scratch at `pout`: totals[nt], prefixes[nt] (Out), then nt + 1 flags (0 none, 1 total,
+// 2 prefix; the last is the tile counter). `tile` -1 zeroes the flags, -2 scans.
+template <class Op, class I>
+XP_DEVICE void onepass(const typename Op::In* __restrict__ in, typename Op::Out* __restrict__ out,
+                       typename Op::Out* __restrict__ pout, const Shape& rs, const Strides& rst, I len, I ast, I nt,
+                       i64 mode) {
+  typedef typename Op::Acc Acc;
+  constexpr int kOne = sizeof(Acc) <= 4 ? 32 : (sizeof(Acc) <= 8 ? 16 : 8);
+  constexpr int kThreads = 256;
+  Acc* totals = pout;
+  Acc* prefixes = pout + nt;
+  unsigned* flags = reinterpret_cast<unsigned*>(reinterpret_cast<char*>(pout) + ((2 * (i64)nt * sizeof(Acc) + 15) & ~(i64)15));
+  if (mode == -1) {
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i <= (i64)nt; i += (i64)blockDim.x * gridDim.x) flags[i] = 0u;
+    return;
+  }
+  __shared__ unsigned s_tile;
+  const unsigned tid = threadIdx.x;
+  if (tid == 0) s_tile = atomicAdd(&flags[nt], 1u);
+  xp::gpu_block_sync();
+  const i64 t = (i64)s_tile;
+  const typename Op::In* __restrict__ p = in + offset_of<I>((I)0, rs, rst);
+  // Raw words (8-byte aligned, as every accumulator needs): Acc may have constructors.
+  // Each thread's kOne elements are padded by one (row of kOne + 1), so that the blocked
+  // reads and writes below fall in distinct banks.
+  __shared__ unsigned long long raw[((kOne + 1) * kThreads * sizeof(Acc) + 7) / 8];
+  Acc* buf = reinterpret_cast<Acc*>(raw);
+  const i64 base = t * (i64)(kOne * kThreads);
+  for (int k = 0; k < kOne; ++k) {
+    const i64 j = k * kThreads + tid, g = base + j;
+    buf[j + j / kOne] = g < (i64)len ? load<Op, false>(p[g * (i64)ast], g) : Op::identity();
+  }
+  xp::gpu_block_sync();
+  // The thread's elements stay in shared memory (read again below), not in registers: fewer
+  // registers let more blocks wait on their look-backs while others read.
+  Acc local = Op::identity();
+  for (int i = 0; i < kOne; ++i) Op::combine(local, buf[tid * (kOne + 1) + i]);
+  Acc total;
+  const Acc excl = block_exclusive<Op>(local, total);
+  Acc pre = look_back<Op>(t, total, totals, prefixes, flags);
   Op::combine(pre, excl);
   for (int i = 0; i < kOne; ++i) {
-    Op::combine(pre, v[i]);
+    Op::combine(pre, buf[tid * (kOne + 1) + i]);
     buf[tid * (kOne + 1) + i] = pre;
   }
   xp::gpu_block_sync();
@@ -350,10 +363,7 @@ XP_DEVICE void run(const typename Op::In* __restrict__ in, const typename Op::Ou
                    typename Op::Out* __restrict__ out, typename Op::Out* __restrict__ pout,
                    const typename Op::Out* __restrict__ carry, const Shape& rs, const Strides& rst, I n_rows, I n_inner,
                    I len, I ast, I chunk, i64 tile) {
-  if (tile < 0) {
-    onepass<Op, I>(in, out, pout, rs, rst, len, ast, chunk, tile);
-    return;
-  }
+  (void)tile;
   const I c = (I)blockIdx.y, nch = (I)gridDim.y;
   const I k0 = imin<I>(len, c * chunk), k1 = imin<I>(len, k0 + chunk);
   if (blockDim.x == 1) {
@@ -430,22 +440,23 @@ pub fn builtin_scan(name: &str, input: DType) -> Result<ScanOp> {
     Ok(ScanOp { name: name.to_string(), in_type: input, out_type: out, map, combine, identity })
 }
 
-/// Write the kernel of `op` for index width `index` (see the module docs for its parameters).
-pub fn render_scan(op: &ScanOp, index: IndexWidth) -> Rendered {
-    // Kept per op and width: a repeated scan costs a lookup, not a new rendering.
-    type Memo = std::sync::Mutex<std::collections::HashMap<(ScanOp, IndexWidth), Rendered>>;
+/// Write the kernel of `op` for index width `index` and targets of `kind` (see the module docs
+/// for its parameters). GPU sources also hold the single-pass scan's entry point.
+pub fn render_scan(op: &ScanOp, index: IndexWidth, kind: TargetKind) -> Rendered {
+    // Kept per op, width and kind: a repeated scan costs a lookup, not a new rendering.
+    type Memo = std::sync::Mutex<std::collections::HashMap<(ScanOp, IndexWidth, TargetKind), Rendered>>;
     static MEMO: std::sync::OnceLock<Memo> = std::sync::OnceLock::new();
     let memo = MEMO.get_or_init(Default::default);
-    let key = (op.clone(), index);
+    let key = (op.clone(), index, kind);
     if let Some(r) = memo.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return r.clone();
     }
-    let r = render_scan_uncached(op, index);
+    let r = render_scan_uncached(op, index, kind == TargetKind::Gpu);
     memo.lock().unwrap_or_else(|e| e.into_inner()).insert(key, r.clone());
     r
 }
 
-fn render_scan_uncached(op: &ScanOp, index: IndexWidth) -> Rendered {
+fn render_scan_uncached(op: &ScanOp, index: IndexWidth, gpu: bool) -> Rendered {
     let idx = index.c_name();
     let tag =
         format!("{}|{}|{}|{}|{}|{:?}", op.in_type.short(), op.out_type.short(), op.map, op.combine, op.identity, index);
@@ -485,7 +496,28 @@ fn render_scan_uncached(op: &ScanOp, index: IndexWidth) -> Rendered {
         map = op.map,
         combine = op.combine,
     );
+    if gpu {
+        let _ = write!(
+            code,
+            "extern \"C\" __global__ void __launch_bounds__(256, {ONEPASS_BLOCKS}) {name}_onepass(const {inc}* __restrict__ in, \
+             const {outc}* __restrict__ pin, {outc}* __restrict__ out, {outc}* __restrict__ pout, const {outc}* __restrict__ carry, \
+             XP_GRID_CONST const xp::Shape rshape, XP_GRID_CONST const xp::Strides rstrides, {idx} n_rows, {idx} n_inner, \
+             {idx} len, {idx} ast, {idx} chunk, xp::i64 tile) {{\n\
+             \x20 (void)pin; (void)carry; (void)n_rows; (void)n_inner;\n\
+             \x20 xp::scan::onepass<{name}_ns::Op, {idx}>(in, out, pout, rshape, rstrides, len, ast, chunk, tile);\n\
+             }}\n"
+        );
+    }
     Rendered { name, code }
+}
+
+/// Blocks of 256 threads an SM keeps of the single-pass scan: its registers are capped so
+/// that this many fit, since each block reads its tile once and then waits on its look-back.
+pub const ONEPASS_BLOCKS: u32 = 6;
+
+/// The single-pass scan's entry point (`{name}_onepass`, GPUs only) in a scan kernel's source.
+fn onepass_entry(k: &Rendered) -> Rendered {
+    Rendered { name: format!("{}_onepass", k.name), code: k.code.clone() }
 }
 
 /// The shortest row scanned in a single pass on GPUs (shorter rows take the three phases).
@@ -701,7 +733,7 @@ pub fn plan_scan(op: &ScanOp, shape: &[usize], strides: &[isize], axis: usize, t
             plan.index = IndexWidth::I32;
         }
     }
-    let kernel = render_scan(op, plan.index);
+    let kernel = render_scan(op, plan.index, target.kind());
     let ordered = op.name == "cumprod" && (op.out_type.is_float() || op.out_type.is_complex());
     let level = Level { kernel: &kernel, index: plan.index, target, osize: op.out_type.size(), ordered };
     let rows = Rows {
@@ -719,11 +751,11 @@ pub fn plan_scan(op: &ScanOp, shape: &[usize], strides: &[isize], axis: usize, t
         if !ordered && n_rows == 1 && c.n_inner == 1 && c.len >= ONEPASS_MIN {
             let osize = op.out_type.size();
             let per = if osize <= 4 {
-                16
+                32
             } else if osize <= 8 {
-                8
+                16
             } else {
-                4
+                8
             };
             let nt = c.len.div_ceil(per * 256);
             plan.scratch_bytes = align16(2 * nt * osize) + align16((nt + 1) * 4);
@@ -738,6 +770,7 @@ pub fn plan_scan(op: &ScanOp, shape: &[usize], strides: &[isize], axis: usize, t
                     0,
                 );
                 *l.args.last_mut().expect("the tile argument") = PlanArg::I64(mode);
+                l.kernel = onepass_entry(&l.kernel);
                 plan.launches.push(l);
             }
             return Ok(plan);
@@ -756,7 +789,7 @@ pub fn builtin_scan_kernels(kind: TargetKind) -> Vec<Rendered> {
         for d in DType::ALL {
             let op = builtin_scan(name, d).expect("every dtype has a scan loop");
             for &w in kind.index_widths() {
-                out.push(render_scan(&op, w));
+                out.push(render_scan(&op, w, kind));
             }
         }
     }
@@ -792,15 +825,18 @@ mod tests {
     #[test]
     fn long_rows_are_scanned_in_three_phases() {
         let op = builtin_scan("cumsum", DType::F32).unwrap();
-        // One long row on a GPU: the single pass (zero the flags, scan), 4096-element tiles.
+        // One long row on a GPU: the single pass (zero the flags, scan), 8192-element tiles,
+        // by the entry point with capped registers.
         let p = plan_scan(&op, &[1 << 26], &[1], 0, GPU).unwrap();
         assert_eq!(p.launches.len(), 2);
         assert_eq!(
             (p.launches[0].args[12].clone(), p.launches[1].args[12].clone()),
             (PlanArg::I64(-1), PlanArg::I64(-2))
         );
-        assert_eq!(p.launches[1].config.grid.x, 1 << 14);
-        assert_eq!(p.scratch_bytes, 2 * 4 * (1 << 14) + align16(4 * ((1 << 14) + 1)));
+        assert_eq!(p.launches[1].config.grid.x, 1 << 13);
+        assert_eq!(p.scratch_bytes, 2 * 4 * (1 << 13) + align16(4 * ((1 << 13) + 1)));
+        let entry = &p.launches[1].kernel;
+        assert!(entry.name.ends_with("_onepass") && crate::kernel_names(&entry.code).contains(&entry.name));
         // cumprod of floats keeps NumPy's order: a thread scans the row.
         let prod = builtin_scan("cumprod", DType::F32).unwrap();
         let p = plan_scan(&prod, &[1 << 26], &[1], 0, GPU).unwrap();
@@ -831,6 +867,10 @@ mod tests {
         for r in &cpu {
             assert!(!crate::cpu::uses_barrier(&r.code));
             assert_eq!(crate::kernel_names(&r.code), vec![r.name.clone()]);
+        }
+        // GPU sources add the single-pass entry point.
+        for r in builtin_scan_kernels(TargetKind::Gpu) {
+            assert_eq!(crate::kernel_names(&r.code), vec![r.name.clone(), format!("{}_onepass", r.name)]);
         }
     }
 }

@@ -42,6 +42,37 @@ pub fn long_scans_match_host_sums(d: &Arc<dyn DynDevice>) {
                     got[i]
                 );
             }
+            // float32 from its second element: a contiguous row that is not 16-byte aligned.
+            let got = g.slice(&[SliceArg::range(1, n as isize, 1)]).unwrap().cumsum(None).unwrap();
+            let got = got.to_vec::<f32>().unwrap();
+            let (mut s, mut scale) = (0f64, 0f64);
+            for (i, &x) in v[1..].iter().enumerate() {
+                s += (x as f32 * 0.37) as f64;
+                scale += ((x as f32 * 0.37) as f64).abs();
+                let tol = 64.0 * f32::EPSILON as f64 * scale.max(1.0);
+                assert!((got[i] as f64 - s).abs() <= tol, "cumsum float32 [1:] at {i} of {n} on {}", d.label());
+            }
+            // Contiguous complex128 (one element a vector) and the product of signs in int64.
+            let z =
+                Array::from_vec(v.iter().map(|&x| num_complex::Complex::new(x as f64, -x as f64)).collect::<Vec<_>>())
+                    .unwrap();
+            let zc = z.cumsum(None).unwrap().to_vec::<num_complex::Complex<f64>>().unwrap();
+            assert!(
+                zc.iter().zip(&want).all(|(g, &w)| g.re == w as f64 && g.im == -w as f64),
+                "complex128 cumsum of {n} on {}",
+                d.label()
+            );
+            let signs: Vec<i32> = v.iter().map(|&x| if x % 3 == 0 { -1 } else { 1 }).collect();
+            let got = Array::from_vec(signs.clone()).unwrap().cumprod(None).unwrap().to_vec::<i64>().unwrap();
+            let mut p = 1i64;
+            assert!(
+                signs.iter().zip(&got).all(|(&x, &g)| {
+                    p *= x as i64;
+                    g == p
+                }),
+                "cumprod int32 of {n} on {}",
+                d.label()
+            );
             // A strided row of complex64.
             let z =
                 Array::from_vec(v.iter().map(|&x| num_complex::Complex::new(x as f32, -x as f32)).collect::<Vec<_>>())
