@@ -27,6 +27,13 @@ fn philox_matches_the_known_answer_vectors() {
         let g = Generator::from_key([0xa4093822, 0x299f31d0]).jumped(0x03707344);
         let got = g.philox_blocks(0x85a308d3_243f6a88, 1, 0x13198a2e).unwrap().to_vec::<u32>().unwrap();
         assert_eq!(got, vec![0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1]);
+        // Bulk draws take the round keys as parameters: float32 uniforms are the top 24 bits
+        // of the same words.
+        let key = [0xa4093822, 0x299f31d0];
+        let words = Generator::from_key(key).philox_blocks(0, 64, 0).unwrap().to_vec::<u32>().unwrap();
+        let u = Generator::from_key(key).random(&[256], DType::F32).unwrap().to_vec::<f32>().unwrap();
+        let want: Vec<f32> = words.iter().map(|&w| (w >> 8) as f32 / (1u32 << 24) as f32).collect();
+        assert_eq!(u, want);
     });
 }
 

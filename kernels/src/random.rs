@@ -19,7 +19,10 @@
 //! module's own, in double precision, built from operations IEEE 754 rounds the same way on
 //! every backend: `+`, `-`, `/`, `sqrt` and explicit fused or non-contractible products
 //! (`xp_fma`, `xp_mul_rn`), so that no compiler may fuse a product into a sum on one backend
-//! and not on another. float32 results are those doubles rounded.
+//! and not on another. Bulk float32 draws are made in single precision throughout, by the
+//! float versions of those functions: GPUs convert between float and double, and compute in
+//! double, at a fraction of their float rate, which would bound a draw well below the
+//! memory's speed. Draws by rejection compute in double and round their results.
 
 use crate::plan::{plan_flat, PlanArg, PlannedLaunch, Target};
 use crate::render::Rendered;
@@ -49,6 +52,22 @@ XP_DEVICE W4 philox(W4 c, u32 k0, u32 k1) {
   }
   return c;
 }
+// Philox4x32-10 with its round keys given: ks[2r], ks[2r + 1] for round r (see
+// `key_schedule`), so that a kernel taking them as parameters spends no instruction on them.
+XP_DEVICE W4 philox_ks(W4 c, const u32* ks) {
+#pragma unroll
+  for (int r = 0; r < 10; ++r) {
+    const u64 p0 = (u64)0xD2511F53u * (u64)c.x;
+    const u64 p1 = (u64)0xCD9E8D57u * (u64)c.z;
+    W4 n;
+    n.x = (u32)(p1 >> 32) ^ c.y ^ ks[2 * r];
+    n.y = (u32)p1;
+    n.z = (u32)(p0 >> 32) ^ c.w ^ ks[2 * r + 1];
+    n.w = (u32)p0;
+    c = n;
+  }
+  return c;
+}
 XP_DEVICE W4 block(u64 b, u32 j, u32 stream, u32 k0, u32 k1) {
   W4 c;
   c.x = (u32)b;
@@ -67,6 +86,8 @@ XP_DEVICE double u53(u32 a, u32 b) {
   return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16;
 }
 XP_DEVICE double u32open(u32 w) { return ((double)w + 1.0) * 2.3283064365386963e-10; }  // (0, 1]
+// (0, 1] in float from all 32 bits: w rounded to 24 significant bits, plus one, times 2^-32.
+XP_DEVICE float u32openf(u32 w) { return xp_mul_rn((float)w + 1.0f, 2.3283064365386963e-10f); }
 
 // ln(x) for finite x > 0.
 XP_DEVICE double ln(double x) {
@@ -164,7 +185,9 @@ XP_DEVICE void sincos_turn(double t, double* s, double* c) {
 // that no compiler may fuse, explicit fused ones), to about one ulp of float.
 XP_DEVICE float Mf(float a, float b) { return xp_mul_rn(a, b); }
 XP_DEVICE float Ff(float a, float b, float c) { return xp_fma(a, b, c); }
-// ln(x) for normal floats x > 0.
+// ln(x) for normal floats x > 0: x = 2^e m with m in [sqrt(1/2), sqrt(2)), and ln(m) =
+// f - f^2 / 2 + f^3 P(f) for f = m - 1 (exact), P the degree-8 minimax polynomial of
+// Cephes' logf. No division: GPUs divide correctly rounded only by a long sequence.
 XP_DEVICE float lnf(float x) {
   const u32 b = f32_to_bits(x);
   int e = (int)((b >> 23) & 0xff) - 127;
@@ -173,26 +196,29 @@ XP_DEVICE float lnf(float x) {
     m = Mf(m, 0.5f);
     e += 1;
   }
-  const float s = (m - 1.0f) / (m + 1.0f);
-  const float z = Mf(s, s);
-  // 2 atanh(s), |s| <= 0.1716: five terms reach 2^-26.
-  float p = 1.0f / 9.0f;
-  p = Ff(p, z, 1.0f / 7.0f);
-  p = Ff(p, z, 1.0f / 5.0f);
-  p = Ff(p, z, 1.0f / 3.0f);
-  const float lm = Mf(2.0f * s, Ff(p, z, 1.0f));
+  const float f = m - 1.0f;
+  const float z = Mf(f, f);
+  float p = 7.0376836292e-2f;
+  p = Ff(p, f, -1.1514610310e-1f);
+  p = Ff(p, f, 1.1676998740e-1f);
+  p = Ff(p, f, -1.2420140846e-1f);
+  p = Ff(p, f, 1.4249322787e-1f);
+  p = Ff(p, f, -1.6668057665e-1f);
+  p = Ff(p, f, 2.0000714765e-1f);
+  p = Ff(p, f, -2.4999993993e-1f);
+  p = Ff(p, f, 3.3333331174e-1f);
+  const float lm = f + Ff(Mf(f, z), p, Mf(-0.5f, z));
   const float de = (float)e;
   // ln 2 = 0.693145751953125 + 1.4286068e-06 (the first part exact in 16 bits).
   return Ff(de, 0.693145751953125f, Ff(de, 1.42860677e-06f, lm));
 }
-// sin and cos of 2 pi t, t in [0, 1), in float.
-XP_DEVICE void sincos_turnf(float t, float* s, float* c) {
-  const float q4 = Mf(t, 4.0f);
-  const float qf = xp::floor(q4);
-  const int q = (int)qf & 3;
-  const float f = Mf(q4 - qf, 1.57079637f);  // [0, pi/2]
-  const bool swap = f > 0.785398163f;
-  const float g = swap ? 1.57079637f - f : f;
+// sin and cos of the angle the top 24 bits of `w` pick out of a turn, in float: the top three
+// bits the octant, the next 21 the place in it (read as bits, no conversion). Octants 1, 3, 5
+// and 7 run backwards from their ends (pi/2 - g), which keeps every angle of the grid as
+// likely and saves a subtraction.
+XP_DEVICE void sincos_octf(u32 w, float* s, float* c) {
+  const float f = bits_to_f32(0x3f800000u | ((w >> 8) & 0x1fffffu) << 2) - 1.0f;  // [0, 1), exact
+  const float g = Mf(f, 0.785398163f);
   const float z = Mf(g, g);
   float ps = 1.0f / 362880.0f;
   ps = Ff(ps, z, -1.0f / 5040.0f);
@@ -205,7 +231,9 @@ XP_DEVICE void sincos_turnf(float t, float* s, float* c) {
   pc = Ff(pc, z, 1.0f / 24.0f);
   pc = Ff(pc, z, -0.5f);
   const float cg = Ff(pc, z, 1.0f);
-  const float sf = swap ? cg : sg, cf = swap ? sg : cg;
+  const bool back = (w >> 29) & 1u;
+  const u32 q = w >> 30;
+  const float sf = back ? cg : sg, cf = back ? sg : cg;
   const float a = (q & 1) ? cf : sf, b = (q & 1) ? -sf : cf;
   *s = (q & 2) ? -a : a;
   *c = (q & 2) ? -b : b;
@@ -369,8 +397,8 @@ pub enum Bulk {
 
 /// The kernel of a bulk distribution into float32 (`f64 == false`) or float64.
 ///
-/// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1,
-/// double lo, double scale`.
+/// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, double lo, double scale`,
+/// then the 20 round keys of the generator's key ([`key_schedule`]).
 pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
     let t = if f64 { "double" } else { "float" };
     let tag = match kind {
@@ -380,47 +408,61 @@ pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
     };
     let name = format!("xp_rng_{tag}_{}", if f64 { "f64" } else { "f32" });
     let per = if f64 { 2 } else { 4 };
-    // Values v[0..per] of the block's words w[0..4], as doubles.
+    // Values v[0..per] of the block's words w[0..4], in the output's precision.
     let values = match (kind, f64) {
-        (Bulk::Uniform, false) => "for (int j = 0; j < 4; ++j) v[j] = (double)xp::rng::u24(w[j]);".to_string(),
-        (Bulk::Uniform, true) => "v[0] = xp::rng::u53(w[0], w[1]); v[1] = xp::rng::u53(w[2], w[3]);".to_string(),
-        (Bulk::Exponential, false) => {
-            "for (int j = 0; j < 4; ++j) v[j] = -xp::rng::ln(xp::rng::u32open(w[j]));".to_string()
-        }
+        (Bulk::Uniform, false) => "for (int j = 0; j < 4; ++j) v[j] = xp::rng::u24(w[j]);",
+        (Bulk::Uniform, true) => "v[0] = xp::rng::u53(w[0], w[1]); v[1] = xp::rng::u53(w[2], w[3]);",
+        (Bulk::Exponential, false) => "for (int j = 0; j < 4; ++j) v[j] = -xp::rng::lnf(xp::rng::u32openf(w[j]));",
         (Bulk::Exponential, true) => {
-            "for (int j = 0; j < 2; ++j) v[j] = -xp::rng::ln(1.0 - xp::rng::u53(w[2 * j], w[2 * j + 1]));".to_string()
+            "for (int j = 0; j < 2; ++j) v[j] = -xp::rng::ln(1.0 - xp::rng::u53(w[2 * j], w[2 * j + 1]));"
         }
-        (Bulk::Normal, false) => "for (int j = 0; j < 2; ++j) {
-      // Box-Muller in float: u in (0, 1] from all 32 bits, the angle from the top 24.
-      const float r = sqrtf(xp::rng::Mf(-2.0f, xp::rng::lnf((float)xp::rng::u32open(w[2 * j]))));
+        (Bulk::Normal, false) => {
+            "for (int j = 0; j < 2; ++j) {
+      // Box-Muller: u in (0, 1] from all 32 bits, the angle from the top 24.
+      const float r = sqrtf(xp::rng::Mf(-2.0f, xp::rng::lnf(xp::rng::u32openf(w[2 * j]))));
       float s, c;
-      xp::rng::sincos_turnf((float)(w[2 * j + 1] >> 8) * 5.9604644775390625e-08f, &s, &c);
-      v[2 * j] = (double)xp::rng::Mf(r, c);
-      v[2 * j + 1] = (double)xp::rng::Mf(r, s);
+      xp::rng::sincos_octf(w[2 * j + 1], &s, &c);
+      v[2 * j] = xp::rng::Mf(r, c);
+      v[2 * j + 1] = xp::rng::Mf(r, s);
     }"
-        .to_string(),
-        (Bulk::Normal, true) => "{
+        }
+        (Bulk::Normal, true) => {
+            "{
       const double r = sqrt(xp::rng::M(-2.0, xp::rng::ln(1.0 - xp::rng::u53(w[0], w[1]))));
       double s, c;
       xp::rng::sincos_turn(xp::rng::u53(w[2], w[3]), &s, &c);
       v[0] = xp::rng::M(r, c);
       v[1] = xp::rng::M(r, s);
     }"
-        .to_string(),
+        }
     };
-    let store = match kind {
-        Bulk::Uniform | Bulk::Normal => "xp::rng::F(scale, v[j], lo)",
-        Bulk::Exponential => "xp::rng::M(scale, v[j])",
+    // `lo` and `scale` come as doubles and are rounded once to the output's precision.
+    let store = match (kind, f64) {
+        (Bulk::Uniform | Bulk::Normal, false) => "xp::rng::Ff(sc, v[j], l0)",
+        (Bulk::Uniform | Bulk::Normal, true) => "xp::rng::F(sc, v[j], l0)",
+        (Bulk::Exponential, false) => "xp::rng::Mf(sc, v[j])",
+        (Bulk::Exponential, true) => "xp::rng::M(sc, v[j])",
     };
+    let keys = (0..20).map(|r| format!("xp::i32 k{r}")).collect::<Vec<_>>().join(", ");
+    let key_list = (0..20).map(|r| format!("(xp::u32)k{r}")).collect::<Vec<_>>().join(", ");
     kernel(
         name.clone(),
         format!(
-            "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, double lo, double scale) {{
+            "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, double lo, double scale, {keys}) {{
   const xp::i64 blocks = (n + {per} - 1) / {per};
+  const xp::u32 ks[20] = {{{key_list}}};
+  const {t} sc = ({t})scale, l0 = ({t})lo;
+  (void)l0;
   XP_FOR_EACH(xp::i64, i, blocks) {{
-    const xp::rng::W4 r = xp::rng::block(base + (xp::u64)i, 0u, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1);
+    const xp::u64 b = base + (xp::u64)i;
+    xp::rng::W4 c;
+    c.x = (xp::u32)b;
+    c.y = (xp::u32)(b >> 32);
+    c.z = 0u;
+    c.w = (xp::u32)stream;
+    const xp::rng::W4 r = xp::rng::philox_ks(c, ks);
     const xp::u32 w[4] = {{r.x, r.y, r.z, r.w}};
-    double v[{per}];
+    {t} v[{per}];
     {values}
 #if defined(XP_GPU)
     // A whole block's values in one 16-byte store: consecutive threads write consecutive
@@ -567,10 +609,27 @@ impl Draw {
     }
 }
 
+/// The round keys of Philox4x32-10 for `key`: round `r` uses `key[0] + r * 0x9E3779B9` and
+/// `key[1] + r * 0xBB67AE85` (wrapping), at `2r` and `2r + 1`.
+pub fn key_schedule(key: [u32; 2]) -> [u32; 20] {
+    let mut ks = [0u32; 20];
+    for r in 0..10u32 {
+        ks[2 * r as usize] = key[0].wrapping_add(r.wrapping_mul(0x9E37_79B9));
+        ks[2 * r as usize + 1] = key[1].wrapping_add(r.wrapping_mul(0xBB67_AE85));
+    }
+    ks
+}
+
 /// Doubles as kernel arguments (bit patterns).
 fn f64_arg(x: f64) -> PlanArg {
     PlanArg::I64(x.to_bits() as i64)
 }
+
+/// Philox blocks a GPU thread turns into values in a bulk draw (a grid-stride loop, so that
+/// neighbouring threads still write neighbouring bytes): what a thread does once (its
+/// index, the parameters' conversions) is shared by several blocks. Values depend only on
+/// their index, never on the grid.
+pub const BULK_BLOCKS_PER_THREAD: usize = 4;
 
 /// The launch of a bulk draw of `n` elements, and the blocks it uses.
 pub fn plan_bulk(
@@ -584,9 +643,20 @@ pub fn plan_bulk(
 ) -> (PlannedLaunch, u64) {
     let per = if f64 { 2 } else { 4 };
     let blocks = n.div_ceil(per);
-    let mut args = draw.head(n);
-    args.extend([f64_arg(lo), f64_arg(scale)]);
-    (PlannedLaunch { kernel: bulk_kernel(kind, f64), config: plan_flat(blocks, target), args }, blocks as u64)
+    let mut args = vec![
+        PlanArg::Output,
+        PlanArg::I64(n as i64),
+        PlanArg::I64(draw.base as i64),
+        PlanArg::I32(draw.stream as i32),
+        f64_arg(lo),
+        f64_arg(scale),
+    ];
+    args.extend(key_schedule(draw.key).into_iter().map(|k| PlanArg::I32(k as i32)));
+    let threads = match target {
+        Target::Gpu { .. } => blocks.div_ceil(BULK_BLOCKS_PER_THREAD),
+        Target::Cpu { .. } => blocks,
+    };
+    (PlannedLaunch { kernel: bulk_kernel(kind, f64), config: plan_flat(threads, target), args }, blocks as u64)
 }
 
 /// The launch of `n` integers in `[low, low + range)`, and the blocks it uses.
