@@ -273,20 +273,19 @@ template <class U> XP_DEVICE U unkey_rt(U k, int kind, U nan) {
 
 // The digit counts of passes p0 .. p0 + np - 1 (np <= kHistPasses) in one read of the keys:
 // hist[pass * 256 + digit] (zeroed first). Key passes take 8 bits of the key from bit 0 up;
-// row passes 8 bits of the row (i / row_len). A warp whose lanes share a digit adds it once;
-// otherwise lanes spread over kHistParts copies of the counters, so that keys sharing their
-// high bytes contend less.
-constexpr int kHistPasses = 4, kHistParts = 4;
+// row passes 8 bits of the row (i / row_len). Lanes spread over kHistParts copies of the
+// counters, kHistStride words apart (odd, so that copies of one digit fall in different
+// banks): keys sharing a digit, as the high bytes of floats often do, then contend less.
+constexpr int kHistPasses = 4, kHistParts = 8, kHistStride = 257;
 template <class U>
 XP_DEVICE void onesweep_hist(const U* __restrict__ x, u32* __restrict__ hist, i64 n, int p0, int np, int key_passes,
                              i64 row_len, int kind, U inf, int canon) {
   constexpr int BT = 256;
-  __shared__ u32 sh[kHistPasses * kHistParts * 256];
-  for (int i = threadIdx.x; i < kHistPasses * kHistParts * 256; i += BT) sh[i] = 0u;
+  __shared__ u32 sh[kHistPasses * kHistParts * kHistStride];
+  for (int i = threadIdx.x; i < kHistPasses * kHistParts * kHistStride; i += BT) sh[i] = 0u;
   __syncthreads();
   const unsigned lane = threadIdx.x % XP_WARP_LANES, part = lane % kHistParts;
-  // kHistLoads keys a thread in flight at once; whole warps iterate together (the votes
-  // need every lane).
+  // kHistLoads keys a thread in flight at once.
   constexpr int kHistLoads = 8;
   const i64 stride = (i64)gridDim.x * BT, step = stride * kHistLoads;
   const i64 n_up = (n + step - 1) / step * step;
@@ -303,21 +302,13 @@ XP_DEVICE void onesweep_hist(const U* __restrict__ x, u32* __restrict__ hist, i6
       const bool ok = i < n;
       const u64 k = (u64)key_rt<U>(xs[u], kind, inf, canon);
       const u64 r = ok && row_len > 0 ? (u64)i / (u64)row_len : 0ull;
-      const lane_mask active = ballot(ok);
 #pragma unroll
       for (int p = 0; p < kHistPasses; ++p) {
         if (p >= np) break;
         const int q = p0 + p;
         const unsigned d =
             q < key_passes ? (unsigned)((k >> (8 * q)) & 255u) : (unsigned)((r >> (8 * (q - key_passes))) & 255u);
-        const unsigned d0 = shfl_idx(d, mask_low(active));
-        const lane_mask same = ballot(ok && d == d0);
-        u32* h = sh + p * kHistParts * 256;
-        if (same == active) {
-          if ((int)lane == mask_low(active)) atomicAdd(&h[d], (u32)mask_popc(active));
-        } else if (ok) {
-          atomicAdd(&h[part * 256 + d], 1u);
-        }
+        if (ok) atomicAdd(&sh[(p * kHistParts + part) * kHistStride + d], 1u);
       }
     }
   }
@@ -325,7 +316,7 @@ XP_DEVICE void onesweep_hist(const U* __restrict__ x, u32* __restrict__ hist, i6
   for (int i = threadIdx.x; i < np * 256; i += BT) {
     const int p = i / 256, d = i % 256;
     u32 c = 0u;
-    for (int q = 0; q < kHistParts; ++q) c += sh[(p * kHistParts + q) * 256 + d];
+    for (int q = 0; q < kHistParts; ++q) c += sh[(p * kHistParts + q) * kHistStride + d];
     if (c) atomicAdd(&hist[(p0 + p) * 256 + d], c);
   }
 }
