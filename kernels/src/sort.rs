@@ -48,10 +48,10 @@
 //! - The first pass can read values and make their keys (and take element indices as the
 //!   payload); the last can write values back, or int64 positions within rows for
 //!   `argsort`, so no launch of its own is spent on either.
-//! - The histogram launch adds a digit once per warp when all its lanes share it, and spreads
-//!   lanes over four copies of the counters otherwise, so that keys with equal high bytes
-//!   (floats of one range, small integers in wide types) do not all contend for one counter;
-//!   each thread keeps eight loads in flight.
+//! - The histogram launch spreads lanes over eight copies of the counters, an odd number of
+//!   words apart so that copies of one digit sit in different banks: keys with equal high
+//!   bytes (floats of one range, small integers in wide types) do not all contend for one
+//!   counter. Each thread keeps eight loads in flight.
 
 use xp_backend_api::DType;
 
