@@ -86,8 +86,6 @@ XP_DEVICE double u53(u32 a, u32 b) {
   return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16;
 }
 XP_DEVICE double u32open(u32 w) { return ((double)w + 1.0) * 2.3283064365386963e-10; }  // (0, 1]
-// (0, 1] in float from all 32 bits: w rounded to 24 significant bits, plus one, times 2^-32.
-XP_DEVICE float u32openf(u32 w) { return xp_mul_rn((float)w + 1.0f, 2.3283064365386963e-10f); }
 
 // ln(x) for finite x > 0.
 XP_DEVICE double ln(double x) {
@@ -185,58 +183,53 @@ XP_DEVICE void sincos_turn(double t, double* s, double* c) {
 // that no compiler may fuse, explicit fused ones), to about one ulp of float.
 XP_DEVICE float Mf(float a, float b) { return xp_mul_rn(a, b); }
 XP_DEVICE float Ff(float a, float b, float c) { return xp_fma(a, b, c); }
-// ln(x) for normal floats x > 0: x = 2^e m with m in [sqrt(1/2), sqrt(2)), and ln(m) =
-// f - f^2 / 2 + f^3 P(f) for f = m - 1 (exact), P the degree-8 minimax polynomial of
-// Cephes' logf. No division: GPUs divide correctly rounded only by a long sequence.
-XP_DEVICE float lnf(float x) {
-  const u32 b = f32_to_bits(x);
-  int e = (int)((b >> 23) & 0xff) - 127;
-  float m = bits_to_f32((b & 0x007fffffu) | 0x3f800000u);
-  if (m > 1.41421356f) {
-    m = Mf(m, 0.5f);
-    e += 1;
-  }
-  const float f = m - 1.0f;
+// -2 ln(u) for u = ((float)w + 1) 2^-32 in (0, 1], all 32 bits of `w` used: x = (float)w + 1
+// = 2^e m with m in [sqrt(1/2), sqrt(2)) split by integer arithmetic on x's bits (subtracting
+// sqrt(1/2)'s bits carries into the exponent exactly when m must be halved; the 2^-32 is folded
+// into the same subtraction), then ln(m) = f - f^2 / 2 + f^3 P(f) for f = m - 1 (exact) with
+// P the degree-8 minimax polynomial of Cephes' logf, every coefficient times -2 (exact).
+XP_DEVICE float m2lnf_u32(u32 w) {
+  const float x = (float)w + 1.0f;
+  const u32 b = f32_to_bits(x) - (0x3f3504f3u + (32u << 23));
+  const float de = (float)((int)b >> 23);
+  const float f = bits_to_f32((b & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
   const float z = Mf(f, f);
-  float p = 7.0376836292e-2f;
-  p = Ff(p, f, -1.1514610310e-1f);
-  p = Ff(p, f, 1.1676998740e-1f);
-  p = Ff(p, f, -1.2420140846e-1f);
-  p = Ff(p, f, 1.4249322787e-1f);
-  p = Ff(p, f, -1.6668057665e-1f);
-  p = Ff(p, f, 2.0000714765e-1f);
-  p = Ff(p, f, -2.4999993993e-1f);
-  p = Ff(p, f, 3.3333331174e-1f);
-  const float lm = f + Ff(Mf(f, z), p, Mf(-0.5f, z));
-  const float de = (float)e;
-  // ln 2 = 0.693145751953125 + 1.4286068e-06 (the first part exact in 16 bits).
-  return Ff(de, 0.693145751953125f, Ff(de, 1.42860677e-06f, lm));
+  float p = -1.4075367258e-1f;
+  p = Ff(p, f, 2.3029220620e-1f);
+  p = Ff(p, f, -2.3353997480e-1f);
+  p = Ff(p, f, 2.4840281692e-1f);
+  p = Ff(p, f, -2.8498645574e-1f);
+  p = Ff(p, f, 3.3336115330e-1f);
+  p = Ff(p, f, -4.0001429530e-1f);
+  p = Ff(p, f, 4.9999987986e-1f);
+  p = Ff(p, f, -6.6666662348e-1f);
+  // -2 ln m = -2 f + f^2 - 2 f^3 P(f); -2 ln 2 = -1.38629150390625 - 2.8572135e-06 (the first
+  // part exact in 16 bits).
+  const float lm = Ff(f, -2.0f, Ff(Mf(f, z), p, z));
+  return Ff(de, -1.38629150390625f, Ff(de, -2.85721354e-06f, lm));
 }
-// sin and cos of the angle the top 24 bits of `w` pick out of a turn, in float: the top three
-// bits the octant, the next 21 the place in it (read as bits, no conversion). Octants 1, 3, 5
-// and 7 run backwards from their ends (pi/2 - g), which keeps every angle of the grid as
-// likely and saves a subtraction.
+// sin and cos of a uniformly drawn angle from the bits of `w`: the top 23 the place within an
+// octant, the low three the octant (bit 0: sine and cosine swap, bit 1 and bit 2 the quarter
+// turn, read as sign flips of the bits). The polynomials are Cephes' sinf and cosf minimax ones
+// on [0, pi/4] with the angle's pi/4 folded into their coefficients.
 XP_DEVICE void sincos_octf(u32 w, float* s, float* c) {
-  const float f = bits_to_f32(0x3f800000u | ((w >> 8) & 0x1fffffu) << 2) - 1.0f;  // [0, 1), exact
-  const float g = Mf(f, 0.785398163f);
-  const float z = Mf(g, g);
-  float ps = 1.0f / 362880.0f;
-  ps = Ff(ps, z, -1.0f / 5040.0f);
-  ps = Ff(ps, z, 1.0f / 120.0f);
-  ps = Ff(ps, z, -1.0f / 6.0f);
-  const float sg = Ff(Mf(ps, z), g, g);
-  float pc = -1.0f / 3628800.0f;
-  pc = Ff(pc, z, 1.0f / 40320.0f);
-  pc = Ff(pc, z, -1.0f / 720.0f);
-  pc = Ff(pc, z, 1.0f / 24.0f);
-  pc = Ff(pc, z, -0.5f);
+  const float f = bits_to_f32(0x3f800000u | (w >> 9)) - 1.0f;  // [0, 1), exact
+  const float z = Mf(f, f);
+  float ps = -3.597529212e-05f;
+  ps = Ff(ps, z, 2.490044106e-03f);
+  ps = Ff(ps, z, -8.074545115e-02f);
+  ps = Ff(ps, z, 7.853981853e-01f);
+  const float sg = Mf(f, ps);
+  float pc = 3.537517841e-06f;
+  pc = Ff(pc, z, -3.259549849e-04f);
+  pc = Ff(pc, z, 1.585433632e-02f);
+  pc = Ff(pc, z, -3.084251285e-01f);
   const float cg = Ff(pc, z, 1.0f);
-  const bool back = (w >> 29) & 1u;
-  const u32 q = w >> 30;
-  const float sf = back ? cg : sg, cf = back ? sg : cg;
-  const float a = (q & 1) ? cf : sf, b = (q & 1) ? -sf : cf;
-  *s = (q & 2) ? -a : a;
-  *c = (q & 2) ? -b : b;
+  const bool swap = (w & 1u) != 0u;
+  const u32 a = f32_to_bits(swap ? cg : sg), b = f32_to_bits(swap ? sg : cg);
+  const u32 t = w << 29;  // bit 31: bit 2 of w; bit 30: bit 1
+  *s = bits_to_f32(a ^ (t & 0x80000000u));
+  *c = bits_to_f32(b ^ ((t ^ (t << 1)) & 0x80000000u));
 }
 // NumPy's loggam: log Gamma(x) for x > 0 by Stirling's series.
 XP_DEVICE double loggam(double x) {
@@ -412,18 +405,19 @@ pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
     let values = match (kind, f64) {
         (Bulk::Uniform, false) => "for (int j = 0; j < 4; ++j) v[j] = xp::rng::u24(w[j]);",
         (Bulk::Uniform, true) => "v[0] = xp::rng::u53(w[0], w[1]); v[1] = xp::rng::u53(w[2], w[3]);",
-        (Bulk::Exponential, false) => "for (int j = 0; j < 4; ++j) v[j] = -xp::rng::lnf(xp::rng::u32openf(w[j]));",
+        (Bulk::Exponential, false) => "for (int j = 0; j < 4; ++j) v[j] = xp::rng::Mf(0.5f, xp::rng::m2lnf_u32(w[j]));",
         (Bulk::Exponential, true) => {
             "for (int j = 0; j < 2; ++j) v[j] = -xp::rng::ln(1.0 - xp::rng::u53(w[2 * j], w[2 * j + 1]));"
         }
         (Bulk::Normal, false) => {
             "for (int j = 0; j < 2; ++j) {
-      // Box-Muller: u in (0, 1] from all 32 bits, the angle from the top 24.
-      const float r = sqrtf(xp::rng::Mf(-2.0f, xp::rng::lnf(xp::rng::u32openf(w[2 * j]))));
+      // Box-Muller: u in (0, 1] from all 32 bits, the angle from 26. The radius takes the
+      // scale before the angle (one product for both values).
+      const float r = xp::rng::Mf(sqrtf(xp::rng::m2lnf_u32(w[2 * j])), sc);
       float s, c;
       xp::rng::sincos_octf(w[2 * j + 1], &s, &c);
-      v[2 * j] = xp::rng::Mf(r, c);
-      v[2 * j + 1] = xp::rng::Mf(r, s);
+      v[2 * j] = xp::rng::Ff(r, c, l0);
+      v[2 * j + 1] = xp::rng::Ff(r, s, l0);
     }"
         }
         (Bulk::Normal, true) => {
@@ -438,7 +432,8 @@ pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
     };
     // `lo` and `scale` come as doubles and are rounded once to the output's precision.
     let store = match (kind, f64) {
-        (Bulk::Uniform | Bulk::Normal, false) => "xp::rng::Ff(sc, v[j], l0)",
+        (Bulk::Normal, false) => "v[j]",
+        (Bulk::Uniform, false) => "xp::rng::Ff(sc, v[j], l0)",
         (Bulk::Uniform | Bulk::Normal, true) => "xp::rng::F(sc, v[j], l0)",
         (Bulk::Exponential, false) => "xp::rng::Mf(sc, v[j])",
         (Bulk::Exponential, true) => "xp::rng::M(sc, v[j])",
