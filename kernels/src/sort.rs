@@ -37,10 +37,13 @@
 //! GPU sorts of up to 2^30 - 1 keys take 8-bit digits and one launch a pass, after one
 //! histogram launch that counts every pass's digits (four passes a launch): 4 passes and 5
 //! reads of a float32 array instead of 8 passes of histogram, scan and scatter.
-//! - A pass takes tiles of `256 * K` keys (`K` = 16, or 8 when key and payload take more than
-//!   8 bytes) in the order its blocks start (a counter). Each warp ranks its `32 * K`
-//!   consecutive keys with per-warp digit counters: the lanes holding one digit (a match vote
-//!   on CUDA, eight ballots on HIP) agree on a leader that bumps the counter once.
+//! - A pass takes tiles of `256 * K` keys (`K` by the key's and payload's widths, as many as
+//!   the static shared memory holds, see [`onesweep_items_per_thread`]) in the order its
+//!   blocks start (a counter). Each warp ranks its `32 * K` consecutive keys with per-warp
+//!   digit counters: the lanes holding one digit, found by eight ballots (the hardware's
+//!   match vote takes a step per distinct value, which random digits make slow), agree on a
+//!   leader whose atomic add returns their rank base. After the tile's scan the warps'
+//!   counters hold places in the tile, so a key's place is one shared read.
 //! - The tile then publishes its 256 digit counts, and one thread a digit looks back over
 //!   the tiles before it, 16 at a time, for its global offset (words of a 2-bit flag and a
 //!   30-bit count: "count only" or "inclusive prefix"; tile 0 starts from the histogram).
@@ -51,7 +54,10 @@
 //! - The histogram launch spreads lanes over eight copies of the counters, an odd number of
 //!   words apart so that copies of one digit sit in different banks: keys with equal high
 //!   bytes (floats of one range, small integers in wide types) do not all contend for one
-//!   counter. Each thread keeps eight loads in flight.
+//!   counter. Each thread keeps eight loads in flight. Its key kind and whether rows are
+//!   counted are compiled in (a kernel each), so the loop spends nothing on them.
+//! - Digits of row passes are kept in shared memory (a byte a key) by the row-pass kernel
+//!   only; key passes find them from the keys.
 
 use xp_backend_api::DType;
 
@@ -230,18 +236,34 @@ XP_DEVICE void gpu_scatter(const U* __restrict__ kin, const V* __restrict__ vin,
 }
 
 // ---- Onesweep: 8-bit digits, one launch a pass (see the module docs) ----
-// The lanes of the warp holding the same digit (0..256); CUDA 13 targets sm_75 and up.
-XP_DEVICE lane_mask peers_of(unsigned d) {
+// The `live` lanes of the warp holding the same 8-bit digit as this one: one ballot a bit.
+// (The hardware's match.any takes a step for each distinct value, which random digits make
+// slow; eight ballots cost the same whatever the digits.)
+XP_DEVICE lane_mask peers_of(unsigned d, lane_mask live) {
+  lane_mask m = live;
+#pragma unroll
+  for (int b = 0; b < 8; ++b) {
 #if defined(XP_CUDA)
-  return __match_any_sync(0xffffffffu, d);
+    // The lanes agreeing with this one on bit b (the compiler otherwise tests the bit twice).
+    u32 x;
+    asm("{\n .reg .pred p;\n and.b32 %0, %1, %2;\n setp.ne.u32 p, %0, 0;\n vote.sync.ballot.b32 %0, p, 0xffffffff;\n @!p not.b32 %0, %0;\n}"
+        : "=r"(x)
+        : "r"(d), "r"(1u << b));
+    m &= x;
 #else
-  lane_mask m = ballot(1);
-  for (int b = 0; b < 9; ++b) {
-    const int p = (int)((d >> b) & 1u);
+    const bool p = (d & (1u << b)) != 0u;
     const lane_mask bb = ballot(p);
     m &= p ? bb : ~bb;
+#endif
   }
   return m;
+}
+// The highest lane of a nonempty mask.
+XP_DEVICE int mask_high(lane_mask m) {
+#if defined(XP_CUDA)
+  return 31 - __clz((int)m);
+#else
+  return 63 - __clzll((long long)m);
 #endif
 }
 
@@ -277,9 +299,9 @@ template <class U> XP_DEVICE U unkey_rt(U k, int kind, U nan) {
 // counters, kHistStride words apart (odd, so that copies of one digit fall in different
 // banks): keys sharing a digit, as the high bytes of floats often do, then contend less.
 constexpr int kHistPasses = 4, kHistParts = 8, kHistStride = 257;
-template <class U>
+template <class U, int KIND, bool ROWS>
 XP_DEVICE void onesweep_hist(const U* __restrict__ x, u32* __restrict__ hist, i64 n, int p0, int np, int key_passes,
-                             i64 row_len, int kind, U inf, int canon) {
+                             i64 row_len, U inf, int canon) {
   constexpr int BT = 256;
   __shared__ u32 sh[kHistPasses * kHistParts * kHistStride];
   for (int i = threadIdx.x; i < kHistPasses * kHistParts * kHistStride; i += BT) sh[i] = 0u;
@@ -300,14 +322,14 @@ XP_DEVICE void onesweep_hist(const U* __restrict__ x, u32* __restrict__ hist, i6
     for (int u = 0; u < kHistLoads; ++u) {
       const i64 i = i0 + u * stride;
       const bool ok = i < n;
-      const u64 k = (u64)key_rt<U>(xs[u], kind, inf, canon);
-      const u64 r = ok && row_len > 0 ? (u64)i / (u64)row_len : 0ull;
+      const u64 k = KIND < 0 ? (u64)xs[u] : (u64)key_of<U, KIND < 0 ? 0 : KIND>(xs[u], inf, canon);
+      const u64 r = ROWS && ok ? (u64)i / (u64)row_len : 0ull;
 #pragma unroll
       for (int p = 0; p < kHistPasses; ++p) {
         if (p >= np) break;
         const int q = p0 + p;
-        const unsigned d =
-            q < key_passes ? (unsigned)((k >> (8 * q)) & 255u) : (unsigned)((r >> (8 * (q - key_passes))) & 255u);
+        const unsigned d = !ROWS || q < key_passes ? (unsigned)((k >> (8 * q)) & 255u)
+                                                   : (unsigned)((r >> (8 * (q - key_passes))) & 255u);
         if (ok) atomicAdd(&sh[(p * kHistParts + part) * kHistStride + d], 1u);
       }
     }
@@ -337,16 +359,17 @@ struct PassIo {
 // tiles before it for its global offsets (one thread a digit, words of flag and count), and
 // writes its keys out through shared memory, digit runs together. `hist` is this pass's 256
 // global counts; `look` this pass's ntiles * 256 words, then the tile counter, all zero.
-template <class U, class V, bool HV, int K>
+template <class U, class V, bool HV, int K, int BT, bool RP>
 XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vin, U* __restrict__ kout,
                              V* __restrict__ vout, const u32* __restrict__ hist, u32* __restrict__ look, i64 n,
                              i64 ntiles, int shift, i64 row_len, const PassIo io) {
-  constexpr int BT = 256, TILE = BT * K, MAXW = BT / 32;
+  static_assert(BT >= 256 && BT % 32 == 0, "a thread a digit");
+  constexpr int TILE = BT * K, MAXW = BT / 32;
+  static_assert(TILE < 65536, "offsets in a tile fit 16 bits");
   __shared__ U sk[TILE];
   __shared__ V sv[HV ? TILE : 1];
-  __shared__ u8 sd[TILE];
+  __shared__ u8 sd[RP ? TILE : 1];
   __shared__ u32 whist[MAXW * 256];
-  __shared__ u32 dstart[256];
   __shared__ u32 gofs[256];
   __shared__ u64 wtot[MAXW];
   __shared__ u32 s_tile;
@@ -354,94 +377,104 @@ XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vi
   for (int i = t; i < MAXW * 256; i += BT) whist[i] = 0u;
   if (t == 0) s_tile = atomicAdd(&look[ntiles * 256], 1u);
   __syncthreads();
-  const i64 tile = (i64)s_tile;
-  const i64 base = tile * (i64)TILE + (i64)warp * ws * K;
+  const i64 tile = (i64)s_tile, tile_lo = tile * (i64)TILE;
+  // Keys in this tile, and where this warp's start in it (32-bit from here on).
+  const int tn = n - tile_lo < (i64)TILE ? (int)(n - tile_lo) : TILE;
+  const int wbase = (int)(warp * ws) * K;
   U k[K];
   V v[K];
 #pragma unroll
   for (int j = 0; j < K; ++j) {
-    const i64 i = base + (i64)j * ws + lane;
-    if (i < n) {
-      k[j] = io.kind_in >= 0 ? key_rt<U>(kin[i], io.kind_in, (U)io.inf, io.canon) : kin[i];
+    const int q = wbase + j * (int)ws + (int)lane;
+    if (q < tn) {
+      const i64 i = tile_lo + q;
+      k[j] = kin[i];
       v[j] = HV ? (io.iota ? (V)i : vin[i]) : (V)0;
     }
   }
+  // Keys made from values after every load is in flight.
+  if (io.kind_in >= 0) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) k[j] = key_rt<U>(k[j], io.kind_in, (U)io.inf, io.canon);
+  }
   u32* wh = whist + warp * 256;
   // Per key: its rank among the warp's keys of its digit (low 16 bits) and the digit
-  // (high bits; 256 past the end).
+  // (high bits; 256 past the end). The leader of the lanes sharing a digit adds their number
+  // with an atomic that returns the count before: one warp's atomics on a counter take effect
+  // in the order they are issued, so ranks follow the keys' order with no warp barrier, and
+  // the next key's match need not wait for this one's count.
   u32 rd[K];
 #pragma unroll
   for (int j = 0; j < K; ++j) {
-    const i64 i = base + (i64)j * ws + lane;
-    const unsigned dg = i < n ? digit<U, V>(k[j], v[j], shift, row_len, 255u) : 256u;
-    const lane_mask peers = peers_of(dg);
-    const int leader = mask_low(peers);
+    const bool ok = wbase + j * (int)ws + (int)lane < tn;
+    const unsigned dg = ok ? digit<U, V>(k[j], v[j], shift, row_len, 255u) : 256u;
+    const lane_mask peers = peers_of(dg, ballot(ok));
+    const int leader = mask_high(peers);
     u32 old = 0u;
-    if ((int)lane == leader && dg < 256u) {
-      old = wh[dg];
-      wh[dg] = old + (u32)mask_popc(peers);
-    }
+    if ((int)lane == leader && ok) old = atomicAdd(&wh[dg], (u32)mask_popc(peers));
     old = shfl_idx(old, leader);
     rd[j] = (old + (u32)mask_popc(peers & lanes_below(lane))) | (dg << 16);
-    warp_sync();
   }
   __syncthreads();
-  // Thread t owns digit t: the warps' offsets, the tile's count, its place in the tile.
-  const unsigned d = t;
+  // Thread t < 256 owns digit t: the warps' offsets, the tile's count, its place in the tile.
+  const bool owner = t < 256u;
+  const unsigned d = owner ? t : 0u;
   u32 c = 0u;
-  for (unsigned w = 0; w < nw; ++w) {
-    const u32 x = whist[w * 256 + d];
-    whist[w * 256 + d] = c;
-    c += x;
-  }
-  const u64 mine = ((u64)(tile == 0 ? hist[d] : 0u) << 32) | (u64)c;
-  const u64 ex = block_exclusive_u64(mine, wtot);
-  dstart[d] = (u32)ex;
-  u32* lk = look + tile * 256 + d;
-  u32 start;
-  if (tile == 0) {
-    start = (u32)(ex >> 32);
-    atomicExch(lk, kLookInc | (start + c));
-  } else {
-    atomicExch(lk, kLookAgg | c);
-    // A window of kLookWindow predecessors read at once (the loads overlap), nearest first,
-    // summed up to the nearest one holding its inclusive prefix (tile 0 always does).
-    u32 sum = 0u;
-    for (i64 j = tile - 1;; j -= kLookWindow) {
-      u32 f[kLookWindow];
-#pragma unroll
-      for (int w = 0; w < kLookWindow; ++w)
-        f[w] = j - w >= 0 ? *reinterpret_cast<volatile u32*>(look + (j - w) * 256 + d) : kLookInc;
-      bool found = false;
-#pragma unroll
-      for (int w = 0; w < kLookWindow; ++w) {
-        if (found) break;
-        while ((f[w] & ~kLookVal) == 0u) f[w] = *reinterpret_cast<volatile u32*>(look + (j - w) * 256 + d);
-        sum += f[w] & kLookVal;
-        found = (f[w] & kLookInc) != 0u;
-      }
-      if (found) break;
+  if (owner)
+    for (unsigned w = 0; w < nw; ++w) {
+      const u32 x = whist[w * 256 + d];
+      whist[w * 256 + d] = c;
+      c += x;
     }
-    atomicExch(lk, kLookInc | (sum + c));
-    start = sum;
+  const u64 mine = owner ? ((u64)(tile == 0 ? hist[d] : 0u) << 32) | (u64)c : 0ull;
+  const u64 ex = block_exclusive_u64(mine, wtot);
+  if (owner) {
+    // The warps' offsets become places in the tile.
+    for (unsigned w = 0; w < nw; ++w) whist[w * 256 + d] += (u32)ex;
+    u32* lk = look + tile * 256 + d;
+    u32 start;
+    if (tile == 0) {
+      start = (u32)(ex >> 32);
+      atomicExch(lk, kLookInc | (start + c));
+    } else {
+      atomicExch(lk, kLookAgg | c);
+      // A window of kLookWindow predecessors read at once (the loads overlap), nearest first,
+      // summed up to the nearest one holding its inclusive prefix (tile 0 always does).
+      u32 sum = 0u;
+      for (i64 j = tile - 1;; j -= kLookWindow) {
+        u32 f[kLookWindow];
+  #pragma unroll
+        for (int w = 0; w < kLookWindow; ++w)
+          f[w] = j - w >= 0 ? *reinterpret_cast<volatile u32*>(look + (j - w) * 256 + d) : kLookInc;
+        bool found = false;
+  #pragma unroll
+        for (int w = 0; w < kLookWindow; ++w) {
+          if (found) break;
+          while ((f[w] & ~kLookVal) == 0u) f[w] = *reinterpret_cast<volatile u32*>(look + (j - w) * 256 + d);
+          sum += f[w] & kLookVal;
+          found = (f[w] & kLookInc) != 0u;
+        }
+        if (found) break;
+      }
+      atomicExch(lk, kLookInc | (sum + c));
+      start = sum;
+    }
+    gofs[d] = start - (u32)ex;
   }
-  gofs[d] = start - (u32)ex;
   __syncthreads();
 #pragma unroll
   for (int j = 0; j < K; ++j) {
     const unsigned dg = rd[j] >> 16;
+    const u32 p = wh[dg & 255u] + (rd[j] & 0xffffu);
     if (dg < 256u) {
-      const u32 p = dstart[dg] + wh[dg] + (rd[j] & 0xffffu);
       sk[p] = k[j];
       if (HV) sv[p] = v[j];
-      if (row_len > 0) sd[p] = (u8)dg;
+      if (RP) sd[p] = (u8)dg;
     }
   }
   __syncthreads();
-  const i64 rem = n - tile * (i64)TILE;
-  const int tn = rem < (i64)TILE ? (int)rem : TILE;
   for (int p = t; p < tn; p += BT) {
-    const unsigned dg = row_len > 0 ? (unsigned)sd[p] : (unsigned)(((u64)sk[p] >> shift) & 255u);
+    const unsigned dg = RP ? (unsigned)sd[p] : (unsigned)(((u64)sk[p] >> shift) & 255u);
     const i64 g = (i64)gofs[dg] + p;
     if (kout) kout[g] = io.kind_out >= 0 ? unkey_rt<U>(sk[p], io.kind_out, (U)io.nan) : sk[p];
     if (HV) {
@@ -884,50 +917,80 @@ impl RadixPlan {
 /// Passes one onesweep histogram launch counts.
 pub const HIST_PASSES: u32 = 4;
 
-/// Keys a GPU thread owns in an onesweep pass.
-pub fn onesweep_items_per_thread(bytes: usize, vbytes: usize) -> usize {
-    if bytes + vbytes <= 8 {
-        16
-    } else {
-        8
-    }
+/// Threads of an onesweep pass's block (at least 256: a thread a digit).
+pub fn onesweep_threads(bytes: usize, vbytes: usize) -> u32 {
+    let _ = (bytes, vbytes);
+    GPU_RADIX_BLOCK
+}
+
+/// Static shared memory one block may hold.
+const SHARED_BYTES: usize = 48 * 1024;
+
+/// The static shared memory of an onesweep pass: the tile's keys, payloads and (row passes)
+/// digits, the warps' counters, the digits' global offsets and the warps' totals.
+fn onesweep_shared(bytes: usize, vbytes: usize, rows: bool, threads: usize, k: usize) -> usize {
+    let warps = threads / 32;
+    threads * k * (bytes + vbytes + rows as usize) + warps * 256 * 4 + 256 * 4 + warps * 8 + 4
+}
+
+/// Keys a GPU thread owns in an onesweep pass: as many as the tile's shared memory allows, up
+/// to a number by the key's and payload's widths; `rows`: the sort has row passes (a byte a key
+/// more).
+pub fn onesweep_items_per_thread(bytes: usize, vbytes: usize, rows: bool) -> usize {
+    // Measured on an H200 (2^26 float32 keys): 16, 24, 28 and 32 keys a thread sort in
+    // 1.89, 1.71, 1.73 and 1.79 ms; with int32 payloads 12, 16 and 20 in 2.92, 2.90, 3.21 ms.
+    let want = match bytes + vbytes {
+        0..=4 => 24,
+        5..=8 => 16,
+        _ => 8,
+    };
+    let threads = onesweep_threads(bytes, vbytes) as usize;
+    (1..=want).rev().find(|&k| onesweep_shared(bytes, vbytes, rows, threads, k) <= SHARED_BYTES).unwrap_or(1)
 }
 
 /// The onesweep histogram launch (every pass's digit counts in one read).
 ///
 /// Parameters: `const U* x, xp::u32* hist, xp::i64 n, int p0, int np, int key_passes,
-/// xp::i64 row_len, int kind, xp::u64 inf, int canon`: the counts of passes `p0 .. p0 + np`
-/// (`np` at most [`HIST_PASSES`]); `kind` -1: `x` holds keys; else the [`KeyKind`] code of
-/// the values `x` holds.
-pub fn onesweep_hist_kernel(bytes: usize) -> Rendered {
+/// xp::i64 row_len, xp::u64 inf, int canon`: the counts of passes `p0 .. p0 + np` (`np` at
+/// most [`HIST_PASSES`]). `kind`: the kind of the values `x` holds (their keys made as they
+/// are read), `None` where `x` holds keys; `rows`: the sort has row passes.
+pub fn onesweep_hist_kernel(bytes: usize, kind: Option<KeyKind>, rows: bool) -> Rendered {
     let u = word(bytes);
-    let name = format!("xp_onesweep_hist_{}", bytes * 8);
+    let code = kind.map_or(-1, KeyKind::code);
+    let name = format!(
+        "xp_onesweep_hist_{}_{}{}",
+        bytes * 8,
+        kind.map_or("keys", KeyKind::tag),
+        if rows { "_rows" } else { "" }
+    );
     kernel(
         name.clone(),
         format!(
-            "extern \"C\" __global__ void __launch_bounds__(256) {name}(const {u}* __restrict__ x, xp::u32* __restrict__ hist, xp::i64 n, int p0, int np, int key_passes, xp::i64 row_len, int kind, xp::u64 inf, int canon) {{
-  xp::sort::onesweep_hist<{u}>(x, hist, n, p0, np, key_passes, row_len, kind, ({u})inf, canon);
+            "extern \"C\" __global__ void __launch_bounds__(256) {name}(const {u}* __restrict__ x, xp::u32* __restrict__ hist, xp::i64 n, int p0, int np, int key_passes, xp::i64 row_len, xp::u64 inf, int canon) {{
+  xp::sort::onesweep_hist<{u}, {code}, {rows}>(x, hist, n, p0, np, key_passes, row_len, ({u})inf, canon);
 }}
 "
         ),
     )
 }
 
-/// One onesweep pass.
+/// One onesweep pass with `k` keys a thread ([`onesweep_items_per_thread`]); `rows`: a pass
+/// over the row index's digits.
 ///
 /// Parameters: `const U* kin, const V* vin, U* kout, V* vout, const xp::u32* hist, xp::u32*
 /// look, xp::i64 n, xp::i64 ntiles, int pass, int shift, xp::i64 row_len`, then what the pass
 /// does besides (see [`PassIo`]): `int kind_in, xp::u64 inf, int canon, int iota, int
 /// kind_out, xp::u64 nan, xp::i64 pos_len`.
-pub fn onesweep_pass_kernel(bytes: usize, vbytes: usize) -> Rendered {
+pub fn onesweep_pass_kernel(bytes: usize, vbytes: usize, rows: bool, k: usize) -> Rendered {
     let (tag, u, v) = tparams(bytes, vbytes);
     let hv = vbytes > 0;
-    let k = onesweep_items_per_thread(bytes, vbytes);
-    let name = format!("xp_onesweep_pass_{tag}");
+    let bt = onesweep_threads(bytes, vbytes);
+    let mb = (1024 / bt).max(1);
+    let name = format!("xp_onesweep_{}_{tag}_k{k}", if rows { "rows" } else { "pass" });
     kernel(
         name.clone(),
         format!(
-            "extern \"C\" __global__ void __launch_bounds__(256, 4) {name}(const {u}* __restrict__ kin, const {v}* __restrict__ vin, {u}* __restrict__ kout, {v}* __restrict__ vout, const xp::u32* __restrict__ hist, xp::u32* __restrict__ look, xp::i64 n, xp::i64 ntiles, int pass, int shift, xp::i64 row_len, int kind_in, xp::u64 inf, int canon, int iota, int kind_out, xp::u64 nan, xp::i64 pos_len) {{
+            "extern \"C\" __global__ void __launch_bounds__({bt}, {mb}) {name}(const {u}* __restrict__ kin, const {v}* __restrict__ vin, {u}* __restrict__ kout, {v}* __restrict__ vout, const xp::u32* __restrict__ hist, xp::u32* __restrict__ look, xp::i64 n, xp::i64 ntiles, int pass, int shift, xp::i64 row_len, int kind_in, xp::u64 inf, int canon, int iota, int kind_out, xp::u64 nan, xp::i64 pos_len) {{
   xp::sort::PassIo io;
   io.kind_in = kind_in;
   io.canon = canon;
@@ -936,7 +999,7 @@ pub fn onesweep_pass_kernel(bytes: usize, vbytes: usize) -> Rendered {
   io.inf = inf;
   io.nan = nan;
   io.pos_len = pos_len;
-  xp::sort::onesweep_pass<{u}, {v}, {hv}, {k}>(kin, vin, kout, vout, hist + (xp::i64)pass * 256, look + (xp::i64)pass * (ntiles * 256 + 1), n, ntiles, shift, row_len, io);
+  xp::sort::onesweep_pass<{u}, {v}, {hv}, {k}, {bt}, {rows}>(kin, vin, kout, vout, hist + (xp::i64)pass * 256, look + (xp::i64)pass * (ntiles * 256 + 1), n, ntiles, shift, row_len, io);
 }}
 "
         ),
@@ -981,6 +1044,8 @@ pub struct OnesweepPlan {
     /// Elements a row (0: one row).
     pub row_len: usize,
     hist_blocks: u32,
+    threads: u32,
+    items: usize,
 }
 
 impl OnesweepPlan {
@@ -1003,9 +1068,11 @@ impl OnesweepPlan {
         if n > Self::MAX_KEYS || n == 0 {
             return None;
         }
-        let tile = GPU_RADIX_BLOCK as usize * onesweep_items_per_thread(bytes, vbytes);
-        let ntiles = n.div_ceil(tile);
+        let threads = onesweep_threads(bytes, vbytes);
         let row_bits = if rows > 1 { usize::BITS - (rows - 1).leading_zeros() } else { 0 };
+        let items = onesweep_items_per_thread(bytes, vbytes, row_bits > 0);
+        let tile = threads as usize * items;
+        let ntiles = n.div_ceil(tile);
         let hist_blocks = (ntiles as u32).clamp(1, sm_count.max(1) * 8);
         Some(OnesweepPlan {
             n,
@@ -1015,6 +1082,8 @@ impl OnesweepPlan {
             row_passes: row_bits.div_ceil(8),
             row_len: if rows > 1 { row_len } else { 0 },
             hist_blocks,
+            threads,
+            items,
         })
     }
 
@@ -1039,7 +1108,7 @@ impl OnesweepPlan {
         (0..self.passes())
             .step_by(HIST_PASSES as usize)
             .map(|p0| PlannedLaunch {
-                kernel: onesweep_hist_kernel(bytes),
+                kernel: onesweep_hist_kernel(bytes, io.key_in, self.row_passes > 0),
                 config: LaunchConfig::new(self.hist_blocks, GPU_RADIX_BLOCK),
                 args: vec![
                     PlanArg::Operand(0),
@@ -1049,7 +1118,6 @@ impl OnesweepPlan {
                     PlanArg::I32((self.passes() - p0).min(HIST_PASSES) as i32),
                     PlanArg::I32(self.key_passes as i32),
                     PlanArg::I64(self.row_len as i64),
-                    PlanArg::I32(io.key_in.map_or(-1, KeyKind::code)),
                     PlanArg::I64(io.inf_bits as i64),
                     PlanArg::I32(io.canon as i32),
                 ],
@@ -1068,8 +1136,8 @@ impl OnesweepPlan {
         let kout = if last && !keys_out { PlanArg::Null } else { PlanArg::Operand(2) };
         let (shift, row_len) = if p < self.key_passes { (8 * p, 0) } else { (8 * (p - self.key_passes), self.row_len) };
         PlannedLaunch {
-            kernel: onesweep_pass_kernel(bytes, vbytes),
-            config: LaunchConfig::new(self.ntiles as u32, GPU_RADIX_BLOCK),
+            kernel: onesweep_pass_kernel(bytes, vbytes, p >= self.key_passes, self.items),
+            config: LaunchConfig::new(self.ntiles as u32, self.threads),
             args: vec![
                 PlanArg::Operand(0),
                 vin,
@@ -1144,9 +1212,18 @@ pub fn gpu_only_kernels() -> Vec<Rendered> {
         for vb in PAYLOAD_BYTES {
             v.push(hist_kernel(b, vb, true));
             v.push(scatter_kernel(b, vb, true));
-            v.push(onesweep_pass_kernel(b, vb));
+            for rows in [false, true] {
+                v.push(onesweep_pass_kernel(b, vb, rows, onesweep_items_per_thread(b, vb, rows)));
+            }
         }
-        v.push(onesweep_hist_kernel(b));
+        for kind in [None, Some(KeyKind::Unsigned), Some(KeyKind::Signed), Some(KeyKind::Float)] {
+            if kind == Some(KeyKind::Float) && b == 1 {
+                continue;
+            }
+            for rows in [false, true] {
+                v.push(onesweep_hist_kernel(b, kind, rows));
+            }
+        }
     }
     v
 }
@@ -1187,9 +1264,9 @@ mod tests {
         let gpu =
             Target::Gpu { sm_count: 132, warp_size: 32, max_threads_per_block: 1024, max_grid_x: i32::MAX as u32 };
         let p = OnesweepPlan::new(1 << 26, 4, 0, 32, 1, 1 << 26, gpu).unwrap();
-        assert_eq!((p.key_passes, p.row_passes, p.tile, p.ntiles), (4, 0, 4096, 1 << 14));
+        assert_eq!((p.key_passes, p.row_passes, p.tile, p.ntiles), (4, 0, 6144, (1 << 26) / 6144 + 1));
         assert_eq!(p.hist(4, &PassIo::default()).len(), 1);
-        assert_eq!(p.look_len(), 4 * ((1 << 14) * 256 + 1));
+        assert_eq!(p.look_len(), 4 * (p.ntiles * 256 + 1));
         // 2^14 rows of 1024 uint64 with a payload: 8 key passes, 2 row passes, 3 histogram
         // launches, smaller tiles.
         let r = OnesweepPlan::new(1 << 24, 8, 4, 64, 1 << 14, 1024, gpu).unwrap();
