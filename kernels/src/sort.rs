@@ -310,8 +310,7 @@ XP_DEVICE void onesweep_hist(const U* __restrict__ x, u32* __restrict__ hist, i6
   // kHistLoads keys a thread in flight at once.
   constexpr int kHistLoads = 8;
   const i64 stride = (i64)gridDim.x * BT, step = stride * kHistLoads;
-  const i64 n_up = (n + step - 1) / step * step;
-  for (i64 i0 = (i64)blockIdx.x * BT + threadIdx.x; i0 < n_up; i0 += step) {
+  for (i64 i0 = (i64)blockIdx.x * BT + threadIdx.x; i0 < n; i0 += step) {
     U xs[kHistLoads];
 #pragma unroll
     for (int u = 0; u < kHistLoads; ++u) {
@@ -478,8 +477,14 @@ XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vi
     const i64 g = (i64)gofs[dg] + p;
     if (kout) kout[g] = io.kind_out >= 0 ? unkey_rt<U>(sk[p], io.kind_out, (U)io.nan) : sk[p];
     if (HV) {
-      if (io.pos_len > 0) reinterpret_cast<i64*>(vout)[g] = (i64)((u64)sv[p] % (u64)io.pos_len);
-      else vout[g] = sv[p];
+      if (io.pos_len > 0) {
+        // Positions of the first row (all of them when there is one) need no division;
+        // 32-bit payloads divide in 32 bits.
+        const u64 q = (u64)sv[p], m = (u64)io.pos_len;
+        reinterpret_cast<i64*>(vout)[g] = (i64)(q < m ? q : sizeof(V) == 4 ? (u64)((u32)q % (u32)m) : q % m);
+      } else {
+        vout[g] = sv[p];
+      }
     }
   }
 }
