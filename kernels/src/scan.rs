@@ -303,17 +303,17 @@ XP_DEVICE typename Op::Acc look_back(i64 t, const typename Op::Acc& total, typen
   return *reinterpret_cast<Acc*>(raw_prefix);
 }
 
-// The single-pass scan of one row (decoupled look-back): tiles of kOne * 256 elements, taken
-// in the order blocks start (a counter), each publishing its total, then its inclusive prefix,
-// which the next tiles read instead of rescanning. One read and one write of the data.
+// The single-pass scan of one row (decoupled look-back): tiles of kOne * 256 elements (kOne
+// rendered from the planner's `onepass_items`), taken in the order blocks start (a counter),
+// each publishing its total, then its inclusive prefix, which the next tiles read instead of
+// rescanning. One read and one write of the data.
 // Scratch at `pout`: totals[nt], prefixes[nt] (Out), then nt + 1 flags (0 none, 1 total,
 // 2 prefix; the last is the tile counter). `tile` -1 zeroes the flags, -2 scans.
-template <class Op, class I>
+template <class Op, class I, int kOne>
 XP_DEVICE void onepass(const typename Op::In* __restrict__ in, typename Op::Out* __restrict__ out,
                        typename Op::Out* __restrict__ pout, const Shape& rs, const Strides& rst, I len, I ast, I nt,
                        i64 mode) {
   typedef typename Op::Acc Acc;
-  constexpr int kOne = sizeof(Acc) <= 4 ? 32 : (sizeof(Acc) <= 8 ? 16 : 8);
   constexpr int kThreads = 256;
   Acc* totals = pout;
   Acc* prefixes = pout + nt;
@@ -497,6 +497,7 @@ fn render_scan_uncached(op: &ScanOp, index: IndexWidth, gpu: bool) -> Rendered {
         combine = op.combine,
     );
     if gpu {
+        let kone = onepass_items(op.out_type.size());
         let _ = write!(
             code,
             "extern \"C\" __global__ void __launch_bounds__(256, {ONEPASS_BLOCKS}) {name}_onepass(const {inc}* __restrict__ in, \
@@ -504,7 +505,7 @@ fn render_scan_uncached(op: &ScanOp, index: IndexWidth, gpu: bool) -> Rendered {
              XP_GRID_CONST const xp::Shape rshape, XP_GRID_CONST const xp::Strides rstrides, {idx} n_rows, {idx} n_inner, \
              {idx} len, {idx} ast, {idx} chunk, xp::i64 tile) {{\n\
              \x20 (void)pin; (void)carry; (void)n_rows; (void)n_inner;\n\
-             \x20 xp::scan::onepass<{name}_ns::Op, {idx}>(in, out, pout, rshape, rstrides, len, ast, chunk, tile);\n\
+             \x20 xp::scan::onepass<{name}_ns::Op, {idx}, {kone}>(in, out, pout, rshape, rstrides, len, ast, chunk, tile);\n\
              }}\n"
         );
     }
@@ -515,9 +516,23 @@ fn render_scan_uncached(op: &ScanOp, index: IndexWidth, gpu: bool) -> Rendered {
 /// that this many fit, since each block reads its tile once and then waits on its look-back.
 pub const ONEPASS_BLOCKS: u32 = 6;
 
-/// The single-pass scan's entry point (`{name}_onepass`, GPUs only) in a scan kernel's source.
-fn onepass_entry(k: &Rendered) -> Rendered {
-    Rendered { name: format!("{}_onepass", k.name), code: k.code.clone() }
+/// Elements a thread scans in the single-pass scan, by the accumulator's bytes: tiles of
+/// 8192 elements of 4 bytes, 4096 of 8, 2048 of 16 (the planner's tile count and the kernel's
+/// template argument both come from here).
+pub fn onepass_items(acc_bytes: usize) -> usize {
+    if acc_bytes <= 4 {
+        32
+    } else if acc_bytes <= 8 {
+        16
+    } else {
+        8
+    }
+}
+
+/// Points a scan launch at the single-pass entry point (`{name}_onepass`, GPUs only) of the
+/// same source.
+fn onepass_entry(k: &mut Rendered) {
+    k.name.push_str("_onepass");
 }
 
 /// The shortest row scanned in a single pass on GPUs (shorter rows take the three phases).
@@ -750,14 +765,7 @@ pub fn plan_scan(op: &ScanOp, shape: &[usize], strides: &[isize], axis: usize, t
         let n_rows: usize = c.rshape.iter().product();
         if !ordered && n_rows == 1 && c.n_inner == 1 && c.len >= ONEPASS_MIN {
             let osize = op.out_type.size();
-            let per = if osize <= 4 {
-                32
-            } else if osize <= 8 {
-                16
-            } else {
-                8
-            };
-            let nt = c.len.div_ceil(per * 256);
+            let nt = c.len.div_ceil(onepass_items(osize) * 256);
             plan.scratch_bytes = align16(2 * nt * osize) + align16((nt + 1) * 4);
             for (mode, blocks) in [(-1i64, (nt + 1).div_ceil(256)), (-2, nt)] {
                 let mut l = level.launch(
@@ -770,7 +778,7 @@ pub fn plan_scan(op: &ScanOp, shape: &[usize], strides: &[isize], axis: usize, t
                     0,
                 );
                 *l.args.last_mut().expect("the tile argument") = PlanArg::I64(mode);
-                l.kernel = onepass_entry(&l.kernel);
+                onepass_entry(&mut l.kernel);
                 plan.launches.push(l);
             }
             return Ok(plan);
