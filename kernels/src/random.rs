@@ -35,23 +35,6 @@ namespace rng {
 struct W4 {
   u32 x, y, z, w;
 };
-XP_DEVICE W4 philox(W4 c, u32 k0, u32 k1) {
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    const u64 p0 = (u64)0xD2511F53u * (u64)c.x;
-    const u64 p1 = (u64)0xCD9E8D57u * (u64)c.z;
-    W4 n;
-    n.x = (u32)(p1 >> 32) ^ c.y ^ k0;
-    n.y = (u32)p1;
-    n.z = (u32)(p0 >> 32) ^ c.w ^ k1;
-    n.w = (u32)p0;
-    c = n;
-  }
-  return c;
-}
 // Philox4x32-10 with its round keys given: ks[2r], ks[2r + 1] for round r (see
 // `key_schedule`), so that a kernel taking them as parameters spends no instruction on them.
 XP_DEVICE W4 philox_ks(W4 c, const u32* ks) {
@@ -67,6 +50,16 @@ XP_DEVICE W4 philox_ks(W4 c, const u32* ks) {
     c = n;
   }
   return c;
+}
+// Philox4x32-10 under key (k0, k1): its round keys bumped by the Weyl constants.
+XP_DEVICE W4 philox(W4 c, u32 k0, u32 k1) {
+  u32 ks[20];
+#pragma unroll
+  for (int r = 0; r < 10; ++r) {
+    ks[2 * r] = k0 + (u32)r * 0x9E3779B9u;
+    ks[2 * r + 1] = k1 + (u32)r * 0xBB67AE85u;
+  }
+  return philox_ks(c, ks);
 }
 XP_DEVICE W4 block(u64 b, u32 j, u32 stream, u32 k0, u32 k1) {
   W4 c;
