@@ -39,7 +39,7 @@ use crate::library::{self, Nvrtc};
 const NVRTC_ERROR_INVALID_OPTION: c_int = 5;
 /// `NVRTC_ERROR_COMPILATION`.
 const NVRTC_ERROR_COMPILATION: c_int = 6;
-/// Dynamic shared memory a kernel may use without raising its own limit.
+/// Shared memory (static and dynamic) a kernel may use without raising its own limit.
 const DEFAULT_DYNAMIC_SHARED: u32 = 48 << 10;
 
 /// The version of the NVRTC library found, as `(major, minor)`; needs no driver and no GPU.
@@ -316,11 +316,17 @@ impl CudaModule {
         }
         ctx.check("cuModuleGetFunction", r)?;
         let params = param_sizes(ctx, func);
+        // Without an opt-in, static and dynamic shared memory share the default 48 KB.
+        let mut static_shared: c_int = 0;
+        let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+        // SAFETY: the context is current (caller); `func` was just loaded.
+        let r = unsafe { sys::cuFuncGetAttribute(&mut static_shared, attr, func) };
+        let static_shared = if r == CUresult::CUDA_SUCCESS { static_shared.max(0) as u32 } else { 0 };
         let k = Arc::new(CudaKernel {
             name: name.to_string(),
             func,
             params,
-            shared_limit: Mutex::new(DEFAULT_DYNAMIC_SHARED),
+            shared_limit: Mutex::new(DEFAULT_DYNAMIC_SHARED.saturating_sub(static_shared)),
             module: Arc::clone(&self.handle),
         });
         self.kernels.lock().insert(name.to_string(), Arc::clone(&k));
@@ -362,7 +368,8 @@ pub struct CudaKernel {
     name: String,
     func: sys::CUfunction,
     params: Option<Vec<usize>>,
-    /// The dynamic shared memory the kernel is allowed so far.
+    /// The dynamic shared memory the kernel is allowed so far (at first 48 KB less its static
+    /// shared memory).
     shared_limit: Mutex<u32>,
     module: Arc<ModuleHandle>,
 }

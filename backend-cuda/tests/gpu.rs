@@ -175,6 +175,29 @@ fn dynamic_shared_memory_above_48k_is_allowed() {
 }
 
 #[test]
+fn static_and_dynamic_shared_memory_past_48k_together_are_allowed() {
+    // 16 KB static and 40 KB dynamic: neither alone passes 48 KB, together they do.
+    let Some((dev, _g)) = gpu("static_and_dynamic_shared_memory_past_48k") else { return };
+    let src = r#"extern "C" __global__ void mix(float* out) {
+        __shared__ float a[4096];
+        extern __shared__ float s[];
+        a[threadIdx.x] = (float)threadIdx.x;
+        s[threadIdx.x] = 2.0f;
+        s[10239] = 0.0f;
+        __syncthreads();
+        out[threadIdx.x] = a[blockDim.x - 1 - threadIdx.x] * s[threadIdx.x];
+    }"#;
+    let m = Device::compile(&*dev, &KernelSource::new("mix", src), &CompileOptions::default()).unwrap();
+    let k = m.function("mix").unwrap();
+    let s: Arc<dyn Stream> = Device::default_stream(&*dev);
+    let out = Device::memory_pool(&*dev).alloc(256 * 4, &s).unwrap();
+    s.launch(&*k, &LaunchConfig::new(1, 256).with_shared_mem(40 << 10), &[KernelArg::buffer(&out)]).unwrap();
+    let mut b = vec![0u8; 256 * 4];
+    s.copy_to_host(&out, 0, &mut b).unwrap();
+    assert_eq!(bytes_f32(&b), (0..256).rev().map(|i| 2.0 * i as f32).collect::<Vec<_>>());
+}
+
+#[test]
 fn out_of_memory_over_the_limit_then_a_normal_allocation_works() {
     let Some((dev, _g)) = gpu("out_of_memory_over_the_limit") else { return };
     let s: Arc<dyn Stream> = Device::default_stream(&*dev);
