@@ -40,9 +40,9 @@ fn philox_matches_the_known_answer_vectors() {
 #[test]
 fn float32_normal_and_exponential_follow_their_words() {
     with_device(&cpu(), || {
-        // Each block's words: w0 -> u = ((float)w0 + 1) 2^-32 and w1 -> an angle (top 23
-        // bits the place in an octant, low 3 bits the octant) give two normals; float32
-        // exponentials take -ln u of every word. Checked against f64 arithmetic.
+        // Each pair of words: w0 -> u = ((float)w0 + 1) 2^-32 and w1 -> the angle 2 pi w1 /
+        // 2^32 give two normals; float32 exponentials take -ln u of every word. Checked
+        // against f64 arithmetic.
         let key = [0x1234_5678, 0x9abc_def0];
         let words = Generator::from_key(key).philox_blocks(0, 4096, 0).unwrap().to_vec::<u32>().unwrap();
         let u = |w: u32| ((w as f32) + 1.0) as f64 * 2f64.powi(-32);
@@ -52,11 +52,8 @@ fn float32_normal_and_exponential_follow_their_words() {
         for (i, pair) in words.chunks(2).enumerate() {
             let (w0, w1) = (pair[0], pair[1]);
             let r = (-2.0 * u(w0).ln()).sqrt();
-            let g = std::f64::consts::FRAC_PI_4 * (w1 >> 9) as f64 / (1u32 << 23) as f64;
-            let (a, b) = if w1 & 1 == 1 { (g.cos(), g.sin()) } else { (g.sin(), g.cos()) };
-            let s = if w1 & 4 != 0 { -a } else { a };
-            let c = if ((w1 >> 1) ^ (w1 >> 2)) & 1 != 0 { -b } else { b };
-            for (got, want) in [(z[2 * i], r * c), (z[2 * i + 1], r * s)] {
+            let t = std::f64::consts::TAU * w1 as f64 / 2f64.powi(32);
+            for (got, want) in [(z[2 * i], r * t.cos()), (z[2 * i + 1], r * t.sin())] {
                 assert!((got as f64 - want).abs() <= 1e-6 * r.max(1.0), "normal {i}: {got} against {want}");
             }
         }

@@ -196,33 +196,10 @@ XP_DEVICE float m2lnf_u32(u32 w) {
   p = Ff(p, f, -4.0001429530e-1f);
   p = Ff(p, f, 4.9999987986e-1f);
   p = Ff(p, f, -6.6666662348e-1f);
-  // -2 ln m = -2 f + f^2 - 2 f^3 P(f); -2 ln 2 = -1.38629150390625 - 2.8572135e-06 (the first
-  // part exact in 16 bits).
+  // -2 ln m = -2 f + f^2 - 2 f^3 P(f); -2 ln 2 rounded to float is 4e-9 off, so e (-2 ln 2)
+  // stays within 2^-27 of the result.
   const float lm = Ff(f, -2.0f, Ff(Mf(f, z), p, z));
-  return Ff(de, -1.38629150390625f, Ff(de, -2.85721354e-06f, lm));
-}
-// sin and cos of a uniformly drawn angle from the bits of `w`: the top 23 the place within an
-// octant, the low three the octant (bit 0: sine and cosine swap, bit 1 and bit 2 the quarter
-// turn, read as sign flips of the bits). The polynomials are Cephes' sinf and cosf minimax ones
-// on [0, pi/4] with the angle's pi/4 folded into their coefficients.
-XP_DEVICE void sincos_octf(u32 w, float* s, float* c) {
-  const float f = bits_to_f32(0x3f800000u | (w >> 9)) - 1.0f;  // [0, 1), exact
-  const float z = Mf(f, f);
-  float ps = -3.597529212e-05f;
-  ps = Ff(ps, z, 2.490044106e-03f);
-  ps = Ff(ps, z, -8.074545115e-02f);
-  ps = Ff(ps, z, 7.853981853e-01f);
-  const float sg = Mf(f, ps);
-  float pc = 3.537517841e-06f;
-  pc = Ff(pc, z, -3.259549849e-04f);
-  pc = Ff(pc, z, 1.585433632e-02f);
-  pc = Ff(pc, z, -3.084251285e-01f);
-  const float cg = Ff(pc, z, 1.0f);
-  const bool swap = (w & 1u) != 0u;
-  const u32 a = f32_to_bits(swap ? cg : sg), b = f32_to_bits(swap ? sg : cg);
-  const u32 t = w << 29;  // bit 31: bit 2 of w; bit 30: bit 1
-  *s = bits_to_f32(a ^ (t & 0x80000000u));
-  *c = bits_to_f32(b ^ ((t ^ (t << 1)) & 0x80000000u));
+  return Ff(de, -1.38629436f, lm);
 }
 // NumPy's loggam: log Gamma(x) for x > 0 by Stirling's series.
 XP_DEVICE double loggam(double x) {
@@ -375,7 +352,7 @@ fn kernel(name: String, body: String) -> Rendered {
 pub enum Bulk {
     /// `lo + scale * u`, `u` uniform in [0, 1).
     Uniform,
-    /// `lo + scale * z`, `z` standard normal (Box–Muller).
+    /// `lo + scale * z`, `z` standard normal (Box–Muller; float32 with a table of angles).
     Normal,
     /// `scale * e`, `e` standard exponential (`-ln u`, `u` in (0, 1]).
     Exponential,
@@ -386,6 +363,9 @@ pub enum Bulk {
 /// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, double lo, double scale`,
 /// then the 20 round keys of the generator's key ([`key_schedule`]).
 pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
+    if kind == Bulk::Normal && !f64 {
+        return normal_f32_kernel();
+    }
     let t = if f64 { "double" } else { "float" };
     let tag = match kind {
         Bulk::Uniform => "uniform",
@@ -402,17 +382,7 @@ pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
         (Bulk::Exponential, true) => {
             "for (int j = 0; j < 2; ++j) v[j] = -xp::rng::ln(1.0 - xp::rng::u53(w[2 * j], w[2 * j + 1]));"
         }
-        (Bulk::Normal, false) => {
-            "for (int j = 0; j < 2; ++j) {
-      // Box-Muller: u in (0, 1] from all 32 bits, the angle from 26. The radius takes the
-      // scale before the angle (one product for both values).
-      const float r = xp::rng::Mf(sqrtf(xp::rng::m2lnf_u32(w[2 * j])), sc);
-      float s, c;
-      xp::rng::sincos_octf(w[2 * j + 1], &s, &c);
-      v[2 * j] = xp::rng::Ff(r, c, l0);
-      v[2 * j + 1] = xp::rng::Ff(r, s, l0);
-    }"
-        }
+        (Bulk::Normal, false) => unreachable!("float32 normals have their own kernel"),
         (Bulk::Normal, true) => {
             "{
       const double r = sqrt(xp::rng::M(-2.0, xp::rng::ln(1.0 - xp::rng::u53(w[0], w[1]))));
@@ -425,7 +395,7 @@ pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
     };
     // `lo` and `scale` come as doubles and are rounded once to the output's precision.
     let store = match (kind, f64) {
-        (Bulk::Normal, false) => "v[j]",
+        (Bulk::Normal, false) => unreachable!("float32 normals have their own kernel"),
         (Bulk::Uniform, false) => "xp::rng::Ff(sc, v[j], l0)",
         (Bulk::Uniform | Bulk::Normal, true) => "xp::rng::F(sc, v[j], l0)",
         (Bulk::Exponential, false) => "xp::rng::Mf(sc, v[j])",
@@ -471,6 +441,198 @@ pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
 "
         ),
     )
+}
+
+/// Philox blocks a GPU thread of the float32 normal kernel turns into values: more than the
+/// other bulk draws, since each block first copies its tables to shared memory.
+pub const NORMAL_BLOCKS_PER_THREAD: usize = 32;
+
+/// Tables of float32 normals: the cosine and sine of `2 pi (k + 1/2) / 512` for `k < 512`
+/// (as C++: `turn::cs[k]` holds the cosine's float bits in its low word and the sine's in its
+/// high word) with `turn::pair`, which turns a radius and a word into two normals; and 256
+/// rows for `turn::m2ln`, the radius' logarithm.
+fn turn_source() -> &'static str {
+    static S: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    S.get_or_init(|| {
+        let step = std::f64::consts::TAU / 512.0;
+        let cs = (0..512)
+            .map(|k| {
+                let a = step * (k as f64 + 0.5);
+                let (c, s) = ((a.cos() as f32).to_bits() as u64, (a.sin() as f32).to_bits() as u64);
+                format!("0x{:016x}ull", (s << 32) | c)
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Rows of -2 ln m (see `m2ln`): row k holds m in [m_lo, m_hi), the bit patterns
+        // sqrt(1/2) + k 2^15 onwards; the row holding 1 gets inv_c = 1 exactly.
+        let ln = (0..256u32)
+            .map(|k| {
+                let lo = 0x3f35_04f3u32 + (k << 15);
+                let hi = lo + (1 << 15);
+                let inv_c = if (lo..hi).contains(&0x3f80_0000) {
+                    1.0f32
+                } else {
+                    let c = 0.5 * (f32::from_bits(lo) as f64 + f32::from_bits(hi) as f64);
+                    (1.0 / c) as f32
+                };
+                let l = (2.0 * (inv_c as f64).ln()) as f32;
+                format!("0x{:016x}ull", ((l.to_bits() as u64) << 32) | inv_c.to_bits() as u64)
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let a = step as f32;
+        let b = (-1.5 * a as f64) as f32;
+        format!(
+            "#ifndef XP_RNG_TURN
+#define XP_RNG_TURN 1
+namespace xp {{
+namespace rng {{
+namespace turn {{
+__device__ const u64 cs[512] = {{{cs}}};
+__device__ const u64 lnrow[256] = {{{ln}}};
+// -2 ln(u) for u = ((float)w + 1) 2^-32, as `m2lnf_u32` splits it (x = 2^e m, m in
+// [sqrt(1/2), sqrt(2))), with ln m from row k of the table `lnrow` (`row(k)`: 1 / c in the low
+// word, 2 ln(1 / c) in the high word): m / c = 1 + r, |r| < 0.002, and -2 ln(1 + r) =
+// -2 r + r^2 - 2 r^3 / 3 to within 2^-28 of it.
+template <class Row> XP_DEVICE float m2ln(u32 w, Row row) {{
+  const float x = (float)w + 1.0f;
+  const u32 b = f32_to_bits(x) - (0x3f3504f3u + (32u << 23));
+  const float de = (float)((int)b >> 23);
+  const float m = bits_to_f32((b & 0x007fffffu) + 0x3f3504f3u);
+  const u64 e = row((b >> 15) & 255u);
+  const float r = Ff(m, bits_to_f32((u32)e), -1.0f);
+  const float p = Mf(r, Ff(r, Ff(r, -2.0f / 3.0f, 1.0f), -2.0f));
+  return Ff(de, -1.38629436f, bits_to_f32((u32)(e >> 32)) + p);
+}}
+// z_c = l0 + r cos(t), z_s = l0 + r sin(t) for the angle t = 2 pi (k + f) / 512 of word `w`:
+// k its top 9 bits, whose table entry is `e`, and f in [0, 1) its low 23. With t_k the
+// table's angle and d = t - t_k in [-pi / 512, pi / 512): cos d = 1 - d^2 / 2 and sin d =
+// d - d^3 / 6 to within 6e-11, then the sum formulas.
+XP_DEVICE void pair(u32 w, u64 e, float r, float l0, float* zc, float* zs) {{
+  const float C = bits_to_f32((u32)e), S = bits_to_f32((u32)(e >> 32));
+  const float fb = bits_to_f32(0x3f800000u | (w & 0x007fffffu));  // 1 + f
+  const float d = Ff(fb, bits_to_f32(0x{:08x}u), bits_to_f32(0x{:08x}u));
+  const float d2 = Mf(d, d);
+  const float sd = Ff(Mf(d, d2), -1.0f / 6.0f, d), cd = Ff(d2, -0.5f, 1.0f);
+  const float a = Mf(r, cd), b = Mf(r, sd);
+  *zc = Ff(C, a, Ff(-S, b, l0));
+  *zs = Ff(S, a, Ff(C, b, l0));
+}}
+}}  // namespace turn
+}}  // namespace rng
+}}  // namespace xp
+#endif
+",
+            a.to_bits(),
+            b.to_bits()
+        )
+    })
+}
+
+/// Float32 normals, by Box–Muller: per block of words, `w0` and `w2` give radii
+/// `sqrt(-2 ln u)` (`u = ((float)w + 1) 2^-32`, all 32 bits) and `w1`, `w3` their angles
+/// `2 pi w / 2^32`, both by the tables of [`turn_source`] (in shared memory on GPUs) and a
+/// short polynomial. The parameters are `bulk_kernel`'s.
+///
+/// GPU threads run only whole blocks of four in their loop, two at a time and step by step so
+/// that the two chains of instructions interleave ([`NORMAL_BLOCKS_PER_THREAD`] blocks a
+/// thread, over which the tables' copy is shared), and leave the last, partial block to one
+/// thread.
+fn normal_f32_kernel() -> Rendered {
+    let name = "xp_rng_normal_f32".to_string();
+    let keys = (0..20).map(|r| format!("xp::i32 k{r}")).collect::<Vec<_>>().join(", ");
+    let key_list = (0..20).map(|r| format!("(xp::u32)k{r}")).collect::<Vec<_>>().join(", ");
+    let turn = turn_source();
+    Rendered {
+        name: name.clone(),
+        code: format!(
+            "{RNG_ENGINE}
+{turn}
+namespace xp {{
+namespace rng {{
+// The words of block `b` under round keys `ks`.
+XP_DEVICE W4 words(xp::u64 b, xp::u32 stream, const xp::u32* ks) {{
+  W4 c;
+  c.x = (xp::u32)b;
+  c.y = (xp::u32)(b >> 32);
+  c.z = 0u;
+  c.w = stream;
+  return philox_ks(c, ks);
+}}
+// The four normals of block `b`, angles from table `cs`: words 0 and 2 the radii, 1 and 3
+// their angles.
+template <class Row>
+XP_DEVICE void normals4(xp::u64 b, xp::u32 stream, const xp::u32* ks, const xp::u64* cs, Row row, float sc, float l0, float* v) {{
+  const W4 q = words(b, stream, ks);
+  const xp::u32 w[4] = {{q.x, q.y, q.z, q.w}};
+  for (int j = 0; j < 2; ++j) {{
+    // The radius takes the scale: one product for both values.
+    const float r = Mf(sqrtf(turn::m2ln(w[2 * j], row)), sc);
+    turn::pair(w[2 * j + 1], cs[w[2 * j + 1] >> 23], r, l0, &v[2 * j], &v[2 * j + 1]);
+  }}
+}}
+}}  // namespace rng
+}}  // namespace xp
+extern \"C\" __global__ void {name}(float* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, double lo, double scale, {keys}) {{
+  const xp::i64 blocks = (n + 3) / 4;
+  const xp::u32 ks[20] = {{{key_list}}};
+  const float sc = (float)scale, l0 = (float)lo;
+#if defined(XP_GPU)
+  __shared__ xp::u64 cs[512];
+  __shared__ xp::u64 lt[256];
+  for (unsigned t = threadIdx.x; t < 512u; t += blockDim.x) cs[t] = xp::rng::turn::cs[t];
+  for (unsigned t = threadIdx.x; t < 256u; t += blockDim.x) lt[t] = xp::rng::turn::lnrow[t];
+  xp::gpu_block_sync();
+  const auto row = [&](xp::u32 k) {{ return lt[k]; }};
+  const xp::i64 whole = n / 4, stride = (xp::i64)blockDim.x * (xp::i64)gridDim.x;
+  const bool aligned = (((xp::u64)out) & 15) == 0;
+  struct alignas(16) V {{ float x[4]; }};
+  xp::i64 i = (xp::i64)blockIdx.x * blockDim.x + threadIdx.x;
+  // Two blocks a round (i and i + stride): two independent chains of instructions.
+  for (; i + stride < whole; i += 2 * stride) {{
+    // Step by step over both blocks, so that the compiler may interleave them: words,
+    // logarithms, square roots (each a branch for its rare operands), angles.
+    const xp::rng::W4 a = xp::rng::words(base + (xp::u64)i, (xp::u32)stream, ks);
+    const xp::rng::W4 b = xp::rng::words(base + (xp::u64)(i + stride), (xp::u32)stream, ks);
+    const float m[4] = {{xp::rng::turn::m2ln(a.x, row), xp::rng::turn::m2ln(a.z, row), xp::rng::turn::m2ln(b.x, row), xp::rng::turn::m2ln(b.z, row)}};
+    float r[4];
+    for (int k = 0; k < 4; ++k) r[k] = xp::rng::Mf(sqrtf(m[k]), sc);
+    V p, q;
+    xp::rng::turn::pair(a.y, cs[a.y >> 23], r[0], l0, &p.x[0], &p.x[1]);
+    xp::rng::turn::pair(a.w, cs[a.w >> 23], r[1], l0, &p.x[2], &p.x[3]);
+    xp::rng::turn::pair(b.y, cs[b.y >> 23], r[2], l0, &q.x[0], &q.x[1]);
+    xp::rng::turn::pair(b.w, cs[b.w >> 23], r[3], l0, &q.x[2], &q.x[3]);
+    if (aligned) {{
+      // A whole block's values in one 16-byte store.
+      *reinterpret_cast<V*>(out + i * 4) = p;
+      *reinterpret_cast<V*>(out + (i + stride) * 4) = q;
+    }} else {{
+      for (int j = 0; j < 4; ++j) out[i * 4 + j] = p.x[j];
+      for (int j = 0; j < 4; ++j) out[(i + stride) * 4 + j] = q.x[j];
+    }}
+  }}
+  if (i < whole) {{
+    V p;
+    xp::rng::normals4(base + (xp::u64)i, (xp::u32)stream, ks, cs, row, sc, l0, p.x);
+    for (int j = 0; j < 4; ++j) out[i * 4 + j] = p.x[j];
+  }}
+  // The last block when n is not a multiple of 4.
+  if (whole < blocks && blockIdx.x == 0 && threadIdx.x == 0) {{
+    float v[4];
+    xp::rng::normals4(base + (xp::u64)whole, (xp::u32)stream, ks, cs, row, sc, l0, v);
+    for (int j = 0; whole * 4 + j < n; ++j) out[whole * 4 + j] = v[j];
+  }}
+#else
+  XP_FOR_EACH(xp::i64, i, blocks) {{
+    float v[4];
+    xp::rng::normals4(base + (xp::u64)i, (xp::u32)stream, ks, xp::rng::turn::cs, [](xp::u32 k) {{ return xp::rng::turn::lnrow[k]; }}, sc, l0, v);
+    for (int j = 0; j < 4 && i * 4 + j < n; ++j) out[i * 4 + j] = v[j];
+  }}
+#endif
+}}
+"
+        ),
+    }
 }
 
 /// Uniform integers in `[low, low + range)` as int64 (`range` 0: all 2^64 values), one
@@ -640,8 +802,9 @@ pub fn plan_bulk(
         f64_arg(scale),
     ];
     args.extend(key_schedule(draw.key).into_iter().map(|k| PlanArg::I32(k as i32)));
+    let per_thread = if kind == Bulk::Normal && !f64 { NORMAL_BLOCKS_PER_THREAD } else { BULK_BLOCKS_PER_THREAD };
     let threads = match target {
-        Target::Gpu { .. } => blocks.div_ceil(BULK_BLOCKS_PER_THREAD),
+        Target::Gpu { .. } => blocks.div_ceil(per_thread),
         Target::Cpu { .. } => blocks,
     };
     (PlannedLaunch { kernel: bulk_kernel(kind, f64), config: plan_flat(threads, target), args }, blocks as u64)
