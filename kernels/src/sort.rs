@@ -377,7 +377,7 @@ XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vi
   if (t == 0) s_tile = atomicAdd(&look[ntiles * 256], 1u);
   __syncthreads();
   const i64 tile = (i64)s_tile, tile_lo = tile * (i64)TILE;
-  // Keys in this tile, and where this warp's start in it (32-bit from here on).
+  // Keys in this tile, and where this warp's keys start in it (32-bit from here on).
   const int tn = n - tile_lo < (i64)TILE ? (int)(n - tile_lo) : TILE;
   const int wbase = (int)(warp * ws) * K;
   U k[K];
@@ -401,7 +401,7 @@ XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vi
   // (high bits; 256 past the end). The leader of the lanes sharing a digit adds their number
   // with an atomic that returns the count before: one warp's atomics on a counter take effect
   // in the order they are issued, so ranks follow the keys' order with no warp barrier, and
-  // the next key's match need not wait for this one's count.
+  // the next key's ballots need not wait for this one's count.
   u32 rd[K];
 #pragma unroll
   for (int j = 0; j < K; ++j) {
@@ -442,11 +442,11 @@ XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vi
       u32 sum = 0u;
       for (i64 j = tile - 1;; j -= kLookWindow) {
         u32 f[kLookWindow];
-  #pragma unroll
+#pragma unroll
         for (int w = 0; w < kLookWindow; ++w)
           f[w] = j - w >= 0 ? *reinterpret_cast<volatile u32*>(look + (j - w) * 256 + d) : kLookInc;
         bool found = false;
-  #pragma unroll
+#pragma unroll
         for (int w = 0; w < kLookWindow; ++w) {
           if (found) break;
           while ((f[w] & ~kLookVal) == 0u) f[w] = *reinterpret_cast<volatile u32*>(look + (j - w) * 256 + d);
