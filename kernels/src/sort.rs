@@ -47,7 +47,10 @@
 //! - The tile then publishes its 256 digit counts, and one thread a digit looks back over
 //!   the tiles before it, 16 at a time, for its global offset (words of a 2-bit flag and a
 //!   30-bit count: "count only" or "inclusive prefix"; tile 0 starts from the histogram).
-//! - Keys are reordered in shared memory and written out in digit runs.
+//! - Keys are reordered in shared memory and written out in digit runs. Payloads are read
+//!   only once the keys are in place (their loads in flight during the look-back), so no
+//!   registers hold them while keys are ranked; passes with payloads run three blocks a
+//!   multiprocessor (80 registers a thread, none spilled), key-only passes four (64).
 //! - The first pass can read values and make their keys (and take element indices as the
 //!   payload); the last can write values back, or int64 positions within rows for
 //!   `argsort`, so no launch of its own is spent on either.
@@ -354,10 +357,10 @@ struct PassIo {
 
 // One stable pass over tiles of 256 * K keys, taken in the order blocks start (a counter).
 // Each warp ranks its 32 * K consecutive keys with per-warp digit counters (lanes holding one
-// digit agree on a leader), each tile publishes its digit counts, moves its keys (then their
-// payloads) to their places in shared memory, digit runs together, looks back over the tiles
-// before it for its global offsets (one thread a digit, words of flag and count), and writes
-// the runs out. `hist` is this pass's 256
+// digit agree on a leader), each tile publishes its digit counts, moves its keys to their
+// places in shared memory, digit runs together, looks back over the tiles before it for its
+// global offsets (one thread a digit, words of flag and count) while its payloads load, puts
+// the payloads beside their keys, and writes the runs out. `hist` is this pass's 256
 // global counts; `look` this pass's ntiles * 256 words, then the tile counter, all zero.
 template <class U, class V, bool HV, int K, int BT, bool RP>
 XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vin, U* __restrict__ kout,
@@ -381,9 +384,10 @@ XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vi
   // Keys in this tile, and where this warp's keys start in it (32-bit from here on).
   const int tn = n - tile_lo < (i64)TILE ? (int)(n - tile_lo) : TILE;
   const int wbase = (int)(warp * ws) * K;
-  // Payloads are not held in registers while keys are ranked: they go to shared memory at
-  // their own places as they arrive (or are the keys' indices, `iota`), and move to their
-  // ranked places after the keys. Row passes read the row from the payload, so keep it.
+  // Payloads are read only once the keys are in their places in the tile (or are the keys'
+  // indices, `iota`): their loads are in flight while the tile looks back, and no registers
+  // hold them while keys are ranked. Row passes take the row from the payload, so they read
+  // payloads with the keys and hold them.
   constexpr bool HOLD = HV && RP;
   U k[K];
   V v[HOLD ? K : 1];
@@ -394,13 +398,6 @@ XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vi
       const i64 i = tile_lo + q;
       k[j] = kin[i];
       if (HOLD) v[j] = io.iota ? (V)i : vin[i];
-    }
-  }
-  if (HV && !HOLD && !io.iota) {
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const int q = wbase + j * (int)ws + (int)lane;
-      if (q < tn) sv[q] = vin[tile_lo + q];
     }
   }
   // Keys made from values after every load is in flight.
@@ -447,8 +444,7 @@ XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vi
     atomicExch(lk, tile == 0 ? kLookInc | ((u32)(ex >> 32) + c) : kLookAgg | c);
   }
   __syncthreads();
-  // Each key to its place in the tile (`rd` becomes the place, digit above it), then the
-  // payloads read from their own places, and after a barrier written to the keys'.
+  // Each key to its place in the tile (`rd` becomes the place, digit above it).
 #pragma unroll
   for (int j = 0; j < K; ++j) {
     const unsigned dg = rd[j] >> 16;
@@ -465,15 +461,7 @@ XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vi
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       const int q = wbase + j * (int)ws + (int)lane;
-      if (q < tn) pv[j] = sv[q];
-    }
-  }
-  if (HV && !HOLD) __syncthreads();
-  if (HV && !HOLD) {
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const unsigned dg = rd[j] >> 16;
-      if (dg < 256u) sv[rd[j] & 0xffffu] = io.iota ? (V)(tile_lo + wbase + j * (int)ws + (int)lane) : pv[j];
+      if (q < tn) pv[j] = vin[tile_lo + q];
     }
   }
   if (owner) {
@@ -501,6 +489,14 @@ XP_DEVICE void onesweep_pass(const U* __restrict__ kin, const V* __restrict__ vi
       start = sum;
     }
     gofs[d] = start - (u32)ex;
+  }
+  // The payloads to their keys' places.
+  if (HV && !HOLD) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const unsigned dg = rd[j] >> 16;
+      if (dg < 256u) sv[rd[j] & 0xffffu] = io.iota ? (V)(tile_lo + wbase + j * (int)ws + (int)lane) : pv[j];
+    }
   }
   __syncthreads();
   for (int p = t; p < tn; p += BT) {
@@ -963,9 +959,9 @@ pub fn onesweep_threads(bytes: usize, vbytes: usize) -> u32 {
 /// that caps registers: 64 a thread at 4 blocks of 256, 80 at 3).
 ///
 /// Measured on an H100 (2^26 float32 keys, four passes): keys alone sort in 1.65 ms at 4
-/// blocks and 1.71 ms at 3; with int32 positions 3.29 ms at 4 blocks, where 16 keys and
-/// payloads a thread spill about 350 MB a pass to local memory, and 2.99 ms at 3, where
-/// nothing spills.
+/// blocks and 1.71 ms at 3; with int32 positions 3.16 ms at 4 blocks, where 16 keys and
+/// payloads a thread spill to local memory in the look-back, and 2.84 ms at 3, where nothing
+/// spills.
 pub fn onesweep_blocks_per_sm(vbytes: usize) -> u32 {
     let threads = if vbytes == 0 { 1024 } else { 768 };
     (threads / GPU_RADIX_BLOCK).max(1)
