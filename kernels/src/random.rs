@@ -363,9 +363,6 @@ pub enum Bulk {
 /// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, double lo, double scale`,
 /// then the 20 round keys of the generator's key ([`key_schedule`]).
 pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
-    if kind == Bulk::Normal && !f64 {
-        return normal_f32_kernel();
-    }
     let t = if f64 { "double" } else { "float" };
     let tag = match kind {
         Bulk::Uniform => "uniform",
@@ -374,32 +371,34 @@ pub fn bulk_kernel(kind: Bulk, f64: bool) -> Rendered {
     };
     let name = format!("xp_rng_{tag}_{}", if f64 { "f64" } else { "f32" });
     let per = if f64 { 2 } else { 4 };
-    // Values v[0..per] of the block's words w[0..4], in the output's precision.
-    let values = match (kind, f64) {
-        (Bulk::Uniform, false) => "for (int j = 0; j < 4; ++j) v[j] = xp::rng::u24(w[j]);",
-        (Bulk::Uniform, true) => "v[0] = xp::rng::u53(w[0], w[1]); v[1] = xp::rng::u53(w[2], w[3]);",
-        (Bulk::Exponential, false) => "for (int j = 0; j < 4; ++j) v[j] = xp::rng::Mf(0.5f, xp::rng::m2lnf_u32(w[j]));",
-        (Bulk::Exponential, true) => {
-            "for (int j = 0; j < 2; ++j) v[j] = -xp::rng::ln(1.0 - xp::rng::u53(w[2 * j], w[2 * j + 1]));"
+    // Values v[0..per] of the block's words w[0..4], in the output's precision, and how they
+    // are stored (`lo` and `scale` come as doubles and are rounded once to the output's
+    // precision). Float32 normals have a kernel of their own.
+    let (values, store) = match (kind, f64) {
+        (Bulk::Normal, false) => return normal_f32_kernel(),
+        (Bulk::Uniform, false) => {
+            ("for (int j = 0; j < 4; ++j) v[j] = xp::rng::u24(w[j]);", "xp::rng::Ff(sc, v[j], l0)")
         }
-        (Bulk::Normal, false) => unreachable!("float32 normals have their own kernel"),
-        (Bulk::Normal, true) => {
+        (Bulk::Uniform, true) => {
+            ("v[0] = xp::rng::u53(w[0], w[1]); v[1] = xp::rng::u53(w[2], w[3]);", "xp::rng::F(sc, v[j], l0)")
+        }
+        (Bulk::Exponential, false) => {
+            ("for (int j = 0; j < 4; ++j) v[j] = xp::rng::Mf(0.5f, xp::rng::m2lnf_u32(w[j]));", "xp::rng::Mf(sc, v[j])")
+        }
+        (Bulk::Exponential, true) => (
+            "for (int j = 0; j < 2; ++j) v[j] = -xp::rng::ln(1.0 - xp::rng::u53(w[2 * j], w[2 * j + 1]));",
+            "xp::rng::M(sc, v[j])",
+        ),
+        (Bulk::Normal, true) => (
             "{
       const double r = sqrt(xp::rng::M(-2.0, xp::rng::ln(1.0 - xp::rng::u53(w[0], w[1]))));
       double s, c;
       xp::rng::sincos_turn(xp::rng::u53(w[2], w[3]), &s, &c);
       v[0] = xp::rng::M(r, c);
       v[1] = xp::rng::M(r, s);
-    }"
-        }
-    };
-    // `lo` and `scale` come as doubles and are rounded once to the output's precision.
-    let store = match (kind, f64) {
-        (Bulk::Normal, false) => unreachable!("float32 normals have their own kernel"),
-        (Bulk::Uniform, false) => "xp::rng::Ff(sc, v[j], l0)",
-        (Bulk::Uniform | Bulk::Normal, true) => "xp::rng::F(sc, v[j], l0)",
-        (Bulk::Exponential, false) => "xp::rng::Mf(sc, v[j])",
-        (Bulk::Exponential, true) => "xp::rng::M(sc, v[j])",
+    }",
+            "xp::rng::F(sc, v[j], l0)",
+        ),
     };
     let keys = (0..20).map(|r| format!("xp::i32 k{r}")).collect::<Vec<_>>().join(", ");
     let key_list = (0..20).map(|r| format!("(xp::u32)k{r}")).collect::<Vec<_>>().join(", ");
@@ -539,6 +538,12 @@ XP_DEVICE void pair(u32 w, u64 e, float r, float l0, float* zc, float* zs) {{
 /// thread, over which the tables' copy is shared), and leave the last, partial block to one
 /// thread.
 fn normal_f32_kernel() -> Rendered {
+    // It takes no parameters of its own: rendered once.
+    static K: std::sync::OnceLock<Rendered> = std::sync::OnceLock::new();
+    K.get_or_init(render_normal_f32).clone()
+}
+
+fn render_normal_f32() -> Rendered {
     let name = "xp_rng_normal_f32".to_string();
     let keys = (0..20).map(|r| format!("xp::i32 k{r}")).collect::<Vec<_>>().join(", ");
     let key_list = (0..20).map(|r| format!("(xp::u32)k{r}")).collect::<Vec<_>>().join(", ");
