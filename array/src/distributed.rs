@@ -53,7 +53,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use xp_backend_api::collective::{self, CollectiveLib, Comm, Operand};
+use xp_backend_api::collective::{self, CollectiveLib, Operand};
 pub use xp_backend_api::collective::{ReduceOp, UniqueId};
 use xp_backend_api::{DType, DynDevice, Error, Result};
 
@@ -69,7 +69,7 @@ fn library(device: &Arc<dyn DynDevice>) -> Result<Arc<dyn CollectiveLib>> {
 /// A new unique id from `device`'s collective library (rank 0 makes it; it must reach every
 /// other rank before they call [`init_process`]).
 pub fn get_unique_id(device: &Arc<dyn DynDevice>) -> Result<UniqueId> {
-    library(device)?.api().unique_id()
+    library(device)?.unique_id()
 }
 
 /// The id in the environment variable `var` (256 hexadecimal digits, as
@@ -128,9 +128,11 @@ pub fn read_unique_id(path: &Path, timeout: Duration) -> Result<UniqueId> {
     }
 }
 
-/// One rank's communicator: its device, its rank among `world_size`, and NCCL's communicator.
+/// One rank's communicator: its device, its rank among `world_size`, and the library's
+/// communicator.
 pub struct Communicator {
-    comm: Comm,
+    comm: Box<dyn collective::Communicator>,
+    lib: Arc<dyn CollectiveLib>,
 }
 
 impl std::fmt::Debug for Communicator {
@@ -158,23 +160,9 @@ pub fn init_all_with_timeout(devices: &[Arc<dyn DynDevice>], timeout: Duration) 
             ));
         }
     }
-    let libs = devices.iter().map(library).collect::<Result<Vec<_>>>()?;
-    let id = libs[0].api().unique_id()?;
-    let n = devices.len();
-    libs[0].api().group_start()?;
-    let started: Result<Vec<Comm>> = libs
-        .iter()
-        .zip(devices)
-        .enumerate()
-        .map(|(rank, (lib, d))| Comm::start(Arc::clone(lib), Arc::clone(d), &id, rank, n, timeout))
-        .collect();
-    let end = libs[0].api().group_end();
-    let comms = started?;
-    end?;
-    for c in &comms {
-        c.settle("ncclCommInitRankConfig")?;
-    }
-    Ok(comms.into_iter().map(|comm| Communicator { comm }).collect())
+    let lib = library(&devices[0])?;
+    let comms = lib.init_all(devices, timeout)?;
+    Ok(comms.into_iter().map(|comm| Communicator { comm, lib: Arc::clone(&lib) }).collect())
 }
 
 /// This process's communicator: rank `rank` of `world_size`, on the current device, meeting
@@ -194,24 +182,22 @@ pub fn init_process_with_timeout(
 ) -> Result<Communicator> {
     collective::check_rank("init_process", rank, world_size)?;
     let lib = library(device)?;
-    let comm = Comm::start(lib, Arc::clone(device), id, rank, world_size, timeout)?;
-    comm.settle("ncclCommInitRankConfig")?;
-    Ok(Communicator { comm })
+    let comm = lib.init_rank(device, id, rank, world_size, timeout)?;
+    Ok(Communicator { comm, lib })
 }
 
 /// Run `f`, which issues one collective on each of `comms` (one process driving several
 /// GPUs), as one NCCL group: the calls are launched together when `f` returns.
 pub fn group<R>(comms: &[Communicator], f: impl FnOnce() -> Result<R>) -> Result<R> {
     let Some(first) = comms.first() else { return f() };
-    first.comm.group_start()?;
-    let r = f();
-    let end = first.comm.group_end();
-    let r = r?;
-    end?;
-    for c in comms {
-        c.comm.settle("ncclGroupEnd")?;
-    }
-    Ok(r)
+    let members: Vec<&dyn collective::Communicator> = comms.iter().map(|c| &*c.comm).collect();
+    let (mut f, mut out) = (Some(f), None);
+    first.lib.group(&members, &mut || {
+        let f = f.take().ok_or_else(|| Error::value("group", "the group's calls were issued twice"))?;
+        out = Some(f()?);
+        Ok(())
+    })?;
+    out.ok_or_else(|| Error::value("group", "the group's calls were not issued"))
 }
 
 impl Communicator {
@@ -235,14 +221,14 @@ impl Communicator {
         self.comm.library()
     }
 
-    /// `x` as a contiguous array on this rank's device, with its NCCL type.
-    fn operand(&self, op: &str, x: &Array, reduce: Option<ReduceOp>) -> Result<(Array, (i32, usize), usize)> {
+    /// `x` as a contiguous array on this rank's device, once the library has said it moves
+    /// (and reduces with `reduce`) `x`'s dtype.
+    fn operand(&self, op: &str, x: &Array, reduce: Option<ReduceOp>) -> Result<Array> {
         if x.device().label() != self.device().label() {
             return Err(Error::DeviceMismatch { op: op.into(), lhs: self.device().label(), rhs: x.device().label() });
         }
-        let (t, k) = collective::nccl_type(op, x.dtype(), reduce)?;
-        let elem = x.dtype().size() / k;
-        Ok((x.ascontiguous()?, (t, elem), k))
+        self.lib.check_dtype(op, x.dtype(), reduce)?;
+        x.ascontiguous()
     }
 
     fn empty(&self, shape: &[usize], dtype: DType) -> Result<Array> {
@@ -256,9 +242,9 @@ impl Communicator {
     /// The element-wise reduction of `x` over every rank, on every rank (`x` has the same shape
     /// and dtype on all).
     pub fn all_reduce(&self, x: &Array, op: ReduceOp) -> Result<Array> {
-        let (x, ty, k) = self.operand("all_reduce", x, Some(op))?;
+        let x = self.operand("all_reduce", x, Some(op))?;
         let out = self.empty(x.shape(), x.dtype())?;
-        self.comm.all_reduce(x.operand(), out.operand(), x.size() * k, ty, op, &self.stream())?;
+        self.comm.all_reduce(x.operand(), out.operand(), x.size(), x.dtype(), op, &self.stream())?;
         Ok(out)
     }
 
@@ -268,35 +254,35 @@ impl Communicator {
         if !x.is_contiguous() {
             return Err(Error::value("all_reduce_", "reducing in place needs a C-contiguous array"));
         }
-        let (x, ty, k) = self.operand("all_reduce_", x, Some(op))?;
-        self.comm.all_reduce(x.operand(), x.operand(), x.size() * k, ty, op, &self.stream())
+        let x = self.operand("all_reduce_", x, Some(op))?;
+        self.comm.all_reduce(x.operand(), x.operand(), x.size(), x.dtype(), op, &self.stream())
     }
 
     /// `root`'s `x` on every rank (the other ranks' `x` gives the shape and dtype).
     pub fn broadcast(&self, x: &Array, root: usize) -> Result<Array> {
-        let (x, ty, k) = self.operand("broadcast", x, None)?;
+        let x = self.operand("broadcast", x, None)?;
         let out = self.empty(x.shape(), x.dtype())?;
-        self.comm.broadcast(x.operand(), out.operand(), x.size() * k, ty, root, &self.stream())?;
+        self.comm.broadcast(x.operand(), out.operand(), x.size(), x.dtype(), root, &self.stream())?;
         Ok(out)
     }
 
     /// The reduction of `x` over every rank, on `root` (the other ranks get an array whose
     /// contents are unspecified).
     pub fn reduce(&self, x: &Array, op: ReduceOp, root: usize) -> Result<Array> {
-        let (x, ty, k) = self.operand("reduce", x, Some(op))?;
+        let x = self.operand("reduce", x, Some(op))?;
         let out = self.empty(x.shape(), x.dtype())?;
-        self.comm.reduce(x.operand(), out.operand(), x.size() * k, ty, op, root, &self.stream())?;
+        self.comm.reduce(x.operand(), out.operand(), x.size(), x.dtype(), op, root, &self.stream())?;
         Ok(out)
     }
 
     /// Every rank's `x`, stacked along a new first axis in rank order: shape
     /// `(world_size, *x.shape)`.
     pub fn all_gather(&self, x: &Array) -> Result<Array> {
-        let (x, ty, k) = self.operand("all_gather", x, None)?;
+        let x = self.operand("all_gather", x, None)?;
         let mut shape = vec![self.world_size()];
         shape.extend_from_slice(x.shape());
         let out = self.empty(&shape, x.dtype())?;
-        self.comm.all_gather(x.operand(), out.operand(), x.size() * k, ty, &self.stream())?;
+        self.comm.all_gather(x.operand(), out.operand(), x.size(), x.dtype(), &self.stream())?;
         Ok(out)
     }
 
@@ -321,9 +307,9 @@ impl Communicator {
     /// axis is cut into `world_size` blocks, and rank `r` gets the reduction of block `r`.
     pub fn reduce_scatter(&self, x: &Array, op: ReduceOp) -> Result<Array> {
         let shape = self.split_first_axis("reduce_scatter", x)?;
-        let (x, ty, k) = self.operand("reduce_scatter", x, Some(op))?;
+        let x = self.operand("reduce_scatter", x, Some(op))?;
         let out = self.empty(&shape, x.dtype())?;
-        self.comm.reduce_scatter(x.operand(), out.operand(), out.size() * k, ty, op, &self.stream())?;
+        self.comm.reduce_scatter(x.operand(), out.operand(), out.size(), x.dtype(), op, &self.stream())?;
         Ok(out)
     }
 
@@ -331,41 +317,25 @@ impl Communicator {
     /// `r` (NCCL's grouped sends and receives).
     pub fn all_to_all(&self, x: &Array) -> Result<Array> {
         let block = self.split_first_axis("all_to_all", x)?;
-        let (x, ty, k) = self.operand("all_to_all", x, None)?;
+        let x = self.operand("all_to_all", x, None)?;
         let out = self.empty(x.shape(), x.dtype())?;
-        let n: usize = block.iter().product::<usize>() * k;
-        let bytes = n * ty.1;
-        let stream = self.stream();
-        let (xo, oo) = (x.operand(), out.operand());
-        self.comm.group_start()?;
-        let mut r = Ok(());
-        for peer in 0..self.world_size() {
-            let s = Operand { buffer: xo.buffer, offset: xo.offset + peer * bytes };
-            let d = Operand { buffer: oo.buffer, offset: oo.offset + peer * bytes };
-            r = self.comm.send(s, n, ty, peer, &stream).and_then(|_| self.comm.recv(d, n, ty, peer, &stream));
-            if r.is_err() {
-                break;
-            }
-        }
-        let end = self.comm.group_end();
-        r?;
-        end?;
-        self.comm.settle("all_to_all")?;
+        let n: usize = block.iter().product();
+        self.comm.all_to_all(x.operand(), out.operand(), n, x.dtype(), &self.stream())?;
         Ok(out)
     }
 
     /// Send `x` to rank `peer` (which calls [`Communicator::recv`] with the same shape and
     /// dtype).
     pub fn send(&self, x: &Array, peer: usize) -> Result<()> {
-        let (x, ty, k) = self.operand("send", x, None)?;
-        self.comm.send(x.operand(), x.size() * k, ty, peer, &self.stream())
+        let x = self.operand("send", x, None)?;
+        self.comm.send(x.operand(), x.size(), x.dtype(), peer, &self.stream())
     }
 
     /// Receive an array of `shape` and `dtype` from rank `peer`.
     pub fn recv(&self, shape: &[usize], dtype: DType, peer: usize) -> Result<Array> {
-        let (t, k) = collective::nccl_type("recv", dtype, None)?;
+        self.lib.check_dtype("recv", dtype, None)?;
         let out = self.empty(shape, dtype)?;
-        self.comm.recv(out.operand(), out.size() * k, (t, dtype.size() / k), peer, &self.stream())?;
+        self.comm.recv(out.operand(), out.size(), dtype, peer, &self.stream())?;
         Ok(out)
     }
 

@@ -1,64 +1,25 @@
-//! Collectives between devices through NCCL's API: NCCL on NVIDIA GPUs, RCCL (the same API,
-//! the same binary interface) on AMD GPUs.
-//!
-//! # Why xp declares NCCL itself
-//! The API is one header of plain C functions, and RCCL exports it unchanged, so one table
-//! ([`NcclApi`]) serves both backends; each backend only finds its library (the search of
-//! [`crate::LibrarySearch`]) and says how to make its device current and what its raw stream
-//! is ([`CollectiveLib`]). cudarc's `nccl` bindings are not used: their loader opens
-//! `libnccl.so` by bare name only (the library's soname is `libnccl.so.2`, and NVIDIA's pip
-//! wheel ships nothing else) and panics when it fails, and the HIP backend would need the same
-//! declarations anyway. Only the functions xp calls are declared, from `nccl.h` of NCCL 2.18
-//! (RCCL 2.18 and later export the same): the library is opened by its full path and refused
-//! when one of them is missing.
+//! Collectives between devices as operations of the contract (DESIGN §6): a device hands out
+//! its [`CollectiveLib`] (NCCL on NVIDIA GPUs, RCCL on AMD GPUs, none on the CPU), which makes
+//! unique ids and [`Communicator`]s; a communicator runs all-reduce, broadcast, reduce,
+//! all-gather, reduce-scatter, all-to-all, send and receive over buffers of one [`DType`] on a
+//! stream, as [`crate::Blas`] runs products. So the array layer names no vendor: the NCCL
+//! table, its types and its non-blocking protocol live in [`crate::gpu::nccl`].
 //!
 //! # Never hanging
-//! Communicators are created non-blocking (`ncclConfig_t::blocking = 0`): every call that
-//! answers `ncclInProgress` is polled with `ncclCommGetAsyncError` until it settles or the
-//! communicator's timeout passes; then the communicator is aborted (`ncclCommAbort`) and the
-//! call returns an error naming the timeout. [`Comm::wait`] waits for queued collectives the
-//! same way, so a rank that died does not hang the others forever.
-//!
-//! # NVLink multicast
-//! NCCL's NVLink SHARP (multicast) path is turned off: [`disable_nvls`] sets
-//! `NCCL_NVLS_ENABLE=0` before the library is first opened, unless the user set the variable.
+//! Every communicator has a timeout ([`default_timeout`]): a call or a wait that has not
+//! settled when it passes aborts the communicator and fails, so a rank that died does not hang
+//! the others forever.
 
-use std::ffi::{c_char, c_int, c_void, CStr};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-
-use libloading::Library;
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Duration;
 
 use crate::{Buffer, DType, DynDevice, Error, Result, Stream};
 
 /// Bytes of an NCCL unique id (`NCCL_UNIQUE_ID_BYTES`).
 pub const UNIQUE_ID_BYTES: usize = 128;
 
-/// `ncclResult_t` codes.
-pub mod code {
-    /// `ncclSuccess`.
-    pub const SUCCESS: i32 = 0;
-    /// `ncclInProgress`: a non-blocking call has not settled yet.
-    pub const IN_PROGRESS: i32 = 7;
-}
-
-/// The name of an `ncclResult_t`.
-pub fn result_name(code: i32) -> &'static str {
-    match code {
-        0 => "ncclSuccess",
-        1 => "ncclUnhandledCudaError",
-        2 => "ncclSystemError",
-        3 => "ncclInternalError",
-        4 => "ncclInvalidArgument",
-        5 => "ncclInvalidUsage",
-        6 => "ncclRemoteError",
-        7 => "ncclInProgress",
-        _ => "ncclUnknownError",
-    }
-}
-
-/// A reduction of NCCL's (`ncclRedOp_t`).
+/// The element-wise reduction of a collective.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ReduceOp {
     /// Element-wise sum.
@@ -74,16 +35,6 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
-    fn raw(self) -> c_int {
-        match self {
-            ReduceOp::Sum => 0,
-            ReduceOp::Prod => 1,
-            ReduceOp::Max => 2,
-            ReduceOp::Min => 3,
-            ReduceOp::Avg => 4,
-        }
-    }
-
     /// `sum`, `prod`, `max`, `min`, `avg`.
     pub fn name(self) -> &'static str {
         match self {
@@ -96,52 +47,9 @@ impl ReduceOp {
     }
 }
 
-/// How elements of `dtype` travel through NCCL: the `ncclDataType_t` and how many NCCL
-/// elements make one xp element. Complex numbers travel as pairs of floats (so only `sum` and
-/// `avg` reduce them, component-wise as they should); `bool` travels as `uint8` (so `max` and
-/// `min` are logical or and and). `int16`/`uint16` have no NCCL type.
-pub fn nccl_type(op: &str, dtype: DType, reduce: Option<ReduceOp>) -> Result<(c_int, usize)> {
-    let t = match dtype {
-        DType::I8 => (0, 1),
-        DType::U8 | DType::Bool => (1, 1),
-        DType::I32 => (2, 1),
-        DType::U32 => (3, 1),
-        DType::I64 => (4, 1),
-        DType::U64 => (5, 1),
-        DType::F16 => (6, 1),
-        DType::F32 => (7, 1),
-        DType::F64 => (8, 1),
-        DType::BF16 => (9, 1),
-        DType::C64 => (7, 2),
-        DType::C128 => (8, 2),
-        DType::I16 | DType::U16 => {
-            return Err(Error::UnsupportedDType {
-                op: op.into(),
-                dtypes: vec![dtype],
-                detail: "NCCL has no 16-bit integer type; cast to int32 first".into(),
-            })
-        }
-    };
-    match (dtype, reduce) {
-        (DType::C64 | DType::C128, Some(r @ (ReduceOp::Prod | ReduceOp::Max | ReduceOp::Min))) => {
-            Err(Error::UnsupportedDType {
-                op: op.into(),
-                dtypes: vec![dtype],
-                detail: format!("the reduction `{}` is not defined component-wise on complex numbers", r.name()),
-            })
-        }
-        (DType::Bool, Some(r @ (ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Avg))) => Err(Error::UnsupportedDType {
-            op: op.into(),
-            dtypes: vec![dtype],
-            detail: format!("the reduction `{}` of booleans overflows; cast to an integer type first", r.name()),
-        }),
-        _ => Ok(t),
-    }
-}
-
-/// An NCCL unique id: what ranks share to meet (`ncclUniqueId`). It holds the address rank 0
-/// listens on; it is plain bytes, written as 256 hexadecimal digits to pass through files and
-/// environment variables.
+/// What ranks share to meet (NCCL's `ncclUniqueId`). It holds the address rank 0 listens on; it
+/// is plain bytes, written as 256 hexadecimal digits to pass through files and environment
+/// variables.
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
 pub struct UniqueId(pub [u8; UNIQUE_ID_BYTES]);
@@ -180,225 +88,6 @@ impl UniqueId {
     }
 }
 
-/// `ncclConfig_t` as NCCL 2.17 defines it (later versions read it by its `size` and `version`).
-#[repr(C)]
-struct NcclConfig {
-    size: usize,
-    magic: u32,
-    version: u32,
-    blocking: c_int,
-    cga_cluster_size: c_int,
-    min_ctas: c_int,
-    max_ctas: c_int,
-    net_name: *const c_char,
-    split_share: c_int,
-}
-
-impl NcclConfig {
-    /// `NCCL_CONFIG_INITIALIZER` with `blocking = 0`.
-    fn non_blocking() -> Self {
-        const UNDEF: c_int = c_int::MIN;
-        NcclConfig {
-            size: std::mem::size_of::<NcclConfig>(),
-            magic: 0xcafe_beef,
-            version: 21700,
-            blocking: 0,
-            cga_cluster_size: UNDEF,
-            min_ctas: UNDEF,
-            max_ctas: UNDEF,
-            net_name: std::ptr::null(),
-            split_share: UNDEF,
-        }
-    }
-}
-
-type RawComm = *mut c_void;
-type RawStream = *mut c_void;
-
-/// The entry points of NCCL (or RCCL) that xp calls, from one library opened by path.
-pub struct NcclApi {
-    /// Where the library was opened from.
-    pub path: PathBuf,
-    /// `NCCL` or `RCCL`.
-    pub vendor: &'static str,
-    get_version: unsafe extern "C" fn(*mut c_int) -> c_int,
-    get_unique_id: unsafe extern "C" fn(*mut UniqueId) -> c_int,
-    init_rank_config: unsafe extern "C" fn(*mut RawComm, c_int, UniqueId, c_int, *mut NcclConfig) -> c_int,
-    async_error: unsafe extern "C" fn(RawComm, *mut c_int) -> c_int,
-    abort: unsafe extern "C" fn(RawComm) -> c_int,
-    destroy: unsafe extern "C" fn(RawComm) -> c_int,
-    error_string: unsafe extern "C" fn(c_int) -> *const c_char,
-    last_error: unsafe extern "C" fn(RawComm) -> *const c_char,
-    group_start: unsafe extern "C" fn() -> c_int,
-    group_end: unsafe extern "C" fn() -> c_int,
-    all_reduce: unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, RawComm, RawStream) -> c_int,
-    broadcast: unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, RawComm, RawStream) -> c_int,
-    reduce: unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, c_int, RawComm, RawStream) -> c_int,
-    all_gather: unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, RawComm, RawStream) -> c_int,
-    reduce_scatter: unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, RawComm, RawStream) -> c_int,
-    send: unsafe extern "C" fn(*const c_void, usize, c_int, c_int, RawComm, RawStream) -> c_int,
-    recv: unsafe extern "C" fn(*mut c_void, usize, c_int, c_int, RawComm, RawStream) -> c_int,
-    _lib: Library,
-}
-
-impl std::fmt::Debug for NcclApi {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NcclApi").field("vendor", &self.vendor).field("path", &self.path).finish()
-    }
-}
-
-/// The functions [`NcclApi::from_library`] requires.
-pub const NCCL_FUNCTIONS: [&str; 17] = [
-    "ncclGetVersion",
-    "ncclGetUniqueId",
-    "ncclCommInitRankConfig",
-    "ncclCommGetAsyncError",
-    "ncclCommAbort",
-    "ncclCommDestroy",
-    "ncclGetErrorString",
-    "ncclGetLastError",
-    "ncclGroupStart",
-    "ncclGroupEnd",
-    "ncclAllReduce",
-    "ncclBroadcast",
-    "ncclReduce",
-    "ncclAllGather",
-    "ncclReduceScatter",
-    "ncclSend",
-    "ncclRecv",
-];
-
-impl NcclApi {
-    /// The table over `lib`, opened from `path`; an error naming the first missing function.
-    ///
-    /// # Safety
-    /// `lib` must be NCCL or RCCL (2.18 or later), whose exports have the signatures of `nccl.h`.
-    pub unsafe fn from_library(lib: Library, path: PathBuf, vendor: &'static str) -> std::result::Result<Self, String> {
-        macro_rules! sym {
-            ($name:literal) => {
-                // SAFETY: the caller vouches that the library's export has the declared type.
-                *unsafe { lib.get($name.as_bytes()) }
-                    .map_err(|e| format!("{} lacks {} ({e}); xp needs NCCL 2.18 or later", path.display(), $name))?
-            };
-        }
-        Ok(NcclApi {
-            get_version: sym!("ncclGetVersion"),
-            get_unique_id: sym!("ncclGetUniqueId"),
-            init_rank_config: sym!("ncclCommInitRankConfig"),
-            async_error: sym!("ncclCommGetAsyncError"),
-            abort: sym!("ncclCommAbort"),
-            destroy: sym!("ncclCommDestroy"),
-            error_string: sym!("ncclGetErrorString"),
-            last_error: sym!("ncclGetLastError"),
-            group_start: sym!("ncclGroupStart"),
-            group_end: sym!("ncclGroupEnd"),
-            all_reduce: sym!("ncclAllReduce"),
-            broadcast: sym!("ncclBroadcast"),
-            reduce: sym!("ncclReduce"),
-            all_gather: sym!("ncclAllGather"),
-            reduce_scatter: sym!("ncclReduceScatter"),
-            send: sym!("ncclSend"),
-            recv: sym!("ncclRecv"),
-            path,
-            vendor,
-            _lib: lib,
-        })
-    }
-
-    /// The library's version as `major.minor.patch`.
-    pub fn version(&self) -> Result<String> {
-        let mut v: c_int = 0;
-        // SAFETY: `v` is a valid out-pointer.
-        self.check(std::ptr::null_mut(), "ncclGetVersion", unsafe { (self.get_version)(&mut v) })?;
-        let v = v.max(0);
-        Ok(if v >= 10000 {
-            format!("{}.{}.{}", v / 10000, (v % 10000) / 100, v % 100)
-        } else {
-            format!("{}.{}.{}", v / 1000, (v % 1000) / 100, v % 100)
-        })
-    }
-
-    /// A new unique id (rank 0 makes it, and it must reach every other rank).
-    pub fn unique_id(&self) -> Result<UniqueId> {
-        let mut id = UniqueId([0; UNIQUE_ID_BYTES]);
-        // SAFETY: `id` is a valid out-pointer of `ncclUniqueId`'s layout.
-        self.check(std::ptr::null_mut(), "ncclGetUniqueId", unsafe { (self.get_unique_id)(&mut id) })?;
-        Ok(id)
-    }
-
-    /// `ncclGroupStart`: calls until [`NcclApi::group_end`] are issued together.
-    pub fn group_start(&self) -> Result<()> {
-        // SAFETY: no arguments.
-        self.check(std::ptr::null_mut(), "ncclGroupStart", unsafe { (self.group_start)() })
-    }
-
-    /// `ncclGroupEnd`. On non-blocking communicators it may answer `ncclInProgress`: the
-    /// communicators' next call (or [`Comm::wait`]) settles it.
-    pub fn group_end(&self) -> Result<()> {
-        // SAFETY: no arguments.
-        let r = unsafe { (self.group_end)() };
-        if r == code::IN_PROGRESS {
-            return Ok(());
-        }
-        self.check(std::ptr::null_mut(), "ncclGroupEnd", r)
-    }
-
-    fn error(&self, comm: RawComm, api: &str, r: c_int, extra: &str) -> Error {
-        // SAFETY: ncclGetErrorString returns a static string for any code.
-        let text = unsafe { CStr::from_ptr((self.error_string)(r)) }.to_string_lossy().into_owned();
-        // SAFETY: ncclGetLastError accepts a communicator or null and returns a string it owns.
-        let last = unsafe { (self.last_error)(comm) };
-        let last = if last.is_null() {
-            String::new()
-        } else {
-            // SAFETY: a non-null answer is a NUL-terminated string owned by the library.
-            unsafe { CStr::from_ptr(last) }.to_string_lossy().into_owned()
-        };
-        let mut detail = text;
-        if !last.is_empty() {
-            detail.push_str(": ");
-            detail.push_str(&last);
-        }
-        if !extra.is_empty() {
-            detail.push_str(" (");
-            detail.push_str(extra);
-            detail.push(')');
-        }
-        Error::Driver { api: api.into(), code: r as i64, name: result_name(r).into(), detail }
-    }
-
-    fn check(&self, comm: RawComm, api: &str, r: c_int) -> Result<()> {
-        if r == code::SUCCESS {
-            Ok(())
-        } else {
-            Err(self.error(comm, api, r, ""))
-        }
-    }
-}
-
-/// Turn NCCL's NVLink multicast (NVLS) off unless the user chose: `NCCL_NVLS_ENABLE=0`. Called
-/// by the backends before they first open the library (NCCL reads the variable when a
-/// communicator is created).
-pub fn disable_nvls() {
-    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
-        // The variable is set once, before any communicator exists; xp's own threads do not
-        // read the environment concurrently.
-        std::env::set_var("NCCL_NVLS_ENABLE", "0");
-    }
-}
-
-/// What a backend gives the collectives: the library, and how to reach its device.
-pub trait CollectiveLib: Send + Sync {
-    /// The NCCL-API library of the backend.
-    fn api(&self) -> &NcclApi;
-    /// Make the device current on the calling thread (NCCL creates a communicator on the
-    /// current device).
-    fn enter(&self) -> Result<()>;
-    /// The raw stream handle (`cudaStream_t` / `hipStream_t`) of `stream`, which must belong
-    /// to this device (`DeviceMismatch` otherwise).
-    fn raw_stream(&self, op: &str, stream: &Arc<dyn Stream>) -> Result<*mut c_void>;
-}
-
 /// The default timeout of a communicator: `XP_NCCL_TIMEOUT` seconds, else 300 s.
 pub fn default_timeout() -> Duration {
     std::env::var("XP_NCCL_TIMEOUT")
@@ -407,32 +96,6 @@ pub fn default_timeout() -> Duration {
         .filter(|s| s.is_finite() && *s > 0.0)
         .map(Duration::from_secs_f64)
         .unwrap_or(Duration::from_secs(300))
-}
-
-/// One rank's communicator on one device.
-pub struct Comm {
-    lib: Arc<dyn CollectiveLib>,
-    device: Arc<dyn DynDevice>,
-    raw: Mutex<RawComm>,
-    rank: usize,
-    world: usize,
-    timeout: Duration,
-}
-
-// SAFETY: an ncclComm_t may be used from any thread (NCCL requires only that calls on one
-// communicator are not concurrent, which the mutex around the handle arranges).
-unsafe impl Send for Comm {}
-// SAFETY: as for `Send`.
-unsafe impl Sync for Comm {}
-
-impl std::fmt::Debug for Comm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Comm")
-            .field("device", &self.device.label())
-            .field("rank", &self.rank)
-            .field("world", &self.world)
-            .finish()
-    }
 }
 
 /// One operand of a collective: `count` elements of `dtype` from `offset` bytes into `buffer`.
@@ -452,406 +115,130 @@ pub fn check_rank(op: &str, rank: usize, world: usize) -> Result<()> {
     Ok(())
 }
 
-fn world_int(op: &str, v: usize) -> Result<c_int> {
-    c_int::try_from(v).map_err(|_| Error::value(op, format!("{v} does not fit NCCL's int")))
-}
-
-impl Comm {
-    /// Start creating the communicator of `rank` among `world` ranks meeting through `id`, on
-    /// `device` (whose [`CollectiveLib`] is `lib`). Creation is non-blocking: settle it with
-    /// [`Comm::settle`] (alone) or after a group of such calls (one process, several devices).
-    pub fn start(
-        lib: Arc<dyn CollectiveLib>,
-        device: Arc<dyn DynDevice>,
+/// A device's collective library: unique ids and communicators (NCCL's `ncclGetUniqueId`,
+/// `ncclCommInitRankConfig`, `ncclCommInitAll`, `ncclGroupStart`/`ncclGroupEnd`) as
+/// operations.
+pub trait CollectiveLib: Send + Sync + Any {
+    /// The library and its version: `NCCL 2.27.7`.
+    fn name(&self) -> String;
+    /// A new unique id (rank 0 makes it, and it must reach every other rank).
+    fn unique_id(&self) -> Result<UniqueId>;
+    /// `Ok` when the library moves `dtype` (and reduces it with `reduce`, when given);
+    /// [`Error::UnsupportedDType`] for `op` otherwise, before anything is allocated.
+    fn check_dtype(&self, op: &str, dtype: DType, reduce: Option<ReduceOp>) -> Result<()>;
+    /// The communicator of `rank` among `world` ranks meeting through `id`, on `device` (this
+    /// library's device). Returns when every rank has joined, or fails after `timeout`.
+    fn init_rank(
+        &self,
+        device: &Arc<dyn DynDevice>,
         id: &UniqueId,
         rank: usize,
         world: usize,
         timeout: Duration,
-    ) -> Result<Comm> {
-        let op = "init_process_group";
-        check_rank(op, rank, world)?;
-        let (r_int, w_int) = (world_int(op, rank)?, world_int(op, world)?);
-        lib.enter()?;
-        let mut raw: RawComm = std::ptr::null_mut();
-        let mut config = NcclConfig::non_blocking();
-        let api = lib.api();
-        // SAFETY: `raw` and `config` are valid for the call; the id is passed by value.
-        let r = unsafe { (api.init_rank_config)(&mut raw, w_int, *id, r_int, &mut config) };
-        if r != code::SUCCESS && r != code::IN_PROGRESS {
-            let e =
-                api.error(raw, "ncclCommInitRankConfig", r, &format!("rank {rank} of {world} on {}", device.label()));
-            if !raw.is_null() {
-                // SAFETY: a handle NCCL returned, aborted once.
-                unsafe { (api.abort)(raw) };
-            }
-            return Err(e);
-        }
-        Ok(Comm { lib, device, raw: Mutex::new(raw), rank, world, timeout })
-    }
+    ) -> Result<Box<dyn Communicator>>;
+    /// One communicator per device of `devices` (rank `i` on `devices[i]`, the first being this
+    /// library's device), created together by this process.
+    fn init_all(&self, devices: &[Arc<dyn DynDevice>], timeout: Duration) -> Result<Vec<Box<dyn Communicator>>>;
+    /// Run `issue`, which issues one call on each of `comms` (one process driving several
+    /// devices), as one group: the calls are launched together when `issue` returns, and this
+    /// returns once every communicator has accepted its call.
+    fn group(&self, comms: &[&dyn Communicator], issue: &mut dyn FnMut() -> Result<()>) -> Result<()>;
+    /// The library as [`Any`], for implementations that meet their peers' libraries.
+    fn as_any(&self) -> &dyn Any;
+}
 
-    /// Wait until the communicator's last call has settled (`ncclCommGetAsyncError` no longer
-    /// answers `ncclInProgress`); abort it and fail after the timeout.
-    pub fn settle(&self, api_name: &str) -> Result<()> {
-        let raw = *self.raw.lock().unwrap_or_else(|p| p.into_inner());
-        self.settle_raw(raw, api_name)
-    }
-
-    fn settle_raw(&self, raw: RawComm, api_name: &str) -> Result<()> {
-        if raw.is_null() {
-            return Err(self.aborted(api_name));
-        }
-        let api = self.lib.api();
-        let start = Instant::now();
-        let mut pause = Duration::from_micros(5);
-        loop {
-            let mut state: c_int = 0;
-            // SAFETY: `raw` is a live communicator; `state` is a valid out-pointer.
-            let r = unsafe { (api.async_error)(raw, &mut state) };
-            if r != code::SUCCESS {
-                return Err(api.error(raw, "ncclCommGetAsyncError", r, ""));
-            }
-            if state == code::SUCCESS {
-                return Ok(());
-            }
-            if state != code::IN_PROGRESS {
-                let e = api.error(raw, api_name, state, &format!("rank {} of {}", self.rank, self.world));
-                self.abort();
-                return Err(e);
-            }
-            if start.elapsed() > self.timeout {
-                self.abort();
-                return Err(self.timed_out(api_name));
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_millis(2));
-        }
-    }
-
-    fn timed_out(&self, api_name: &str) -> Error {
-        Error::Driver {
-            api: api_name.into(),
-            code: code::IN_PROGRESS as i64,
-            name: "timeout".into(),
-            detail: format!(
-                "rank {} of {} on {} waited {:.1} s (the communicator's timeout; XP_NCCL_TIMEOUT sets it) for \
-                 the other ranks; the communicator was aborted",
-                self.rank,
-                self.world,
-                self.device.label(),
-                self.timeout.as_secs_f64()
-            ),
-        }
-    }
-
-    fn aborted(&self, api_name: &str) -> Error {
-        Error::value(
-            api_name,
-            format!("the communicator of rank {} on {} was aborted; create a new one", self.rank, self.device.label()),
-        )
-    }
-
-    /// Abort the communicator (`ncclCommAbort`): queued collectives are cancelled and every
-    /// later call fails.
-    pub fn abort(&self) {
-        let mut g = self.raw.lock().unwrap_or_else(|p| p.into_inner());
-        if !g.is_null() {
-            // SAFETY: a live communicator, aborted once (the handle is cleared below).
-            unsafe { (self.lib.api().abort)(*g) };
-            *g = std::ptr::null_mut();
-        }
-    }
-
+/// One rank's communicator on one device. Every call is queued on `stream` (of the
+/// communicator's device) after the work queued there so far; `count` is in elements of
+/// `dtype`; each operand's range is checked against its buffer, which must belong to the
+/// device, before anything is queued.
+pub trait Communicator: Send + Sync {
     /// This rank.
-    pub fn rank(&self) -> usize {
-        self.rank
-    }
-
+    fn rank(&self) -> usize;
     /// The number of ranks.
-    pub fn world_size(&self) -> usize {
-        self.world
-    }
-
+    fn world_size(&self) -> usize;
     /// The device of this rank.
-    pub fn device(&self) -> &Arc<dyn DynDevice> {
-        &self.device
-    }
-
-    /// The library's name and version: `NCCL 2.27.7`.
-    pub fn library(&self) -> String {
-        let api = self.lib.api();
-        format!("{} {}", api.vendor, api.version().unwrap_or_else(|_| "?".into()))
-    }
-
+    fn device(&self) -> &Arc<dyn DynDevice>;
+    /// The library and its version: `NCCL 2.27.7`.
+    fn library(&self) -> String;
     /// The communicator's timeout.
-    pub fn timeout(&self) -> Duration {
-        self.timeout
-    }
-
-    fn operand(&self, op: &str, what: &str, o: &Operand<'_>, bytes: usize, stream: &Arc<dyn Stream>) -> Result<u64> {
-        o.buffer.check_pool(op, self.device.memory_pool(), &self.device.label())?;
-        o.buffer.check_range(&format!("{op} ({what} of {bytes} bytes)"), o.offset, bytes)?;
-        o.buffer.note_use(stream);
-        Ok(o.buffer.device_ptr() + o.offset as u64)
-    }
-
-    /// Run one NCCL call on `stream` under the communicator's lock, then settle it.
-    fn call(
-        &self,
-        api_name: &str,
-        stream: &Arc<dyn Stream>,
-        f: impl FnOnce(&NcclApi, RawComm, RawStream) -> c_int,
-    ) -> Result<()> {
-        let s = self.lib.raw_stream(api_name, stream)?;
-        self.lib.enter()?;
-        let g = self.raw.lock().unwrap_or_else(|p| p.into_inner());
-        let raw = *g;
-        if raw.is_null() {
-            return Err(self.aborted(api_name));
-        }
-        let api = self.lib.api();
-        let r = f(api, raw, s);
-        drop(g);
-        match r {
-            code::SUCCESS => Ok(()),
-            code::IN_PROGRESS => self.settle_raw(raw, api_name),
-            r => Err(api.error(raw, api_name, r, &format!("rank {} of {}", self.rank, self.world))),
-        }
-    }
-
-    /// `ncclAllReduce` of `count` elements of `nccl_type` from `send` into `recv` (may be the
-    /// same place), on `stream`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn all_reduce(
+    fn timeout(&self) -> Duration;
+    /// The element-wise reduction of every rank's `send` into every rank's `recv` (which may
+    /// be the same place).
+    fn all_reduce(
         &self,
         send: Operand<'_>,
         recv: Operand<'_>,
         count: usize,
-        (dtype, elem): (c_int, usize),
+        dtype: DType,
         op: ReduceOp,
         stream: &Arc<dyn Stream>,
-    ) -> Result<()> {
-        let n = "all_reduce";
-        let (s, r) = (
-            self.operand(n, "send", &send, count * elem, stream)?,
-            self.operand(n, "recv", &recv, count * elem, stream)?,
-        );
-        self.call("ncclAllReduce", stream, |api, c, st| {
-            // SAFETY: both ranges were checked against their buffers, which the stream keeps.
-            unsafe { (api.all_reduce)(s as *const c_void, r as *mut c_void, count, dtype, op.raw(), c, st) }
-        })
-    }
-
-    /// `ncclBroadcast` from `root`'s `send` into every rank's `recv`.
-    pub fn broadcast(
+    ) -> Result<()>;
+    /// `root`'s `send` into every rank's `recv`.
+    fn broadcast(
         &self,
         send: Operand<'_>,
         recv: Operand<'_>,
         count: usize,
-        (dtype, elem): (c_int, usize),
+        dtype: DType,
         root: usize,
         stream: &Arc<dyn Stream>,
-    ) -> Result<()> {
-        let n = "broadcast";
-        let root = self.root(n, root)?;
-        let (s, r) = (
-            self.operand(n, "send", &send, count * elem, stream)?,
-            self.operand(n, "recv", &recv, count * elem, stream)?,
-        );
-        self.call("ncclBroadcast", stream, |api, c, st| {
-            // SAFETY: as in `all_reduce`.
-            unsafe { (api.broadcast)(s as *const c_void, r as *mut c_void, count, dtype, root, c, st) }
-        })
-    }
-
-    /// `ncclReduce` onto `root`'s `recv`.
+    ) -> Result<()>;
+    /// The element-wise reduction of every rank's `send` into `root`'s `recv`.
     #[allow(clippy::too_many_arguments)]
-    pub fn reduce(
+    fn reduce(
         &self,
         send: Operand<'_>,
         recv: Operand<'_>,
         count: usize,
-        (dtype, elem): (c_int, usize),
+        dtype: DType,
         op: ReduceOp,
         root: usize,
         stream: &Arc<dyn Stream>,
-    ) -> Result<()> {
-        let n = "reduce";
-        let root = self.root(n, root)?;
-        let (s, r) = (
-            self.operand(n, "send", &send, count * elem, stream)?,
-            self.operand(n, "recv", &recv, count * elem, stream)?,
-        );
-        self.call("ncclReduce", stream, |api, c, st| {
-            // SAFETY: as in `all_reduce`.
-            unsafe { (api.reduce)(s as *const c_void, r as *mut c_void, count, dtype, op.raw(), root, c, st) }
-        })
-    }
-
-    /// `ncclAllGather`: `count` elements from every rank, placed rank after rank in `recv`.
-    pub fn all_gather(
+    ) -> Result<()>;
+    /// `count` elements from every rank, placed rank after rank in `recv`.
+    fn all_gather(
         &self,
         send: Operand<'_>,
         recv: Operand<'_>,
         count: usize,
-        (dtype, elem): (c_int, usize),
+        dtype: DType,
         stream: &Arc<dyn Stream>,
-    ) -> Result<()> {
-        let n = "all_gather";
-        let s = self.operand(n, "send", &send, count * elem, stream)?;
-        let r = self.operand(n, "recv", &recv, count * elem * self.world, stream)?;
-        self.call("ncclAllGather", stream, |api, c, st| {
-            // SAFETY: as in `all_reduce`.
-            unsafe { (api.all_gather)(s as *const c_void, r as *mut c_void, count, dtype, c, st) }
-        })
-    }
-
-    /// `ncclReduceScatter`: `recv` gets the reduction of this rank's block of `count` elements.
-    #[allow(clippy::too_many_arguments)]
-    pub fn reduce_scatter(
+    ) -> Result<()>;
+    /// `recv` gets the reduction over every rank of this rank's block of `count` elements of
+    /// `send` (which holds `world_size` blocks, rank after rank).
+    fn reduce_scatter(
         &self,
         send: Operand<'_>,
         recv: Operand<'_>,
         count: usize,
-        (dtype, elem): (c_int, usize),
+        dtype: DType,
         op: ReduceOp,
         stream: &Arc<dyn Stream>,
-    ) -> Result<()> {
-        let n = "reduce_scatter";
-        let s = self.operand(n, "send", &send, count * elem * self.world, stream)?;
-        let r = self.operand(n, "recv", &recv, count * elem, stream)?;
-        self.call("ncclReduceScatter", stream, |api, c, st| {
-            // SAFETY: as in `all_reduce`.
-            unsafe { (api.reduce_scatter)(s as *const c_void, r as *mut c_void, count, dtype, op.raw(), c, st) }
-        })
-    }
-
-    /// `ncclSend` of `count` elements to `peer` (match it with the peer's [`Comm::recv`]).
-    pub fn send(
+    ) -> Result<()>;
+    /// Block `r` of `count` elements of `send` goes to rank `r`; block `r` of `recv` comes
+    /// from rank `r`.
+    fn all_to_all(
         &self,
         send: Operand<'_>,
-        count: usize,
-        (dtype, elem): (c_int, usize),
-        peer: usize,
-        stream: &Arc<dyn Stream>,
-    ) -> Result<()> {
-        let n = "send";
-        let peer = self.peer(n, peer)?;
-        let s = self.operand(n, "send", &send, count * elem, stream)?;
-        self.call("ncclSend", stream, |api, c, st| {
-            // SAFETY: as in `all_reduce`.
-            unsafe { (api.send)(s as *const c_void, count, dtype, peer, c, st) }
-        })
-    }
-
-    /// `ncclRecv` of `count` elements from `peer`.
-    pub fn recv(
-        &self,
         recv: Operand<'_>,
         count: usize,
-        (dtype, elem): (c_int, usize),
-        peer: usize,
+        dtype: DType,
         stream: &Arc<dyn Stream>,
-    ) -> Result<()> {
-        let n = "recv";
-        let peer = self.peer(n, peer)?;
-        let r = self.operand(n, "recv", &recv, count * elem, stream)?;
-        self.call("ncclRecv", stream, |api, c, st| {
-            // SAFETY: as in `all_reduce`.
-            unsafe { (api.recv)(r as *mut c_void, count, dtype, peer, c, st) }
-        })
-    }
-
-    fn root(&self, op: &str, root: usize) -> Result<c_int> {
-        if root >= self.world {
-            return Err(Error::value(op, format!("root {root} is not among the {} ranks", self.world)));
-        }
-        world_int(op, root)
-    }
-
-    fn peer(&self, op: &str, peer: usize) -> Result<c_int> {
-        if peer >= self.world {
-            return Err(Error::value(op, format!("peer {peer} is not among the {} ranks", self.world)));
-        }
-        world_int(op, peer)
-    }
-
-    /// `ncclGroupStart` of this communicator's library.
-    pub fn group_start(&self) -> Result<()> {
-        self.lib.api().group_start()
-    }
-
-    /// `ncclGroupEnd` of this communicator's library.
-    pub fn group_end(&self) -> Result<()> {
-        self.lib.api().group_end()
-    }
-
+    ) -> Result<()>;
+    /// Send `count` elements to `peer` (which receives them with [`Communicator::recv`]).
+    fn send(&self, send: Operand<'_>, count: usize, dtype: DType, peer: usize, stream: &Arc<dyn Stream>) -> Result<()>;
+    /// Receive `count` elements from `peer`.
+    fn recv(&self, recv: Operand<'_>, count: usize, dtype: DType, peer: usize, stream: &Arc<dyn Stream>) -> Result<()>;
     /// Wait until the work queued on `stream` so far has finished, watching the communicator:
-    /// an NCCL error, or the timeout passing, aborts it and fails.
-    pub fn wait(&self, stream: &Arc<dyn Stream>) -> Result<()> {
-        let event = stream.record_event()?;
-        let start = Instant::now();
-        let mut pause = Duration::from_micros(2);
-        loop {
-            if event.query()? {
-                return self.settle("wait");
-            }
-            let raw = *self.raw.lock().unwrap_or_else(|p| p.into_inner());
-            if raw.is_null() {
-                return Err(self.aborted("wait"));
-            }
-            let mut state: c_int = 0;
-            // SAFETY: a live communicator; `state` is a valid out-pointer.
-            let r = unsafe { (self.lib.api().async_error)(raw, &mut state) };
-            if r == code::SUCCESS && state != code::SUCCESS && state != code::IN_PROGRESS {
-                let e = self.lib.api().error(raw, "wait", state, &format!("rank {} of {}", self.rank, self.world));
-                self.abort();
-                return Err(e);
-            }
-            if start.elapsed() > self.timeout {
-                self.abort();
-                return Err(self.timed_out("wait"));
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_micros(500));
-        }
-    }
-}
-
-impl Drop for Comm {
-    fn drop(&mut self) {
-        let g = self.raw.get_mut().unwrap_or_else(|p| p.into_inner());
-        if g.is_null() {
-            return;
-        }
-        if self.lib.enter().is_err() {
-            return;
-        }
-        // SAFETY: a live communicator, destroyed once; its queued work completes first
-        // (ncclCommDestroy waits for it).
-        let r = unsafe { (self.lib.api().destroy)(*g) };
-        if r != code::SUCCESS && r != code::IN_PROGRESS {
-            self.device.memory_pool().record_deferred(self.lib.api().error(*g, "ncclCommDestroy", r, ""));
-        }
-        *g = std::ptr::null_mut();
-    }
-}
-
-/// Open NCCL (or RCCL) from the first candidate of `search` that loads and exports every
-/// function xp calls. NVLink multicast is turned off first ([`disable_nvls`]).
-pub fn load_nccl(
-    search: &crate::LibrarySearch,
-    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
-    vendor: &'static str,
-) -> std::result::Result<NcclApi, String> {
-    disable_nvls();
-    let open = |p: &Path| {
-        // SAFETY: the candidates are files named like the collective library where its
-        // vendor installs it; their initialisers are the library's and its dependencies'.
-        let lib = unsafe { Library::new(p) }.map_err(|e| format!("{}: {e}", p.display()))?;
-        // SAFETY: a library of that name exports `nccl.h`'s functions with its signatures.
-        unsafe { NcclApi::from_library(lib, p.to_path_buf(), vendor) }
-    };
-    search.open_first(env, open).map(|(api, _)| api)
+    /// an error, or the timeout passing, aborts it and fails.
+    fn wait(&self, stream: &Arc<dyn Stream>) -> Result<()>;
+    /// Wait until the communicator has accepted its last call (creation and grouped calls are
+    /// non-blocking); abort it and fail after the timeout.
+    fn settle(&self, what: &str) -> Result<()>;
+    /// Abort the communicator: queued collectives are cancelled and every later call fails.
+    fn abort(&self);
+    /// The communicator as [`Any`], for the library that made it.
+    fn as_any(&self) -> &dyn Any;
 }
 
 #[cfg(test)]
@@ -873,37 +260,6 @@ mod tests {
         let bad = format!("zz{}", &hex[2..]);
         let e = UniqueId::from_hex(&bad).unwrap_err();
         assert!(e.to_string().contains("not all hexadecimal"), "{e}");
-    }
-
-    #[test]
-    fn config_has_the_layout_of_nccl_2_17() {
-        assert_eq!(std::mem::size_of::<NcclConfig>(), 48);
-        assert_eq!(std::mem::offset_of!(NcclConfig, net_name), 32);
-        assert_eq!(std::mem::offset_of!(NcclConfig, split_share), 40);
-        let c = NcclConfig::non_blocking();
-        assert_eq!((c.magic, c.version, c.blocking), (0xcafe_beef, 21700, 0));
-    }
-
-    #[test]
-    fn dtypes_map_to_nccl_types_and_refuse_what_nccl_cannot_reduce() {
-        assert_eq!(nccl_type("t", DType::F32, Some(ReduceOp::Sum)).unwrap(), (7, 1));
-        assert_eq!(nccl_type("t", DType::C128, Some(ReduceOp::Avg)).unwrap(), (8, 2));
-        assert_eq!(nccl_type("t", DType::Bool, Some(ReduceOp::Max)).unwrap(), (1, 1));
-        assert_eq!(nccl_type("t", DType::BF16, None).unwrap(), (9, 1));
-        let e = nccl_type("all_reduce", DType::I16, None).unwrap_err();
-        assert!(matches!(e, Error::UnsupportedDType { .. }) && e.to_string().contains("int16"), "{e}");
-        let e = nccl_type("all_reduce", DType::C64, Some(ReduceOp::Max)).unwrap_err();
-        assert!(e.to_string().contains("`max`"), "{e}");
-        let e = nccl_type("all_reduce", DType::Bool, Some(ReduceOp::Sum)).unwrap_err();
-        assert!(e.to_string().contains("bool"), "{e}");
-    }
-
-    #[test]
-    fn a_library_without_nccl_is_refused_naming_the_missing_function() {
-        // The C library is no NCCL: the first function is missing.
-        let lib = unsafe { Library::new("libc.so.6") }.unwrap();
-        let e = unsafe { NcclApi::from_library(lib, "libc.so.6".into(), "NCCL") }.unwrap_err();
-        assert!(e.contains("lacks ncclGetVersion") && e.contains("2.18"), "{e}");
     }
 
     #[test]

@@ -21,11 +21,11 @@
 //! 5. `Drop` never panics: an error met in a destructor is kept by the pool
 //!    ([`MemoryPool::record_deferred`]) and returned by the device's next synchronising call.
 //!
-//! The GPU backends share more than the contract: the [`gpu`] module holds what CUDA and HIP
-//! would otherwise each write — launch argument checks and packing, sticky-error state, pinned
-//! staging of host-to-device copies, event helpers and the device registry — and the
-//! [`library_call`] module the checks before a vendor library (cuFFT, cuBLAS, …) is handed
-//! device buffers, so each backend keeps only its vendor calls.
+//! The crate root holds the contract alone: the traits, descriptors, errors, dtypes, the pool
+//! and the compile cache. What the GPU backends share beyond it — launch argument checks and
+//! packing, sticky-error state, pinned staging, the device registry, the checks before a vendor
+//! library is handed device buffers, the column-major BLAS call, cuFFT/hipFFT codes and the
+//! NCCL table — is the [`gpu`] module, so that each backend keeps only its vendor calls.
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -39,7 +39,6 @@ pub mod fft;
 pub mod gpu;
 pub mod launch;
 pub mod library;
-pub mod library_call;
 pub mod memory;
 pub mod null;
 pub mod solver;

@@ -17,12 +17,12 @@
 //! # Products
 //! Each device has one cuBLAS handle, created on first use with the device's primary context
 //! current and kept under a lock. [`Blas::gemm`] runs the checks every GPU BLAS shares
-//! (`xp_backend_api::blas::open_gpu_gemm`: the description, the dtype, the stream's backend
+//! (`xp_backend_api::gpu::blas::open_gpu_gemm`: the description, the dtype, the stream's backend
 //! and device, the buffers' pool, aligned offsets, spans inside the buffers, `C` overlapping
 //! neither `A` nor `B`); then, holding the lock, binds the handle to the stream
 //! (`cublasSetStream_v2`) and queues `cublasGemmEx_64` (one product) or
 //! `cublasGemmStridedBatchedEx_64` with the column-major arguments of
-//! `xp_backend_api::blas::ColumnMajorGemm` (the row-major product is computed as
+//! `xp_backend_api::gpu::blas::ColumnMajorGemm` (the row-major product is computed as
 //! `C^T = op(B)^T op(A)^T`). The 64-bit size API (cuBLAS 12 and later) takes every size xp can
 //! describe. Types and compute types:
 //!
@@ -52,7 +52,7 @@ use std::sync::{Arc, OnceLock};
 
 use cudarc::cublas::sys;
 use parking_lot::Mutex;
-use xp_backend_api::blas::{blas_check, gpu_blas_supports, open_gpu_gemm, GemmScalar};
+use xp_backend_api::gpu::blas::{blas_check, gpu_blas_supports, open_gpu_gemm, GemmScalar};
 use xp_backend_api::gpu::GpuTarget;
 use xp_backend_api::{Blas, Buffer, DType, Error, GemmDesc, MemoryPool, Result, Stream};
 

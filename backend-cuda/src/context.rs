@@ -1,6 +1,10 @@
 //! The primary context of a CUDA device: what its streams, events, modules and memory share,
 //! and the entry check every driver call makes (current context, sticky errors).
 
+use std::collections::HashSet;
+use std::ffi::c_int;
+use std::sync::Mutex;
+
 use cudarc::driver::sys::{self, CUresult};
 use xp_backend_api::gpu::{HostStaging, StickyError};
 use xp_backend_api::{DeviceProperties, Error, Result};
@@ -82,4 +86,46 @@ impl Context {
         }
         Err(driver_error(api, code, ""))
     }
+}
+
+/// Let `a` and `b` reach each other's memory when the hardware allows (`cuCtxEnablePeerAccess`
+/// both ways, once per pair and process). Answers whether the copies between them are direct;
+/// when not, `cuMemcpyPeerAsync` stages them through the host itself.
+pub(crate) fn enable_peer_access(a: &Context, b: &Context) -> Result<bool> {
+    static PAIRS: Mutex<Option<HashSet<(usize, usize, bool)>>> = Mutex::new(None);
+    let key = (a.ordinal.min(b.ordinal), a.ordinal.max(b.ordinal));
+    let mut g = PAIRS.lock().unwrap_or_else(|p| p.into_inner());
+    let set = g.get_or_insert_with(HashSet::new);
+    if let Some(&(_, _, direct)) = set.iter().find(|(x, y, _)| (*x, *y) == key) {
+        return Ok(direct);
+    }
+    let can = |from: usize, to: usize| -> Result<bool> {
+        let (mut df, mut dt): (sys::CUdevice, sys::CUdevice) = (0, 0);
+        let (f, t) = (from as c_int, to as c_int);
+        // SAFETY: the driver is initialised (a context exists); valid out-pointers.
+        crate::result::check("cuDeviceGet", unsafe { sys::cuDeviceGet(&mut df, f) })?;
+        // SAFETY: as above.
+        crate::result::check("cuDeviceGet", unsafe { sys::cuDeviceGet(&mut dt, t) })?;
+        let mut v: c_int = 0;
+        // SAFETY: both are devices from cuDeviceGet; `v` is a valid out-pointer.
+        crate::result::check("cuDeviceCanAccessPeer", unsafe { sys::cuDeviceCanAccessPeer(&mut v, df, dt) })?;
+        Ok(v != 0)
+    };
+    let enable = |from: &Context, to: &Context| -> Result<()> {
+        from.enter("cuCtxEnablePeerAccess")?;
+        // SAFETY: `from` is current; `to` is a live primary context; flags must be 0.
+        let r = unsafe { sys::cuCtxEnablePeerAccess(to.raw, 0) };
+        if r == CUresult::CUDA_SUCCESS || r == CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+            Ok(())
+        } else {
+            from.check("cuCtxEnablePeerAccess", r)
+        }
+    };
+    let direct = can(a.ordinal, b.ordinal)? && can(b.ordinal, a.ordinal)? && {
+        enable(a, b)?;
+        enable(b, a)?;
+        true
+    };
+    set.insert((key.0, key.1, direct));
+    Ok(direct)
 }

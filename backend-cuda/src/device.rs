@@ -261,7 +261,8 @@ impl Device for CudaDevice {
 
     fn collectives(&self) -> Result<Arc<dyn xp_backend_api::collective::CollectiveLib>> {
         let api = library::nccl()?;
-        Ok(Arc::new(crate::nccl::CudaCollectives { ctx: Arc::clone(&self.ctx), api }))
+        let nccl = crate::nccl::CudaCollectives { ctx: Arc::clone(&self.ctx), api };
+        Ok(Arc::new(xp_backend_api::gpu::nccl::NcclCollectives::new(Arc::new(nccl))))
     }
 }
 

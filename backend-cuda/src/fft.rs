@@ -16,7 +16,7 @@
 //! reports its work area size and the caller passes a work buffer from xp's pool at each
 //! execution. When planning runs out of memory (`CUFFT_ALLOC_FAILED`), the pool's cached blocks
 //! are freed and planning is tried once more. The shared checks of every GPU backend
-//! (`xp_backend_api::fft::open_gpu_execute`) run before anything is queued; then, under the
+//! (`xp_backend_api::gpu::fft::open_gpu_execute`) run before anything is queued; then, under the
 //! plan's lock (a cuFFT handle holds one stream and one work area at a time), the plan is bound
 //! to the stream and the work area and executed. Every cuFFT status other than success is
 //! [`Error::Driver`] with cuFFT's name of the code (`CUFFT_INVALID_SIZE`).
@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use cudarc::cufft::sys;
 use parking_lot::Mutex;
-use xp_backend_api::fft::{fft_check, fft_direction, open_gpu_execute, plan_retrying, FftTransform, PlanMany64};
+use xp_backend_api::gpu::fft::{fft_check, fft_direction, open_gpu_execute, plan_retrying, FftTransform, PlanMany64};
 use xp_backend_api::gpu::GpuTarget;
 use xp_backend_api::{Buffer, FftDesc, FftLib, FftPlan, MemoryPool, Result, Stream};
 

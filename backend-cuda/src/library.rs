@@ -289,10 +289,10 @@ pub(crate) fn nccl_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySear
 }
 
 /// NCCL, opened once per process on first use from the default places.
-pub(crate) fn nccl() -> Result<&'static xp_backend_api::collective::NcclApi> {
-    static NCCL: OnceLock<std::result::Result<xp_backend_api::collective::NcclApi, String>> = OnceLock::new();
+pub(crate) fn nccl() -> Result<&'static xp_backend_api::gpu::nccl::NcclApi> {
+    static NCCL: OnceLock<std::result::Result<xp_backend_api::gpu::nccl::NcclApi, String>> = OnceLock::new();
     let env = |k: &str| std::env::var_os(k);
-    NCCL.get_or_init(|| xp_backend_api::collective::load_nccl(&nccl_search(&env), &env, "NCCL"))
+    NCCL.get_or_init(|| xp_backend_api::gpu::nccl::load_nccl(&nccl_search(&env), &env, "NCCL"))
         .as_ref()
         .map_err(|e| unavailable(e.clone()))
 }
@@ -866,11 +866,11 @@ mod tests {
     #[test]
     fn a_bogus_xp_nccl_path_is_unavailable_naming_libnccl_and_the_wheel() {
         let env = |k: &str| (k == "XP_NCCL_PATH").then(|| OsString::from("/nonexistent/libnccl.so.2"));
-        let e = xp_backend_api::collective::load_nccl(&nccl_search(&env), &env, "NCCL").unwrap_err();
+        let e = xp_backend_api::gpu::nccl::load_nccl(&nccl_search(&env), &env, "NCCL").unwrap_err();
         assert!(e.contains("libnccl.so.2") && e.contains("nvidia-nccl-cu13"), "{e}");
         // A file that is no NCCL is refused too, naming what it lacks.
         let env = |k: &str| (k == "XP_NCCL_PATH").then(|| OsString::from("libc.so.6"));
-        let e = xp_backend_api::collective::load_nccl(&nccl_search(&env), &env, "NCCL").unwrap_err();
+        let e = xp_backend_api::gpu::nccl::load_nccl(&nccl_search(&env), &env, "NCCL").unwrap_err();
         assert!(e.contains("lacks ncclGetVersion"), "{e}");
     }
 

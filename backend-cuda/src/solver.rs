@@ -46,9 +46,10 @@ use std::sync::Arc;
 use cudarc::cublas::sys as cb;
 use cudarc::cusolver::sys;
 use parking_lot::Mutex;
-use xp_backend_api::blas::{blas_check, GemmScalar};
+use xp_backend_api::gpu::blas::{blas_check, GemmScalar};
+use xp_backend_api::gpu::solver::open_gpu_solver;
 use xp_backend_api::gpu::GpuTarget;
-use xp_backend_api::solver::{open_gpu_solver, real_of, solver_supports};
+use xp_backend_api::solver::{real_of, solver_supports};
 use xp_backend_api::{Buffer, DType, Error, MemoryPool, Result, Solver, SolverCall, SolverDesc, Stream, SvdJob};
 
 use crate::blas::CublasLib;

@@ -28,9 +28,9 @@ use std::sync::Arc;
 
 use cudarc::cusparse::sys;
 use parking_lot::Mutex;
-use xp_backend_api::blas::blas_check;
+use xp_backend_api::gpu::blas::blas_check;
 use xp_backend_api::gpu::GpuTarget;
-use xp_backend_api::library_call::LibraryOperand;
+use xp_backend_api::gpu::LibraryOperand;
 use xp_backend_api::sparse::{check_spgemm, CsrBuffers, CsrDesc, CsrProduct, SparseLib};
 use xp_backend_api::{DType, MemoryPool, Result, Stream};
 

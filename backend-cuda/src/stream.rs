@@ -227,7 +227,7 @@ impl Stream for CudaStream {
         bytes: usize,
     ) -> Result<bool> {
         let Some(ds) = dst_stream.as_any().downcast_ref::<CudaStream>() else { return Ok(false) };
-        crate::nccl::enable_peer_access(&self.ctx, &ds.ctx)?;
+        crate::context::enable_peer_access(&self.ctx, &ds.ctx)?;
         let (me, dctx) = (self.as_dyn(), &ds.ctx);
         self.target().peer_copy(
             &ds.target(),

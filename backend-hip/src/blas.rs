@@ -37,7 +37,7 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use xp_backend_api::blas::{blas_check, gpu_blas_supports, open_gpu_gemm, ColumnMajorGemm, GemmScalar};
+use xp_backend_api::gpu::blas::{blas_check, gpu_blas_supports, open_gpu_gemm, ColumnMajorGemm, GemmScalar};
 use xp_backend_api::gpu::GpuTarget;
 use xp_backend_api::{Blas, Buffer, DType, DeviceProperties, Error, GemmDesc, MemoryPool, Result, Stream};
 

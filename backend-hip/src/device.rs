@@ -216,18 +216,19 @@ impl Device for HipDevice {
 
     fn collectives(&self) -> Result<Arc<dyn xp_backend_api::collective::CollectiveLib>> {
         let api = crate::sys::rccl()?;
-        Ok(Arc::new(HipCollectives { ordinal: self.ordinal, api }))
+        let rccl = HipCollectives { ordinal: self.ordinal, api };
+        Ok(Arc::new(xp_backend_api::gpu::nccl::NcclCollectives::new(Arc::new(rccl))))
     }
 }
 
 /// RCCL on one HIP device.
 struct HipCollectives {
     ordinal: usize,
-    api: &'static xp_backend_api::collective::NcclApi,
+    api: &'static xp_backend_api::gpu::nccl::NcclApi,
 }
 
-impl xp_backend_api::collective::CollectiveLib for HipCollectives {
-    fn api(&self) -> &xp_backend_api::collective::NcclApi {
+impl xp_backend_api::gpu::nccl::NcclDevice for HipCollectives {
+    fn api(&self) -> &xp_backend_api::gpu::nccl::NcclApi {
         self.api
     }
 

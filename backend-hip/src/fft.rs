@@ -28,7 +28,7 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use xp_backend_api::fft::{fft_check, fft_direction, open_gpu_execute, plan_retrying, FftTransform, PlanMany64};
+use xp_backend_api::gpu::fft::{fft_check, fft_direction, open_gpu_execute, plan_retrying, FftTransform, PlanMany64};
 use xp_backend_api::gpu::GpuTarget;
 use xp_backend_api::{Buffer, DeviceProperties, FftDesc, FftLib, FftPlan, MemoryPool, Result, Stream};
 

@@ -65,8 +65,9 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
+use xp_backend_api::gpu::solver::open_gpu_solver;
 use xp_backend_api::gpu::GpuTarget;
-use xp_backend_api::solver::{open_gpu_solver, real_of, solver_supports};
+use xp_backend_api::solver::{real_of, solver_supports};
 use xp_backend_api::{
     Buffer, DType, DeviceProperties, Error, MemoryPool, Result, Solver, SolverCall, SolverDesc, Stream, SvdJob,
 };

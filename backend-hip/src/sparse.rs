@@ -61,7 +61,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use xp_backend_api::gpu::GpuTarget;
-use xp_backend_api::library_call::LibraryOperand;
+use xp_backend_api::gpu::LibraryOperand;
 use xp_backend_api::sparse::{check_spgemm, CsrBuffers, CsrDesc, CsrProduct, SparseLib};
 use xp_backend_api::{Buffer, DType, DeviceProperties, Error, MemoryPool, Result, Stream};
 

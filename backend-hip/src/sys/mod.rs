@@ -344,10 +344,10 @@ pub fn rccl_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
 }
 
 /// RCCL, loaded once per process on first use from the default places.
-pub fn rccl() -> Result<&'static xp_backend_api::collective::NcclApi> {
-    static RCCL: OnceLock<std::result::Result<xp_backend_api::collective::NcclApi, String>> = OnceLock::new();
+pub fn rccl() -> Result<&'static xp_backend_api::gpu::nccl::NcclApi> {
+    static RCCL: OnceLock<std::result::Result<xp_backend_api::gpu::nccl::NcclApi, String>> = OnceLock::new();
     let env = |k: &str| std::env::var_os(k);
-    RCCL.get_or_init(|| xp_backend_api::collective::load_nccl(&rccl_search(&env), &env, "RCCL"))
+    RCCL.get_or_init(|| xp_backend_api::gpu::nccl::load_nccl(&rccl_search(&env), &env, "RCCL"))
         .as_ref()
         .map_err(|e| unavailable(e.clone()))
 }
@@ -519,11 +519,11 @@ mod tests {
         assert_eq!(c[0], PathBuf::from("/opt/rocm-6.2/lib/librccl.so.1"));
         assert_eq!(c.last().unwrap(), &PathBuf::from("librccl.so"));
         let env = |k: &str| (k == "XP_RCCL_PATH").then(|| OsString::from("/nonexistent/librccl.so.1"));
-        let e = xp_backend_api::collective::load_nccl(&rccl_search(&env), &env, "RCCL").unwrap_err();
+        let e = xp_backend_api::gpu::nccl::load_nccl(&rccl_search(&env), &env, "RCCL").unwrap_err();
         assert!(e.contains("librccl.so.1") && e.contains("rccl package"), "{e}");
         // The HIP runtime is no RCCL: it is refused, naming the first function it lacks.
         let env = |k: &str| (k == "XP_RCCL_PATH").then(|| OsString::from("libc.so.6"));
-        let e = xp_backend_api::collective::load_nccl(&rccl_search(&env), &env, "RCCL").unwrap_err();
+        let e = xp_backend_api::gpu::nccl::load_nccl(&rccl_search(&env), &env, "RCCL").unwrap_err();
         assert!(e.contains("lacks ncclGetVersion"), "{e}");
     }
 
@@ -587,7 +587,7 @@ mod tests {
 
     #[test]
     fn hipfft_codes_are_cuffts() {
-        use xp_backend_api::fft::FftTransform;
+        use xp_backend_api::gpu::fft::FftTransform;
         assert_eq!(HIPFFT_C2C, FftTransform::C2C.type_code());
         assert_eq!(HIPFFT_Z2Z, FftTransform::Z2Z.type_code());
         assert_eq!(HIPFFT_R2C, FftTransform::R2C.type_code());
@@ -596,9 +596,12 @@ mod tests {
         assert_eq!(HIPFFT_Z2D, FftTransform::Z2D.type_code());
         assert_eq!(
             (HIPFFT_FORWARD, HIPFFT_BACKWARD),
-            (xp_backend_api::fft::FFT_FORWARD, xp_backend_api::fft::FFT_INVERSE)
+            (xp_backend_api::gpu::fft::FFT_FORWARD, xp_backend_api::gpu::fft::FFT_INVERSE)
         );
-        assert_eq!(xp_backend_api::fft::fft_status_name("HIPFFT", HIPFFT_NO_WORKSPACE as i64), "HIPFFT_NO_WORKSPACE");
+        assert_eq!(
+            xp_backend_api::gpu::fft::fft_status_name("HIPFFT", HIPFFT_NO_WORKSPACE as i64),
+            "HIPFFT_NO_WORKSPACE"
+        );
     }
 
     #[test]

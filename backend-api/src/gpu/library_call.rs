@@ -1,7 +1,7 @@
 //! The checks before a GPU vendor library (cuFFT, cuBLAS, hipFFT, rocBLAS, …) is handed device
 //! buffers: written once here, so that every library call of every GPU backend refuses the
 //! same things with the same errors before anything is queued. The FFT execution
-//! ([`crate::fft::open_gpu_execute`]) and the matrix product ([`crate::blas::open_gpu_gemm`])
+//! ([`crate::gpu::fft::open_gpu_execute`]) and the matrix product ([`crate::gpu::blas::open_gpu_gemm`])
 //! are both built on [`GpuTarget::open_library_call`].
 
 use std::any::Any;
