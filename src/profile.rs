@@ -8,13 +8,14 @@
 //! `nvtxRangePop`, `nvtxMarkA`) of a shared library opened at run time. CUDA 13 no longer
 //! ships `libnvToolsExt` (NVTX 2, which cudarc's `nvtx` feature wants); it ships
 //! `libnvtx3interop`, which exports the same entry points. The library is looked for, once
-//! per process ([`nvtx_candidates`] lists the order):
+//! per process, by the search every backend shares (`xp_backend_api::library`, two entries of
+//! its table: [`nvtx_candidates`] lists the order):
 //! 1. `XP_NVTX_PATH`: the library file or its folder (when set, nothing else is tried);
 //! 2. `libnvtx3interop.so.1`, `libnvtx3interop.so` on the loader path;
-//! 3. `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`, `/usr/local/cuda/lib64`;
+//! 3. `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64` (and their `lib`), `/usr/local/cuda/lib64`;
 //! 4. the pip wheels' `nvidia/*/lib` (`nvidia/nvtx/lib`, `nvidia/cu13/lib`, …) in the
 //!    site-packages of `$VIRTUAL_ENV`, `$CONDA_PREFIX`, `/usr/local/lib/python3*`,
-//!    `/usr/lib/python3*` and `~/.local/lib/python3*`;
+//!    `/usr/lib/python3*`, `~/.local/lib/python3*` and `~/.pyenv/versions/*/lib/python3*`;
 //! 5. the same places for `libnvToolsExt.so.1` (toolkits before CUDA 12.9).
 //!
 //! A library that lacks one of the three entry points is passed over. When none is found,
@@ -27,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libloading::Library;
+use xp_backend_api::library::{is_bare_name, Folders, Opening, VendorLibrary};
 
 pub use crate::benchmark::{benchmark, benchmark_named, BenchmarkResult};
 
@@ -43,81 +45,42 @@ struct Nvtx {
     _lib: Library,
 }
 
-/// The NVTX 3 interop library's file names, then NVTX 2's.
-const NVTX3_FILES: &[&str] = &["libnvtx3interop.so.1", "libnvtx3interop.so"];
-const NVTX2_FILES: &[&str] = &["libnvToolsExt.so.1", "libnvToolsExt.so"];
+/// NVTX 3's interop library, looked for in the toolkit and in every wheel of the `nvidia`
+/// namespace (`nvidia/nvtx/lib`, `nvidia/cu13/lib`, …). Opened by [`load`], which passes over a
+/// library lacking an entry point; none found is no error, so the hint is never shown.
+const NVTX3: VendorLibrary = VendorLibrary {
+    what: "NVTX 3 (libnvtx3interop)",
+    env_var: "XP_NVTX_PATH",
+    files: &["libnvtx3interop.so.1", "libnvtx3interop.so"],
+    folders: &[Folders::CudaToolkit, Folders::PipWheels(&["nvidia/*/lib"])],
+    hint: "install it with `pip install nvidia-nvtx` (or the CUDA toolkit)",
+    opening: Opening::LOCAL,
+};
 
-/// Where NVTX is looked for, in order, given the environment as a lookup function.
+/// NVTX 2 (toolkits before CUDA 12.9), in the same places.
+const NVTX2: VendorLibrary =
+    VendorLibrary { what: "NVTX 2 (libnvToolsExt)", files: &["libnvToolsExt.so.1", "libnvToolsExt.so"], ..NVTX3 };
+
+/// Where NVTX is looked for, in order, given the environment as a lookup function: for NVTX 3,
+/// then NVTX 2, the loader path first, then the folders (or what `XP_NVTX_PATH` names alone).
 ///
 /// Bare file names are opened through the loader path; the others are full paths.
 pub fn nvtx_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
-    let set = |k: &str| env(k).filter(|v| !v.is_empty());
-    let all_files = || NVTX3_FILES.iter().chain(NVTX2_FILES);
-    if let Some(p) = set("XP_NVTX_PATH") {
-        let p = PathBuf::from(p);
-        if p.is_dir() {
-            return all_files().map(|f| p.join(f)).collect();
-        }
-        return vec![p];
-    }
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for k in ["CUDA_HOME", "CUDA_PATH"] {
-        if let Some(v) = set(k) {
-            dirs.push(Path::new(&v).join("lib64"));
-            dirs.push(Path::new(&v).join("lib"));
-        }
-    }
-    dirs.push("/usr/local/cuda/lib64".into());
-    let mut site: Vec<PathBuf> = Vec::new();
-    for k in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
-        if let Some(v) = set(k) {
-            site.extend(python_site_dirs(&Path::new(&v).join("lib")));
-        }
-    }
-    site.extend(python_site_dirs(Path::new("/usr/local/lib")));
-    site.extend(python_site_dirs(Path::new("/usr/lib")));
-    if let Some(home) = set("HOME") {
-        site.extend(python_site_dirs(&Path::new(&home).join(".local/lib")));
-    }
-    for s in site {
-        // Every wheel of the `nvidia` namespace: nvidia/nvtx/lib, nvidia/cu13/lib, ...
-        for pkg in sorted_entries(&s.join("nvidia")) {
-            dirs.push(pkg.join("lib"));
-        }
-    }
     let mut out: Vec<PathBuf> = Vec::new();
-    for files in [NVTX3_FILES, NVTX2_FILES] {
-        out.extend(files.iter().map(PathBuf::from));
-        for d in &dirs {
-            out.extend(files.iter().map(|f| d.join(f)));
-        }
+    for library in [NVTX3, NVTX2] {
+        let (explicit, candidates) = library.search(env).candidates(env);
+        let (names, paths): (Vec<PathBuf>, Vec<PathBuf>) =
+            candidates.into_iter().partition(|p| !explicit && is_bare_name(p));
+        out.extend(names);
+        out.extend(paths);
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|p| seen.insert(p.clone()));
     out
 }
 
-/// Entries of `dir`, in reverse name order (newest-looking first); none when it is unreadable.
-fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    v.sort();
-    v.reverse();
-    v
-}
-
-/// `python3*/{site,dist}-packages` under `lib`.
-fn python_site_dirs(lib: &Path) -> Vec<PathBuf> {
-    sorted_entries(lib)
-        .into_iter()
-        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("python3")))
-        .flat_map(|py| [py.join("site-packages"), py.join("dist-packages")])
-        .collect()
-}
-
 fn load(path: &Path) -> Option<Nvtx> {
-    let by_name = path.parent().is_none_or(|p| p.as_os_str().is_empty());
-    if !by_name && !path.exists() {
+    if !is_bare_name(path) && !path.exists() {
         return None;
     }
     // SAFETY: a file named like NVTX's library, in a folder where NVIDIA installs it or found

@@ -200,14 +200,7 @@ impl NullDevice {
     /// The device as the GPU backends' shared checks see one (`null:0`), for tests of those
     /// checks.
     pub fn gpu_target(&self) -> crate::gpu::GpuTarget<'_> {
-        crate::gpu::GpuTarget {
-            backend: "null",
-            vendor: "null",
-            ordinal: 0,
-            label: "null:0",
-            props: &self.props,
-            pool: crate::Device::memory_pool(self),
-        }
+        crate::gpu::GpuTarget::new("null", "null", 0, "null:0", &self.props, crate::Device::memory_pool(self))
     }
 
     /// A device with `capacity` bytes of fake memory and a cache on `disk` (or memory only).

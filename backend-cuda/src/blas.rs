@@ -200,14 +200,7 @@ impl Blas for CublasLib {
         b: (&Buffer, usize),
         c: (&Buffer, usize),
     ) -> Result<()> {
-        let target = GpuTarget {
-            backend: "cuda",
-            vendor: "CUDA",
-            ordinal: self.ctx.ordinal,
-            label: &self.ctx.label,
-            props: &self.ctx.props,
-            pool: &self.pool,
-        };
+        let target = GpuTarget::new("cuda", "CUDA", self.ctx.ordinal, &self.ctx.label, &self.ctx.props, &self.pool);
         let (s, at, g) = open_gpu_gemm::<CudaStream>(&target, "cuBLAS", desc, stream, |s| s.device_ordinal(), a, b, c)?;
         if g.is_empty() {
             return Ok(());

@@ -166,14 +166,7 @@ impl FftPlan for CufftPlan {
         work: Option<&Buffer>,
         forward: bool,
     ) -> Result<()> {
-        let target = GpuTarget {
-            backend: "cuda",
-            vendor: "CUDA",
-            ordinal: self.ctx.ordinal,
-            label: &self.ctx.label,
-            props: &self.ctx.props,
-            pool: &self.pool,
-        };
+        let target = GpuTarget::new("cuda", "CUDA", self.ctx.ordinal, &self.ctx.label, &self.ctx.props, &self.pool);
         let (s, at) = open_gpu_execute::<CudaStream>(
             &target,
             "cuFFT",

@@ -10,39 +10,48 @@
 //! found. Folders of the toolkit are not searched: they hold only the `stubs/` library, which
 //! cannot run anything.
 //!
-//! # NVRTC (`libnvrtc.so.13`), cuFFT (`libcufft.so.12`) and cuBLAS (`libcublas.so.13`)
-//! All are found by one search (`xp_backend_api::LibrarySearch`), in this order:
-//! 1. `XP_NVRTC_PATH` / `XP_CUFFT_PATH` / `XP_CUBLAS_PATH`: the library file, or a folder
-//!    holding it (when set, nothing else is tried);
-//! 2. `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`, `/usr/local/cuda/lib64`;
-//! 3. NVIDIA's pip wheels (`nvidia/cu13/lib`, then `nvidia/cuda_nvrtc/lib`,
-//!    `nvidia/cufft/lib` or `nvidia/cublas/lib`) in the site-packages of `$VIRTUAL_ENV`,
-//!    `$CONDA_PREFIX`, `/usr/local/lib/python3*`, `/usr/lib/python3*`,
-//!    `~/.local/lib/python3*` and `~/.pyenv/versions/*/lib/python3*`, and `$CONDA_PREFIX/lib`;
-//! 4. the loader path (`LD_LIBRARY_PATH`, the `ldconfig` cache).
+//! # NVRTC, cuFFT, cuBLAS, cuSPARSE, cuSOLVER and NCCL
+//! Each is an entry of this file's table ([`NVRTC`], [`CUFFT`], …: a
+//! [`VendorLibrary`](xp_backend_api::library::VendorLibrary)), found by the search every backend
+//! shares (`xp_backend_api::library`), in this order:
+//! 1. `XP_NVRTC_PATH`, `XP_CUFFT_PATH`, `XP_CUBLAS_PATH`, `XP_CUSPARSE_PATH`,
+//!    `XP_CUSOLVER_PATH`, `XP_NCCL_PATH`: the library file, or a folder holding it (when set,
+//!    nothing else is tried);
+//! 2. for NCCL, `$NCCL_HOME/lib` and `lib64`;
+//! 3. the toolkit: `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64` (and their `lib`),
+//!    `/usr/local/cuda/lib64`;
+//! 4. NVIDIA's pip wheels (`nvidia/cu13/lib`, then the library's own: `nvidia/cuda_nvrtc/lib`,
+//!    `nvidia/cufft/lib`, …; NCCL's `nvidia/nccl/lib` first) in the site-packages of
+//!    `$VIRTUAL_ENV`, `$CONDA_PREFIX`, `/usr/local/lib/python3*`, `/usr/lib/python3*`,
+//!    `~/.local/lib/python3*` and `~/.pyenv/versions/*/lib/python3*`, then `$CONDA_PREFIX/lib`;
+//! 5. the loader path (`LD_LIBRARY_PATH`, the `ldconfig` cache).
 //!
 //! File names, newest first: `libnvrtc.so.13`, `.so.12`, `.so`; `libcufft.so.12` (CUDA 13's
-//! cuFFT is version 12), `.so.11`, `.so`; `libcublas.so.13`, `.so.12`, `.so`.
+//! cuFFT is version 12), `.so.11`, `.so`; `libcublas.so.13`, `.so.12`, `.so`;
+//! `libcusparse.so.12`, `.so.11`, `.so`; `libcusolver.so.12`, `.so.11`, `.so`; `libnccl.so.2`,
+//! `.so`.
 //!
 //! NVRTC is opened by its full path and called through the table in [`Nvrtc`], so the library
-//! used is the one found. cuFFT and cuBLAS are called through cudarc's `cufft` and `cublas`
+//! used is the one found. cuFFT, cuBLAS, cuSPARSE and cuSOLVER are called through cudarc's
 //! bindings, whose loader opens a library by bare name and panics when none opens, and whose
 //! every function panics at its first call when the library lacks its symbol: xp opens the file
 //! found by its full path with `RTLD_GLOBAL` first, so that cudarc's `dlopen("libcufft.so.12")`
 //! is answered with it (glibc matches loaded libraries by their `SONAME`), checks
 //! `is_culib_present`, and checks that every function xp calls is exported, before any call.
-//! cuBLAS opens cuBLASLt (`libcublasLt.so.13`) by name, so the `libcublasLt` of the same
-//! folder and version is opened first, the same way.
-//!
-//! In a folder, `libnvrtc-builtins.so.*` of the same version is opened first (by full path,
-//! `RTLD_GLOBAL`), because `libnvrtc` opens it by name when it compiles.
+//! What a library opens by name is opened first from its folder, the same way (its
+//! companions): cuBLASLt (`libcublasLt.so.13`) beside cuBLAS, nvJitLink beside cuSPARSE,
+//! nvJitLink and cuSPARSE beside cuSOLVER, and `libnvrtc-builtins.so.*` of the same version
+//! beside NVRTC, which opens it when it compiles. NCCL is opened by
+//! `xp_backend_api::gpu::nccl::load_nccl`, whose table serves RCCL too.
 
-use std::ffi::{c_char, c_int, c_void, OsStr, OsString};
+use std::ffi::{c_char, c_int, c_void, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libloading::Library;
-use xp_backend_api::library::is_bare_name;
+use xp_backend_api::library::{
+    is_bare_name, open_library, sorted_entries, Folders, OpenedFile, Opening, VendorLibrary,
+};
 use xp_backend_api::{Error, LibrarySearch, Result};
 
 /// Folders where NVIDIA drivers are installed off the default loader path.
@@ -60,30 +69,90 @@ const DRIVER_DIRS: &[&str] = &[
 /// The driver library's file names, in the order they are tried in a folder.
 const DRIVER_FILES: &[&str] = &["libcuda.so.1", "libcuda.so"];
 
-/// NVRTC's file names, newest first.
-const NVRTC_FILES: &[&str] = &["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"];
+/// Where every CUDA library is looked for, after its variable: the toolkit, the wheels of CUDA
+/// 13 (`nvidia/cu13/lib`) and of the library itself (`wheel`), then `$CONDA_PREFIX/lib`.
+const fn cuda_folders(wheel: &'static [&'static str; 2]) -> [Folders; 3] {
+    [Folders::CudaToolkit, Folders::PipWheels(wheel), Folders::Var("CONDA_PREFIX", &["lib"])]
+}
+
+/// NVRTC: opened by its path (the table in [`Nvrtc`]), after its builtins.
+const NVRTC: VendorLibrary = VendorLibrary {
+    what: "NVRTC (libnvrtc.so.13, the CUDA runtime compiler)",
+    env_var: "XP_NVRTC_PATH",
+    files: &["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"],
+    folders: &cuda_folders(&["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"]),
+    hint: "install it with `pip install nvidia-cuda-nvrtc` (or the CUDA toolkit)",
+    opening: Opening::global_after(nvrtc_builtins),
+};
+
+/// cuFFT's file names, newest first (CUDA 13 ships cuFFT 12 as `libcufft.so.12`).
+const CUFFT_FILES: &[&str] = &["libcufft.so.12", "libcufft.so.11", "libcufft.so"];
+
+/// cuFFT, for cudarc's `cufft`.
+const CUFFT: VendorLibrary = VendorLibrary {
+    what: "cuFFT (libcufft, the CUDA FFT library)",
+    env_var: "XP_CUFFT_PATH",
+    files: CUFFT_FILES,
+    folders: &cuda_folders(&["nvidia/cu13/lib", "nvidia/cufft/lib"]),
+    hint: "install it with `pip install nvidia-cufft` (or the CUDA toolkit)",
+    opening: Opening::GLOBAL,
+};
+
+/// cuBLAS's file names, newest first (CUDA 13 ships cuBLAS 13, CUDA 12 cuBLAS 12; the 64-bit
+/// size API xp calls came with cuBLAS 12).
+const CUBLAS_FILES: &[&str] = &["libcublas.so.13", "libcublas.so.12", "libcublas.so"];
+
+/// cuBLAS, for cudarc's `cublas`, after the cuBLASLt beside it.
+const CUBLAS: VendorLibrary = VendorLibrary {
+    what: "cuBLAS (libcublas, the CUDA BLAS library)",
+    env_var: "XP_CUBLAS_PATH",
+    files: CUBLAS_FILES,
+    folders: &cuda_folders(&["nvidia/cu13/lib", "nvidia/cublas/lib"]),
+    hint: "install it with `pip install nvidia-cublas` (or the CUDA toolkit)",
+    opening: Opening::global_after(cublaslt_beside),
+};
+
+/// cuSPARSE, for cudarc's `cusparse` (CUDA 13 and 12 ship cuSPARSE 12), after nvJitLink.
+const CUSPARSE: VendorLibrary = VendorLibrary {
+    what: "cuSPARSE (libcusparse, the CUDA sparse matrix library)",
+    env_var: "XP_CUSPARSE_PATH",
+    files: &["libcusparse.so.12", "libcusparse.so.11", "libcusparse.so"],
+    folders: &cuda_folders(&["nvidia/cu13/lib", "nvidia/cusparse/lib"]),
+    hint: "install it with `pip install nvidia-cusparse` (or the CUDA toolkit)",
+    opening: Opening::global_after(cusparse_companions),
+};
+
+/// cuSOLVER's file names, newest first (CUDA 13 ships cuSOLVER 12, CUDA 12 cuSOLVER 11).
+const CUSOLVER_FILES: &[&str] = &["libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"];
+
+/// cuSOLVER, for cudarc's `cusolver`, after nvJitLink and cuSPARSE.
+const CUSOLVER: VendorLibrary = VendorLibrary {
+    what: "cuSOLVER (libcusolver, the CUDA dense solver library)",
+    env_var: "XP_CUSOLVER_PATH",
+    files: CUSOLVER_FILES,
+    folders: &cuda_folders(&["nvidia/cu13/lib", "nvidia/cusolver/lib"]),
+    hint: "install it with `pip install nvidia-cusolver` (or the CUDA toolkit)",
+    opening: Opening::global_after(cusolver_companions),
+};
+
+/// NCCL: `$NCCL_HOME` before the toolkit, the `nvidia-nccl-cu13` wheel before CUDA 13's. The
+/// soname is `libnccl.so.2`. Opened by `load_nccl` (`libloading`'s default).
+const NCCL: VendorLibrary = VendorLibrary {
+    what: "NCCL (libnccl.so.2, NVIDIA's collective communications library)",
+    env_var: "XP_NCCL_PATH",
+    files: &["libnccl.so.2", "libnccl.so"],
+    folders: &[
+        Folders::Var("NCCL_HOME", &["lib", "lib64"]),
+        Folders::CudaToolkit,
+        Folders::PipWheels(&["nvidia/nccl/lib", "nvidia/cu13/lib"]),
+        Folders::Var("CONDA_PREFIX", &["lib"]),
+    ],
+    hint: "install it with `pip install nvidia-nccl-cu13` (or NVIDIA's libnccl2 package)",
+    opening: Opening::LOCAL,
+};
 
 fn unavailable(reason: impl Into<String>) -> Error {
     Error::BackendUnavailable { backend: "cuda".into(), reason: reason.into() }
-}
-
-/// Open `path` with `RTLD_NOW | RTLD_GLOBAL`, so that later `dlopen`s by name find it.
-///
-/// # Safety
-/// Opening a library runs its initialisers; `path` must be a library whose initialisers are
-/// sound to run (a vendor library found by the searches of this module).
-unsafe fn open_global(path: &Path) -> std::result::Result<Library, libloading::Error> {
-    #[cfg(unix)]
-    {
-        use libloading::os::unix::{Library as UnixLibrary, RTLD_GLOBAL, RTLD_NOW};
-        // SAFETY: the caller vouches for the library's initialisers.
-        unsafe { UnixLibrary::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }.map(Library::from)
-    }
-    #[cfg(not(unix))]
-    {
-        // SAFETY: the caller vouches for the library's initialisers.
-        unsafe { Library::new(path) }
-    }
 }
 
 /// The driver library, opened the way cudarc opens it.
@@ -120,7 +189,7 @@ fn find_driver() -> std::result::Result<DriverLibrary, String> {
                 continue;
             }
             // SAFETY: `path` is a file named like the driver in a driver folder.
-            match unsafe { open_global(&path) } {
+            match unsafe { open_library(&path, true) } {
                 Ok(preloaded) => {
                     if let Some(d) = open_like_cudarc(&names) {
                         // `preloaded` may close: `d` holds its own reference to the same object.
@@ -211,8 +280,9 @@ pub(crate) struct Nvrtc {
     pub(crate) path: String,
     /// `(major, minor)`.
     pub(crate) version: (i32, i32),
-    // Keep the libraries open for as long as the table exists (forever: it is a static).
-    _builtins: Option<Library>,
+    // Keep the libraries open for as long as the table exists (forever: it is a static): the
+    // builtins opened before NVRTC, and NVRTC.
+    _builtins: Vec<Library>,
     _lib: Library,
 }
 
@@ -231,132 +301,48 @@ impl Nvrtc {
     }
 }
 
-/// The folders of a CUDA library from the toolkit or NVIDIA's pip wheels, given the
-/// environment as a lookup function (for tests): `$CUDA_HOME` and `$CUDA_PATH` (`lib64`, `lib`),
-/// `/usr/local/cuda/lib64`, the `wheel_dirs` (`nvidia/cu13/lib`, …) under every Python
-/// site-packages found, then `$CONDA_PREFIX/lib`.
-fn cuda_library_dirs(env: &dyn Fn(&str) -> Option<OsString>, wheel_dirs: &[&str]) -> Vec<PathBuf> {
-    let set = |k: &str| env(k).filter(|v| !v.is_empty());
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for k in ["CUDA_HOME", "CUDA_PATH"] {
-        if let Some(v) = set(k) {
-            dirs.push(Path::new(&v).join("lib64"));
-            dirs.push(Path::new(&v).join("lib"));
-        }
-    }
-    dirs.push("/usr/local/cuda/lib64".into());
-    let mut site: Vec<PathBuf> = Vec::new();
-    for k in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
-        if let Some(v) = set(k) {
-            site.extend(python_site_dirs(&Path::new(&v).join("lib")));
-        }
-    }
-    site.extend(python_site_dirs(Path::new("/usr/local/lib")));
-    site.extend(python_site_dirs(Path::new("/usr/lib")));
-    if let Some(home) = set("HOME") {
-        let home = PathBuf::from(home);
-        site.extend(python_site_dirs(&home.join(".local/lib")));
-        for version in sorted_entries(&home.join(".pyenv/versions"), |_| true) {
-            site.extend(python_site_dirs(&version.join("lib")));
-        }
-    }
-    for s in site {
-        dirs.extend(wheel_dirs.iter().map(|w| s.join(w)));
-    }
-    if let Some(v) = set("CONDA_PREFIX") {
-        dirs.push(Path::new(&v).join("lib"));
-    }
-    dirs
-}
-
-/// Where NCCL is looked for: `XP_NCCL_PATH` (the file, or its folder), `$NCCL_HOME/lib`, then
-/// the toolkit and the `nvidia-nccl-cu13` wheel (`nvidia/nccl/lib`), then the loader path.
-/// The soname is `libnccl.so.2`; `libnccl.so` is tried after it.
+/// Where NCCL is looked for.
 pub(crate) fn nccl_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    let mut dirs = Vec::new();
-    if let Some(home) = env("NCCL_HOME").filter(|v| !v.is_empty()) {
-        dirs.push(Path::new(&home).join("lib"));
-        dirs.push(Path::new(&home).join("lib64"));
-    }
-    dirs.extend(cuda_library_dirs(env, &["nvidia/nccl/lib", "nvidia/cu13/lib"]));
-    LibrarySearch {
-        what: "NCCL (libnccl.so.2, NVIDIA's collective communications library)".into(),
-        env_var: "XP_NCCL_PATH".into(),
-        files: vec!["libnccl.so.2".into(), "libnccl.so".into()],
-        dirs,
-        hint: "install it with `pip install nvidia-nccl-cu13` (or NVIDIA's libnccl2 package)".into(),
-    }
+    NCCL.search(env)
 }
 
 /// NCCL, opened once per process on first use from the default places.
 pub(crate) fn nccl() -> Result<&'static xp_backend_api::gpu::nccl::NcclApi> {
-    static NCCL: OnceLock<std::result::Result<xp_backend_api::gpu::nccl::NcclApi, String>> = OnceLock::new();
+    static FOUND: OnceLock<std::result::Result<xp_backend_api::gpu::nccl::NcclApi, String>> = OnceLock::new();
     let env = |k: &str| std::env::var_os(k);
-    NCCL.get_or_init(|| xp_backend_api::gpu::nccl::load_nccl(&nccl_search(&env), &env, "NCCL"))
+    FOUND
+        .get_or_init(|| xp_backend_api::gpu::nccl::load_nccl(&nccl_search(&env), &env, "NCCL"))
         .as_ref()
         .map_err(|e| unavailable(e.clone()))
-}
-
-/// Where NVRTC is looked for.
-fn nvrtc_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    LibrarySearch {
-        what: "NVRTC (libnvrtc.so.13, the CUDA runtime compiler)".into(),
-        env_var: "XP_NVRTC_PATH".into(),
-        files: NVRTC_FILES.iter().map(|f| f.to_string()).collect(),
-        dirs: cuda_library_dirs(env, &["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"]),
-        hint: "install it with `pip install nvidia-cuda-nvrtc` (or the CUDA toolkit)".into(),
-    }
 }
 
 /// Where to look for NVRTC, given the environment as a lookup function (for tests).
 /// The first element tells whether the list came from `XP_NVRTC_PATH` alone.
 #[cfg(test)]
 fn nvrtc_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> (bool, Vec<PathBuf>) {
-    nvrtc_search(env).candidates(env)
+    NVRTC.search(env).candidates(env)
 }
 
-/// Entries of `dir` whose names pass `keep`, newest-looking first (reverse name order).
-fn sorted_entries(dir: &Path, keep: impl Fn(&OsStr) -> bool) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut v: Vec<PathBuf> = rd.flatten().filter(|e| keep(&e.file_name())).map(|e| e.path()).collect();
-    v.sort();
-    v.reverse();
-    v
+/// NVRTC's builtins beside an NVRTC file, opened first because NVRTC opens them by name when it
+/// compiles: `libnvrtc.so.13` goes with the newest `libnvrtc-builtins.so.13.*`, a bare
+/// `libnvrtc.so` with any. None for a bare name (the loader finds them).
+fn nvrtc_builtins(nvrtc: &Path) -> Vec<PathBuf> {
+    let Some(dir) = nvrtc.parent().filter(|_| !is_bare_name(nvrtc)) else { return Vec::new() };
+    let file = nvrtc.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let prefix = match file.strip_prefix("libnvrtc.so.") {
+        Some(major) => format!("libnvrtc-builtins.so.{major}."),
+        None => "libnvrtc-builtins.so.".to_string(),
+    };
+    let found = sorted_entries(dir, |n| {
+        let n = n.to_string_lossy();
+        n.starts_with(&prefix) && !n.contains(".alt.")
+    });
+    found.into_iter().take(1).collect()
 }
 
-/// `lib/python3*/{site,dist}-packages` under `lib`.
-fn python_site_dirs(lib: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for py in sorted_entries(lib, |n| n.to_string_lossy().starts_with("python3")) {
-        out.push(py.join("site-packages"));
-        out.push(py.join("dist-packages"));
-    }
-    out
-}
-
-fn load_nvrtc_at(path: &Path) -> std::result::Result<Nvrtc, String> {
-    let by_name = is_bare_name(path);
-    let mut builtins = None;
-    if !by_name {
-        let dir = path.parent().expect("checked above");
-        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-        // libnvrtc.so.13 goes with libnvrtc-builtins.so.13.*; a bare libnvrtc.so with any.
-        let prefix = match file.strip_prefix("libnvrtc.so.") {
-            Some(major) => format!("libnvrtc-builtins.so.{major}."),
-            None => "libnvrtc-builtins.so.".to_string(),
-        };
-        let found = sorted_entries(dir, |n| {
-            let n = n.to_string_lossy();
-            n.starts_with(&prefix) && !n.contains(".alt.")
-        });
-        if let Some(b) = found.first() {
-            // SAFETY: NVRTC's builtins library, beside NVRTC itself.
-            builtins = Some(unsafe { open_global(b) }.map_err(|e| format!("{}: {e}", b.display()))?);
-        }
-    }
-    // SAFETY: a file named like NVRTC, in a folder where NVRTC is installed (or found by the
-    // loader under NVRTC's name); its initialisers are NVRTC's.
-    let lib = unsafe { open_global(path) }.map_err(|e| format!("{}: {e}", path.display()))?;
+/// NVRTC's table from the file opened, or why it is no usable NVRTC.
+fn nvrtc_table(opened: OpenedFile<'_>) -> std::result::Result<Nvrtc, String> {
+    let OpenedFile { path, library: lib, companions } = opened;
     macro_rules! sym {
         ($name:literal, $ty:ty) => {{
             // SAFETY: `$ty` is the C signature of the NVRTC function `$name` (nvrtc.h), and
@@ -377,7 +363,7 @@ fn load_nvrtc_at(path: &Path) -> std::result::Result<Nvrtc, String> {
         get_error_string: sym!("nvrtcGetErrorString", GetErrorString),
         path: path.display().to_string(),
         version: (0, 0),
-        _builtins: builtins,
+        _builtins: companions,
         _lib: lib,
     };
     let (mut major, mut minor) = (0, 0);
@@ -391,33 +377,22 @@ fn load_nvrtc_at(path: &Path) -> std::result::Result<Nvrtc, String> {
 
 fn find_nvrtc() -> std::result::Result<Nvrtc, String> {
     let env = |k: &str| std::env::var_os(k);
-    nvrtc_search(&env).open_first(&env, load_nvrtc_at).map(|(n, _)| n)
+    // SAFETY: the candidates are files named like NVRTC (and its builtins beside them) in the
+    // folders where NVIDIA installs it, or found by the loader under NVRTC's names; their
+    // initialisers are NVRTC's.
+    unsafe { NVRTC.open(&env, nvrtc_table) }.map(|found| found.api)
 }
 
 /// NVRTC, found once per process.
 pub(crate) fn nvrtc() -> Result<&'static Nvrtc> {
-    static NVRTC: OnceLock<std::result::Result<Nvrtc, String>> = OnceLock::new();
-    NVRTC.get_or_init(find_nvrtc).as_ref().map_err(|r| unavailable(r.clone()))
-}
-
-/// cuFFT's file names, newest first (CUDA 13 ships cuFFT 12 as `libcufft.so.12`).
-const CUFFT_FILES: &[&str] = &["libcufft.so.12", "libcufft.so.11", "libcufft.so"];
-
-/// Where cuFFT is looked for.
-fn cufft_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    LibrarySearch {
-        what: "cuFFT (libcufft, the CUDA FFT library)".into(),
-        env_var: "XP_CUFFT_PATH".into(),
-        files: CUFFT_FILES.iter().map(|f| f.to_string()).collect(),
-        dirs: cuda_library_dirs(env, &["nvidia/cu13/lib", "nvidia/cufft/lib"]),
-        hint: "install it with `pip install nvidia-cufft` (or the CUDA toolkit)".into(),
-    }
+    static FOUND: OnceLock<std::result::Result<Nvrtc, String>> = OnceLock::new();
+    FOUND.get_or_init(find_nvrtc).as_ref().map_err(|r| unavailable(r.clone()))
 }
 
 /// Where to look for cuFFT, given the environment as a lookup function (for tests).
 #[cfg(test)]
 fn cufft_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> (bool, Vec<PathBuf>) {
-    cufft_search(env).candidates(env)
+    CUFFT.search(env).candidates(env)
 }
 
 /// A vendor library opened so that one of cudarc's binding modules (`cufft`, `cublas`) finds
@@ -447,30 +422,27 @@ struct CudarcModule {
     symbols: &'static [&'static str],
 }
 
-/// Find a library with `search` and open it by its full path with `RTLD_GLOBAL`, after the
-/// libraries `companions` names for each candidate (opened the same way, from the same folder,
-/// where they exist); then cudarc's loader, which opens the library's candidate names
-/// (`libcufft.so.12`, …) by bare name, is answered with the library already loaded (glibc
-/// matches loaded libraries by their `SONAME`). The library must then be present by cudarc's
-/// names and export every symbol of `module`.
+/// Find `library` and open it by its full path with `RTLD_GLOBAL`, after the companions its
+/// entry names (opened the same way, from the same folder, where they exist); then cudarc's
+/// loader, which opens the library's candidate names (`libcufft.so.12`, …) by bare name, is
+/// answered with the library already loaded (glibc matches loaded libraries by their
+/// `SONAME`). The library must then be present by cudarc's names and export every symbol of
+/// `module`.
 fn find_for_cudarc(
-    search: &LibrarySearch,
+    library: &VendorLibrary,
     env: &dyn Fn(&str) -> Option<OsString>,
     module: &CudarcModule,
-    companions: impl Fn(&Path) -> Vec<PathBuf>,
 ) -> std::result::Result<CudarcLibrary, String> {
-    let open = |p: &Path| {
-        let mut libs = Vec::new();
-        for c in companions(p).into_iter().filter(|c| c.exists()) {
-            // SAFETY: the companions are the vendor's own libraries, beside the one found.
-            libs.push(unsafe { open_global(&c) }.map_err(|e| format!("{}: {e}", c.display()))?);
-        }
-        // SAFETY: the candidates are files named like the library in the folders where it is
-        // installed (or found by the loader under its names); their initialisers are its own.
-        libs.push(unsafe { open_global(p) }.map_err(|e| format!("{}: {e}", p.display()))?);
+    let keep_all = |f: OpenedFile<'_>| {
+        let mut libs = f.companions;
+        libs.push(f.library);
         Ok(libs)
     };
-    let (libs, path) = search.open_first(env, open)?;
+    // SAFETY: the candidates are files named like the library in the folders where it is
+    // installed (or found by the loader under its names), and its companions NVIDIA's libraries
+    // beside it; their initialisers are their own.
+    let found = unsafe { library.open(env, keep_all) }?;
+    let (libs, path) = (found.api, found.path);
     // SAFETY: `is_culib_present` only tries to open cudarc's candidate names.
     if !unsafe { (module.present)() } {
         return Err(format!(
@@ -539,29 +511,20 @@ fn find_cufft(env: &dyn Fn(&str) -> Option<OsString>) -> std::result::Result<Cud
         symbol: cufft_symbol,
         symbols: CUFFT_SYMBOLS,
     };
-    find_for_cudarc(&cufft_search(env), env, &module, |_| Vec::new())
+    find_for_cudarc(&CUFFT, env, &module)
 }
 
 /// cuFFT, found once per process. Until this returns `Ok`, no function of `cudarc::cufft`
 /// may be called (its loader would panic).
 pub(crate) fn cufft() -> Result<&'static CudarcLibrary> {
-    static CUFFT: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
-    CUFFT.get_or_init(|| find_cufft(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
+    static FOUND: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
+    FOUND.get_or_init(|| find_cufft(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
 }
 
-/// cuBLAS's file names, newest first (CUDA 13 ships cuBLAS 13, CUDA 12 cuBLAS 12; the 64-bit
-/// size API xp calls came with cuBLAS 12).
-const CUBLAS_FILES: &[&str] = &["libcublas.so.13", "libcublas.so.12", "libcublas.so"];
-
-/// Where cuBLAS is looked for.
+/// Where cuBLAS is looked for (for tests).
+#[cfg(test)]
 fn cublas_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    LibrarySearch {
-        what: "cuBLAS (libcublas, the CUDA BLAS library)".into(),
-        env_var: "XP_CUBLAS_PATH".into(),
-        files: CUBLAS_FILES.iter().map(|f| f.to_string()).collect(),
-        dirs: cuda_library_dirs(env, &["nvidia/cu13/lib", "nvidia/cublas/lib"]),
-        hint: "install it with `pip install nvidia-cublas` (or the CUDA toolkit)".into(),
-    }
+    CUBLAS.search(env)
 }
 
 /// cuBLASLt beside a cuBLAS file: `libcublas.so.13` opens `libcublasLt.so.13` by name, which
@@ -605,28 +568,14 @@ fn find_cublas(env: &dyn Fn(&str) -> Option<OsString>) -> std::result::Result<Cu
         symbol: cublas_symbol,
         symbols: CUBLAS_SYMBOLS,
     };
-    find_for_cudarc(&cublas_search(env), env, &module, cublaslt_beside)
+    find_for_cudarc(&CUBLAS, env, &module)
 }
 
 /// cuBLAS (and cuBLASLt, which it needs), found once per process. Until this returns `Ok`, no
 /// function of `cudarc::cublas` may be called (its loader would panic).
 pub(crate) fn cublas() -> Result<&'static CudarcLibrary> {
-    static CUBLAS: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
-    CUBLAS.get_or_init(|| find_cublas(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
-}
-
-/// cuSPARSE's file names, newest first (CUDA 13 and 12 ship cuSPARSE 12).
-const CUSPARSE_FILES: &[&str] = &["libcusparse.so.12", "libcusparse.so.11", "libcusparse.so"];
-
-/// Where cuSPARSE is looked for.
-fn cusparse_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    LibrarySearch {
-        what: "cuSPARSE (libcusparse, the CUDA sparse matrix library)".into(),
-        env_var: "XP_CUSPARSE_PATH".into(),
-        files: CUSPARSE_FILES.iter().map(|f| f.to_string()).collect(),
-        dirs: cuda_library_dirs(env, &["nvidia/cu13/lib", "nvidia/cusparse/lib"]),
-        hint: "install it with `pip install nvidia-cusparse` (or the CUDA toolkit)".into(),
-    }
+    static FOUND: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
+    FOUND.get_or_init(|| find_cublas(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
 }
 
 /// What cuSPARSE opens by name, from the folder it was found in: nvJitLink.
@@ -672,28 +621,20 @@ fn find_cusparse(env: &dyn Fn(&str) -> Option<OsString>) -> std::result::Result<
         symbol: cusparse_symbol,
         symbols: CUSPARSE_SYMBOLS,
     };
-    find_for_cudarc(&cusparse_search(env), env, &module, cusparse_companions)
+    find_for_cudarc(&CUSPARSE, env, &module)
 }
 
 /// cuSPARSE, found once per process. Until this returns `Ok`, no function of
 /// `cudarc::cusparse` may be called (its loader would panic).
 pub(crate) fn cusparse() -> Result<&'static CudarcLibrary> {
-    static CUSPARSE: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
-    CUSPARSE.get_or_init(|| find_cusparse(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
+    static FOUND: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
+    FOUND.get_or_init(|| find_cusparse(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
 }
 
-/// cuSOLVER's file names, newest first (CUDA 13 ships cuSOLVER 12, CUDA 12 cuSOLVER 11).
-const CUSOLVER_FILES: &[&str] = &["libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"];
-
-/// Where cuSOLVER is looked for.
+/// Where cuSOLVER is looked for (for tests).
+#[cfg(test)]
 fn cusolver_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    LibrarySearch {
-        what: "cuSOLVER (libcusolver, the CUDA dense solver library)".into(),
-        env_var: "XP_CUSOLVER_PATH".into(),
-        files: CUSOLVER_FILES.iter().map(|f| f.to_string()).collect(),
-        dirs: cuda_library_dirs(env, &["nvidia/cu13/lib", "nvidia/cusolver/lib"]),
-        hint: "install it with `pip install nvidia-cusolver` (or the CUDA toolkit)".into(),
-    }
+    CUSOLVER.search(env)
 }
 
 /// What cuSOLVER opens by name, from the folder it was found in: cuSPARSE and nvJitLink (the
@@ -766,15 +707,15 @@ fn find_cusolver(env: &dyn Fn(&str) -> Option<OsString>) -> std::result::Result<
         symbol: cusolver_symbol,
         symbols: CUSOLVER_SYMBOLS,
     };
-    find_for_cudarc(&cusolver_search(env), env, &module, cusolver_companions)
+    find_for_cudarc(&CUSOLVER, env, &module)
 }
 
 /// cuSOLVER, found once per process after cuBLAS (which it needs). Until this returns `Ok`, no
 /// function of `cudarc::cusolver` may be called (its loader would panic).
 pub(crate) fn cusolver() -> Result<&'static CudarcLibrary> {
     cublas()?;
-    static CUSOLVER: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
-    CUSOLVER.get_or_init(|| find_cusolver(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
+    static FOUND: OnceLock<std::result::Result<CudarcLibrary, String>> = OnceLock::new();
+    FOUND.get_or_init(|| find_cusolver(&|k| std::env::var_os(k))).as_ref().map_err(|r| unavailable(r.clone()))
 }
 
 #[cfg(test)]

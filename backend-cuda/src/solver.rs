@@ -192,14 +192,7 @@ impl CusolverLib {
     }
 
     fn target(&self) -> GpuTarget<'_> {
-        GpuTarget {
-            backend: "cuda",
-            vendor: "CUDA",
-            ordinal: self.ctx.ordinal,
-            label: &self.ctx.label,
-            props: &self.ctx.props,
-            pool: &self.pool,
-        }
+        GpuTarget::new("cuda", "CUDA", self.ctx.ordinal, &self.ctx.label, &self.ctx.props, &self.pool)
     }
 }
 

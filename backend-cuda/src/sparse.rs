@@ -154,14 +154,7 @@ impl SparseLib for CusparseLib {
         check_spgemm(self, ad, bd)?;
         let (vt, one, zero) = value_type(ad.dtype).expect("checked by check_spgemm");
         let (isz, vsz) = (4usize, ad.dtype.size());
-        let target = GpuTarget {
-            backend: "cuda",
-            vendor: "CUDA",
-            ordinal: self.ctx.ordinal,
-            label: &self.ctx.label,
-            props: &self.ctx.props,
-            pool: &self.pool,
-        };
+        let target = GpuTarget::new("cuda", "CUDA", self.ctx.ordinal, &self.ctx.label, &self.ctx.props, &self.pool);
         let ops = [
             LibraryOperand::read("A indptr", ab.indptr, isz, ad.rows + 1),
             LibraryOperand::read("A indices", ab.indices, isz, ad.nnz),

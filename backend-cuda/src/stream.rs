@@ -63,14 +63,7 @@ impl CudaStream {
 
     /// The device as the shared checks of launches and copies see it.
     fn target(&self) -> GpuTarget<'_> {
-        GpuTarget {
-            backend: "cuda",
-            vendor: "CUDA",
-            ordinal: self.ctx.ordinal,
-            label: &self.ctx.label,
-            props: &self.ctx.props,
-            pool: &self.pool,
-        }
+        GpuTarget::new("cuda", "CUDA", self.ctx.ordinal, &self.ctx.label, &self.ctx.props, &self.pool)
     }
 
     fn stream_sync(&self) -> Result<()> {

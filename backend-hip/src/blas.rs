@@ -29,6 +29,12 @@
 //! name of the code (`rocblas_status_invalid_size`); `rocblas_status_memory_error` says that
 //! memory ran out.
 //!
+//! # Handles
+//! Every HIP library's handle (this file's, rocSOLVER's, which is a rocBLAS handle too, hipFFT's
+//! plans, rocSPARSE's) is owned by a `VendorHandle` made by [`device_handle`], here: destroyed
+//! once when dropped, with its device current, not at all after a sticky error, and a failure
+//! kept for the device's next synchronising call.
+//!
 //! # Not run here
 //! This code was built, its loader's failure paths and the argument mapping tested, on machines
 //! without rocBLAS and without an AMD GPU: no product has run against a real rocBLAS.
@@ -39,6 +45,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use xp_backend_api::gpu::blas::{blas_check, gpu_blas_supports, open_gpu_gemm, ColumnMajorGemm, GemmScalar};
 use xp_backend_api::gpu::GpuTarget;
+use xp_backend_api::library::VendorHandle;
 use xp_backend_api::{Blas, Buffer, DType, DeviceProperties, Error, GemmDesc, MemoryPool, Result, Stream};
 
 use crate::stream::HipStream;
@@ -81,12 +88,12 @@ pub(crate) fn rocblas_version() -> Result<String> {
     // SAFETY: the call writes one size through a valid pointer; `lib` keeps rocBLAS open.
     check(
         "rocblas_get_version_string_size",
-        unsafe { (lib.blas.rocblas_get_version_string_size)(&mut len) },
+        unsafe { (lib.api.rocblas_get_version_string_size)(&mut len) },
         String::new,
     )?;
     let mut buf = vec![0u8; len.max(1)];
     // SAFETY: `buf` holds `buf.len()` bytes, at least the size rocBLAS asked for (NUL included).
-    let r = unsafe { (lib.blas.rocblas_get_version_string)(buf.as_mut_ptr().cast(), buf.len()) };
+    let r = unsafe { (lib.api.rocblas_get_version_string)(buf.as_mut_ptr().cast(), buf.len()) };
     check("rocblas_get_version_string", r, String::new)?;
     Ok(xp_backend_api::gpu::log_text(&buf))
 }
@@ -160,18 +167,59 @@ impl RocblasGemm {
     }
 }
 
-/// A rocBLAS handle (a pointer).
-struct Handle(sys::rocblas_handle);
+/// A handle of a HIP library (rocBLAS, hipFFT, rocSPARSE) made on device `ordinal`, which
+/// `destroy` destroys when it is dropped: with the device current (`hipSetDevice`), and not at
+/// all once a sticky error has made the context unusable (the handle went with it). A failure
+/// is kept by `pool` for the device's next synchronising call.
+///
+/// # Safety
+/// As [`VendorHandle::new`]: `raw` is a live handle of device `ordinal` that nothing else
+/// destroys, usable from any host thread with its device current; `destroy` destroys it.
+pub(crate) unsafe fn device_handle<H: Copy + 'static>(
+    raw: H,
+    ordinal: usize,
+    pool: &Arc<MemoryPool>,
+    destroy: impl FnOnce(H) -> Result<()> + Send + 'static,
+) -> VendorHandle<H> {
+    let on_device = move |h| {
+        if result::sticky_error().is_some() {
+            return Ok(());
+        }
+        result::set_device(ordinal).and_then(|_| destroy(h))
+    };
+    // SAFETY: the caller's contract is `new`'s.
+    unsafe { VendorHandle::new(raw, Arc::clone(pool), on_device) }
+}
 
-// SAFETY: a rocBLAS handle may be used from any host thread with its device current;
-// `RocBlasLib` keeps it behind a lock, so one thread at a time binds it to a stream and queues.
-unsafe impl Send for Handle {}
+/// A rocBLAS handle on device `ordinal` (rocSOLVER queues its calls on one too), destroyed when
+/// dropped.
+pub(crate) fn rocblas_handle(
+    blas: &'static sys::RocBlas,
+    ordinal: usize,
+    pool: &Arc<MemoryPool>,
+) -> Result<VendorHandle<sys::rocblas_handle>> {
+    result::set_device(ordinal)?;
+    let mut h: sys::rocblas_handle = std::ptr::null_mut();
+    // SAFETY: rocBLAS is loaded; the device is current, so the handle belongs to it; `h` is a
+    // valid out-pointer.
+    check("rocblas_create_handle", unsafe { (blas.rocblas_create_handle)(&mut h) }, || format!("on hip:{ordinal}"))?;
+    let destroy = move |h| {
+        // SAFETY: the handle is live and destroyed once, here; rocBLAS waits for the work queued
+        // with it before releasing its workspace.
+        check("rocblas_destroy_handle", unsafe { (blas.rocblas_destroy_handle)(h) }, String::new)
+    };
+    // SAFETY: `h` was created just above, on device `ordinal`, and only the handle returned
+    // destroys it, with `destroy`; a rocBLAS handle may be used from any host thread with its
+    // device current, and its owners keep it behind a lock, so one thread at a time binds it to
+    // a stream and queues.
+    Ok(unsafe { device_handle(h, ordinal, pool, destroy) })
+}
 
 /// rocBLAS on one device.
 pub struct RocBlasLib {
     blas: &'static sys::RocBlas,
     /// The handle; its lock is held while it is bound to a stream and a product is queued.
-    handle: Mutex<Handle>,
+    handle: Mutex<VendorHandle<sys::rocblas_handle>>,
     ordinal: usize,
     label: String,
     props: Arc<DeviceProperties>,
@@ -184,16 +232,10 @@ impl RocBlasLib {
     pub(crate) fn open(ordinal: usize, props: Arc<DeviceProperties>, pool: Arc<MemoryPool>) -> Result<Self> {
         let lib = sys::rocblas()?;
         let version = rocblas_version()?;
-        result::set_device(ordinal)?;
-        let mut h: sys::rocblas_handle = std::ptr::null_mut();
-        // SAFETY: rocBLAS is loaded; the device is current, so the handle belongs to it; `h` is
-        // a valid out-pointer.
-        check("rocblas_create_handle", unsafe { (lib.blas.rocblas_create_handle)(&mut h) }, || {
-            format!("on hip:{ordinal}")
-        })?;
+        let handle = rocblas_handle(&lib.api, ordinal, &pool)?;
         Ok(RocBlasLib {
-            blas: &lib.blas,
-            handle: Mutex::new(Handle(h)),
+            blas: &lib.api,
+            handle: Mutex::new(handle),
             ordinal,
             label: format!("hip:{ordinal}"),
             props,
@@ -220,14 +262,7 @@ impl Blas for RocBlasLib {
         b: (&Buffer, usize),
         c: (&Buffer, usize),
     ) -> Result<()> {
-        let target = GpuTarget {
-            backend: "hip",
-            vendor: "HIP",
-            ordinal: self.ordinal,
-            label: &self.label,
-            props: &self.props,
-            pool: &self.pool,
-        };
+        let target = GpuTarget::new("hip", "HIP", self.ordinal, &self.label, &self.props, &self.pool);
         let (s, at, g) = open_gpu_gemm::<HipStream>(&target, "rocBLAS", desc, stream, |s| s.ordinal(), a, b, c)?;
         if g.is_empty() {
             return Ok(());
@@ -235,10 +270,11 @@ impl Blas for RocBlasLib {
         let call = RocblasGemm::new(desc, &g)?;
         let (alpha, beta) = (GemmScalar::new(desc.dtype, desc.alpha), GemmScalar::new(desc.dtype, desc.beta));
         result::set_device(self.ordinal)?;
-        let h = self.handle.lock();
-        // SAFETY: `h.0` is a live handle of this device; the stream is a live stream of the same
+        let guard = self.handle.lock();
+        let h = guard.raw();
+        // SAFETY: `h` is a live handle of this device; the stream is a live stream of the same
         // device (checked by `open_gpu_gemm`), kept alive by the caller's `Arc` for the call.
-        check("rocblas_set_stream", unsafe { (self.blas.rocblas_set_stream)(h.0, s.handle().raw()) }, || {
+        check("rocblas_set_stream", unsafe { (self.blas.rocblas_set_stream)(h, s.handle().raw()) }, || {
             format!("on {}", self.label)
         })?;
         // The call's A is the description's B, and its B the description's A.
@@ -258,7 +294,7 @@ impl Blas for RocBlasLib {
         let (api, r) = unsafe {
             if call.batch == 1 {
                 let r = (f.rocblas_gemm_ex)(
-                    h.0,
+                    h,
                     call.trans_a,
                     call.trans_b,
                     call.m,
@@ -286,7 +322,7 @@ impl Blas for RocBlasLib {
                 ("rocblas_gemm_ex", r)
             } else {
                 let r = (f.rocblas_gemm_strided_batched_ex)(
-                    h.0,
+                    h,
                     call.trans_a,
                     call.trans_b,
                     call.m,
@@ -320,21 +356,6 @@ impl Blas for RocBlasLib {
             }
         };
         check(api, r, || format!("{desc:?} on {}", self.label))
-    }
-}
-
-impl Drop for RocBlasLib {
-    fn drop(&mut self) {
-        if result::sticky_error().is_some() {
-            return;
-        }
-        let h = self.handle.get_mut().0;
-        let r = result::set_device(self.ordinal).and_then(|_| {
-            // SAFETY: the handle is live and destroyed once, here; rocBLAS waits for the work
-            // queued with it before releasing its workspace.
-            check("rocblas_destroy_handle", unsafe { (self.blas.rocblas_destroy_handle)(h) }, String::new)
-        });
-        self.pool.defer(r);
     }
 }
 

@@ -30,8 +30,10 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use xp_backend_api::gpu::fft::{fft_check, fft_direction, open_gpu_execute, plan_retrying, FftTransform, PlanMany64};
 use xp_backend_api::gpu::GpuTarget;
+use xp_backend_api::library::VendorHandle;
 use xp_backend_api::{Buffer, DeviceProperties, FftDesc, FftLib, FftPlan, MemoryPool, Result, Stream};
 
+use crate::blas::device_handle;
 use crate::stream::HipStream;
 use crate::{result, sys};
 
@@ -51,7 +53,7 @@ pub(crate) fn hipfft_version() -> Result<String> {
     let lib = sys::hipfft()?;
     let mut v = 0;
     // SAFETY: hipfftGetVersion writes one int through a valid pointer; `lib` keeps hipFFT open.
-    check("hipfftGetVersion", unsafe { (lib.fft.hipfftGetVersion)(&mut v) }, String::new)?;
+    check("hipfftGetVersion", unsafe { (lib.api.hipfftGetVersion)(&mut v) }, String::new)?;
     Ok(version_text(v))
 }
 
@@ -71,7 +73,7 @@ impl HipFftLib {
     pub(crate) fn open(ordinal: usize, props: Arc<DeviceProperties>, pool: Arc<MemoryPool>) -> Result<Self> {
         let lib = sys::hipfft()?;
         let version = hipfft_version()?;
-        Ok(HipFftLib { fft: &lib.fft, ordinal, label: format!("hip:{ordinal}"), props, pool, version })
+        Ok(HipFftLib { fft: &lib.api, ordinal, label: format!("hip:{ordinal}"), props, pool, version })
     }
 
     fn try_plan(&self, desc: &FftDesc, args: &PlanMany64) -> Result<HipFftPlan> {
@@ -79,11 +81,22 @@ impl HipFftLib {
         let mut handle: sys::hipfftHandle = std::ptr::null_mut();
         // SAFETY: hipFFT is loaded (`open`); `handle` is a valid out-pointer.
         check("hipfftCreate", unsafe { (self.fft.hipfftCreate)(&mut handle) }, String::new)?;
+        let fft = self.fft;
+        let destroy = move |h| {
+            // SAFETY: the handle is live and destroyed once, here. hipFFT releases the plan's
+            // device memory with hipFree, which waits for the work queued on the device, so a
+            // transform still queued with this plan completes first.
+            check("hipfftDestroy", unsafe { (fft.hipfftDestroy)(h) }, String::new)
+        };
+        // SAFETY: `handle` was created just above, on this device, and only the plan destroys
+        // it, with `destroy`; a hipFFT plan may be used from any host thread, and the plan keeps
+        // it behind a lock, so one thread at a time binds and executes it.
+        let owned = unsafe { device_handle(handle, self.ordinal, &self.pool, destroy) };
         // From here the plan owns the handle: an early return destroys it.
         let mut plan = HipFftPlan {
             desc: desc.clone(),
             work_size: 0,
-            handle: Mutex::new(PlanHandle(handle)),
+            handle: Mutex::new(owned),
             fft: self.fft,
             ordinal: self.ordinal,
             label: self.label.clone(),
@@ -131,20 +144,13 @@ impl FftLib for HipFftLib {
     }
 }
 
-/// A hipFFT plan handle (a pointer on AMD platforms).
-struct PlanHandle(sys::hipfftHandle);
-
-// SAFETY: a hipFFT plan may be used from any host thread; `HipFftPlan` keeps the handle behind
-// a lock, so one thread at a time binds and executes it.
-unsafe impl Send for PlanHandle {}
-
 /// A hipFFT plan of one [`FftDesc`] on one device.
 pub struct HipFftPlan {
     desc: FftDesc,
     work_size: usize,
     /// The handle; its lock is held while the plan is bound to a stream and a work area and
     /// executed, which hipFFT does not allow two threads to do at once on one handle.
-    handle: Mutex<PlanHandle>,
+    handle: Mutex<VendorHandle<sys::hipfftHandle>>,
     fft: &'static sys::HipFft,
     ordinal: usize,
     label: String,
@@ -169,14 +175,7 @@ impl FftPlan for HipFftPlan {
         work: Option<&Buffer>,
         forward: bool,
     ) -> Result<()> {
-        let target = GpuTarget {
-            backend: "hip",
-            vendor: "HIP",
-            ordinal: self.ordinal,
-            label: &self.label,
-            props: &self.props,
-            pool: &self.pool,
-        };
+        let target = GpuTarget::new("hip", "HIP", self.ordinal, &self.label, &self.props, &self.pool);
         let (s, at) = open_gpu_execute::<HipStream>(
             &target,
             "hipFFT",
@@ -190,7 +189,7 @@ impl FftPlan for HipFftPlan {
         )?;
         result::set_device(self.ordinal)?;
         let guard = self.handle.lock();
-        let h = guard.0;
+        let h = guard.raw();
         // SAFETY: `h` is a live plan of this device; the stream is a live stream of the same
         // device (checked by `open_gpu_execute`), kept alive by the caller's `Arc` for the call.
         check("hipfftSetStream", unsafe { (self.fft.hipfftSetStream)(h, s.handle().raw()) }, String::new)?;
@@ -218,22 +217,6 @@ impl FftPlan for HipFftPlan {
             }
         };
         check("hipfftExec", r, || format!("{:?} of {:?} on {}", FftTransform::of(&self.desc), self.desc, self.label))
-    }
-}
-
-impl Drop for HipFftPlan {
-    fn drop(&mut self) {
-        if result::sticky_error().is_some() {
-            return;
-        }
-        let h = self.handle.get_mut().0;
-        let r = result::set_device(self.ordinal).and_then(|_| {
-            // SAFETY: the handle is live and destroyed once, here. hipFFT releases the plan's
-            // device memory with hipFree, which waits for the work queued on the device, so a
-            // transform still queued with this plan completes first.
-            check("hipfftDestroy", unsafe { (self.fft.hipfftDestroy)(h) }, String::new)
-        });
-        self.pool.defer(r);
     }
 }
 

@@ -67,12 +67,13 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use xp_backend_api::gpu::solver::open_gpu_solver;
 use xp_backend_api::gpu::GpuTarget;
+use xp_backend_api::library::VendorHandle;
 use xp_backend_api::solver::{real_of, solver_supports};
 use xp_backend_api::{
     Buffer, DType, DeviceProperties, Error, MemoryPool, Result, Solver, SolverCall, SolverDesc, Stream, SvdJob,
 };
 
-use crate::blas::check;
+use crate::blas::{check, rocblas_handle};
 use crate::stream::HipStream;
 use crate::{result, sys};
 
@@ -83,12 +84,12 @@ pub(crate) fn rocsolver_version() -> Result<String> {
     // SAFETY: the call writes one size through a valid pointer; `lib` keeps rocSOLVER open.
     check(
         "rocsolver_get_version_string_size",
-        unsafe { (lib.solver.rocsolver_get_version_string_size)(&mut len) },
+        unsafe { (lib.api.rocsolver_get_version_string_size)(&mut len) },
         String::new,
     )?;
     let mut buf = vec![0u8; len.max(1)];
     // SAFETY: `buf` holds `buf.len()` bytes, at least the size rocSOLVER asked for (NUL included).
-    let r = unsafe { (lib.solver.rocsolver_get_version_string)(buf.as_mut_ptr().cast(), buf.len()) };
+    let r = unsafe { (lib.api.rocsolver_get_version_string)(buf.as_mut_ptr().cast(), buf.len()) };
     check("rocsolver_get_version_string", r, String::new)?;
     Ok(xp_backend_api::gpu::log_text(&buf))
 }
@@ -392,19 +393,13 @@ fn ptr<T>(addr: u64) -> *mut T {
     addr as usize as *mut T
 }
 
-/// A rocBLAS handle (a pointer), on which rocSOLVER queues its calls.
-struct Handle(sys::rocblas_handle);
-
-// SAFETY: a rocBLAS handle may be used from any host thread with its device current;
-// `HipSolver` keeps it behind a lock, so one thread at a time binds it to a stream and queues.
-unsafe impl Send for Handle {}
-
 /// rocSOLVER on one device.
 pub struct HipSolver {
     solver: &'static sys::RocSolver,
     blas: &'static sys::RocBlas,
-    /// The handle; its lock is held while it is bound to a stream and a call is queued.
-    handle: Mutex<Handle>,
+    /// The rocBLAS handle rocSOLVER queues its calls on; its lock is held while it is bound to
+    /// a stream and a call is queued.
+    handle: Mutex<VendorHandle<sys::rocblas_handle>>,
     ordinal: usize,
     label: String,
     props: Arc<DeviceProperties>,
@@ -419,17 +414,11 @@ impl HipSolver {
         let lib = sys::rocsolver()?;
         let version = rocsolver_version()?;
         let blas = sys::rocblas()?;
-        result::set_device(ordinal)?;
-        let mut h: sys::rocblas_handle = std::ptr::null_mut();
-        // SAFETY: rocBLAS is loaded; the device is current, so the handle belongs to it; `h` is
-        // a valid out-pointer.
-        check("rocblas_create_handle", unsafe { (blas.blas.rocblas_create_handle)(&mut h) }, || {
-            format!("on hip:{ordinal}")
-        })?;
+        let handle = rocblas_handle(&blas.api, ordinal, &pool)?;
         Ok(HipSolver {
-            solver: &lib.solver,
-            blas: &blas.blas,
-            handle: Mutex::new(Handle(h)),
+            solver: &lib.api,
+            blas: &blas.api,
+            handle: Mutex::new(handle),
             ordinal,
             label: format!("hip:{ordinal}"),
             props,
@@ -624,14 +613,7 @@ impl Solver for HipSolver {
             desc.check(&format!("rocSOLVER {}", desc.lapack_name()))?;
             return Err(no_general_eigensolver(desc));
         }
-        let target = GpuTarget {
-            backend: "hip",
-            vendor: "HIP",
-            ordinal: self.ordinal,
-            label: &self.label,
-            props: &self.props,
-            pool: &self.pool,
-        };
+        let target = GpuTarget::new("hip", "HIP", self.ordinal, &self.label, &self.props, &self.pool);
         let (s, at) = open_gpu_solver::<HipStream>(&target, "rocSOLVER", desc, stream, |s| s.ordinal(), operands)?;
         let call = RocsolverCall::new(desc)?;
         if desc.batch == 0 {
@@ -656,10 +638,11 @@ impl Solver for HipSolver {
         };
         let work_ptr = work.as_ref().map_or(0, |w| w.device_ptr());
         result::set_device(self.ordinal)?;
-        let h = self.handle.lock();
-        // SAFETY: `h.0` is a live handle of this device; the stream is a live stream of the same
+        let guard = self.handle.lock();
+        let h = guard.raw();
+        // SAFETY: `h` is a live handle of this device; the stream is a live stream of the same
         // device (checked by `open_gpu_solver`), kept alive by the caller's `Arc` for the call.
-        check("rocblas_set_stream", unsafe { (self.blas.rocblas_set_stream)(h.0, s.handle().raw()) }, || {
+        check("rocblas_set_stream", unsafe { (self.blas.rocblas_set_stream)(h, s.handle().raw()) }, || {
             format!("on {}", self.label)
         })?;
         let (f, q) = (self.solver, Queued { desc, call, at: &at, work: work_ptr });
@@ -669,29 +652,14 @@ impl Solver for HipSolver {
         // the call's size and is released in stream order when `work` drops, after the queue.
         let r = unsafe {
             match desc.dtype {
-                DType::F32 => self.queue(&f.s, h.0, s, &q),
-                DType::F64 => self.queue(&f.d, h.0, s, &q),
-                DType::C64 => self.queue(&f.c, h.0, s, &q),
-                _ => self.queue(&f.z, h.0, s, &q),
+                DType::F32 => self.queue(&f.s, h, s, &q),
+                DType::F64 => self.queue(&f.d, h, s, &q),
+                DType::C64 => self.queue(&f.c, h, s, &q),
+                _ => self.queue(&f.z, h, s, &q),
             }
         };
         drop(work);
         r
-    }
-}
-
-impl Drop for HipSolver {
-    fn drop(&mut self) {
-        if result::sticky_error().is_some() {
-            return;
-        }
-        let h = self.handle.get_mut().0;
-        let r = result::set_device(self.ordinal).and_then(|_| {
-            // SAFETY: the handle is live and destroyed once, here; rocBLAS waits for the work
-            // queued with it before releasing its workspace.
-            check("rocblas_destroy_handle", unsafe { (self.blas.rocblas_destroy_handle)(h) }, String::new)
-        });
-        self.pool.defer(r);
     }
 }
 

@@ -62,9 +62,11 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use xp_backend_api::gpu::GpuTarget;
 use xp_backend_api::gpu::LibraryOperand;
+use xp_backend_api::library::VendorHandle;
 use xp_backend_api::sparse::{check_spgemm, CsrBuffers, CsrDesc, CsrProduct, SparseLib};
 use xp_backend_api::{Buffer, DType, DeviceProperties, Error, MemoryPool, Result, Stream};
 
+use crate::blas::device_handle;
 use crate::stream::HipStream;
 use crate::{result, sys};
 
@@ -122,7 +124,7 @@ fn handle_version(lib: &sys::RocSparse, h: sys::rocsparse_handle) -> Result<Stri
 /// rocSPARSE's version (`2.2.0`), read through a handle made for it on device `ordinal`
 /// (rocSPARSE gives its version only through a handle, so this needs a GPU).
 pub(crate) fn rocsparse_version(ordinal: usize) -> Result<String> {
-    let lib = &sys::rocsparse()?.sparse;
+    let lib = &sys::rocsparse()?.api;
     result::set_device(ordinal)?;
     let mut h: sys::rocsparse_handle = std::ptr::null_mut();
     // SAFETY: rocSPARSE is loaded; the device is current; `h` is a valid out-pointer.
@@ -167,13 +169,6 @@ fn one(dtype: DType) -> Vec<u8> {
 fn product_is_empty(a: &CsrDesc, b: &CsrDesc) -> bool {
     a.nnz == 0 || b.nnz == 0 || a.rows == 0 || b.cols == 0 || a.cols == 0
 }
-
-/// A rocSPARSE handle (a pointer).
-struct Handle(sys::rocsparse_handle);
-
-// SAFETY: a rocSPARSE handle may be used from any host thread with its device current;
-// `RocSparseLib` keeps it behind a lock, so one thread at a time binds it to a stream and queues.
-unsafe impl Send for Handle {}
 
 /// Sparse matrix descriptors, destroyed when dropped.
 struct Descriptors<'l> {
@@ -231,7 +226,7 @@ impl Drop for Descriptors<'_> {
 pub struct RocSparseLib {
     sparse: &'static sys::RocSparse,
     /// The handle; its lock is held while it is bound to a stream and a product is queued.
-    handle: Mutex<Handle>,
+    handle: Mutex<VendorHandle<sys::rocsparse_handle>>,
     ordinal: usize,
     label: String,
     props: Arc<DeviceProperties>,
@@ -247,12 +242,23 @@ impl RocSparseLib {
         let mut h: sys::rocsparse_handle = std::ptr::null_mut();
         // SAFETY: rocSPARSE is loaded; the device is current, so the handle belongs to it; `h`
         // is a valid out-pointer.
-        check("rocsparse_create_handle", unsafe { (lib.sparse.rocsparse_create_handle)(&mut h) }, || {
+        check("rocsparse_create_handle", unsafe { (lib.api.rocsparse_create_handle)(&mut h) }, || {
             format!("on hip:{ordinal}")
         })?;
+        let sparse = &lib.api;
+        let destroy = move |h| {
+            // SAFETY: the handle is live and destroyed once, here; rocSPARSE waits for the work
+            // queued with it before releasing its memory.
+            check("rocsparse_destroy_handle", unsafe { (sparse.rocsparse_destroy_handle)(h) }, String::new)
+        };
+        // SAFETY: `h` was created just above, on device `ordinal`, and only the library value
+        // destroys it, with `destroy`; a rocSPARSE handle may be used from any host thread with
+        // its device current, and the value keeps it behind a lock, so one thread at a time
+        // binds it to a stream and queues.
+        let handle = unsafe { device_handle(h, ordinal, &pool, destroy) };
         let mut lib = RocSparseLib {
-            sparse: &lib.sparse,
-            handle: Mutex::new(Handle(h)),
+            sparse,
+            handle: Mutex::new(handle),
             ordinal,
             label: format!("hip:{ordinal}"),
             props,
@@ -265,14 +271,7 @@ impl RocSparseLib {
     }
 
     fn target(&self) -> GpuTarget<'_> {
-        GpuTarget {
-            backend: "hip",
-            vendor: "HIP",
-            ordinal: self.ordinal,
-            label: &self.label,
-            props: &self.props,
-            pool: &self.pool,
-        }
+        GpuTarget::new("hip", "HIP", self.ordinal, &self.label, &self.props, &self.pool)
     }
 }
 
@@ -317,13 +316,14 @@ impl SparseLib for RocSparseLib {
         let label = || format!("on {}", self.label);
         let f = self.sparse;
         result::set_device(self.ordinal)?;
-        let h = self.handle.lock();
-        // SAFETY: `h.0` is a live handle of this device, which is current; the stream is a live
+        let guard = self.handle.lock();
+        let h = guard.raw();
+        // SAFETY: `h` is a live handle of this device, which is current; the stream is a live
         // stream of the same device (checked by `open_library_call`), kept alive by the
         // caller's `Arc` for the call.
-        check("rocsparse_set_stream", unsafe { (f.rocsparse_set_stream)(h.0, s.handle().raw()) }, label)?;
+        check("rocsparse_set_stream", unsafe { (f.rocsparse_set_stream)(h, s.handle().raw()) }, label)?;
         // SAFETY: a live handle; host pointer mode: `alpha` below is a host value.
-        let r = unsafe { (f.rocsparse_set_pointer_mode)(h.0, sys::rocsparse_pointer_mode_host) };
+        let r = unsafe { (f.rocsparse_set_pointer_mode)(h, sys::rocsparse_pointer_mode_host) };
         check("rocsparse_set_pointer_mode", r, label)?;
         let mut d = Descriptors { lib: f, mats: Vec::new() };
         let ma = d.csr((ad.rows, ad.cols, ad.nnz), ptr(p[0]), ptr(p[1]), ptr(p[2]), it, vt)?;
@@ -344,7 +344,7 @@ impl SparseLib for RocSparseLib {
             // it until its work on it ends (stream-ordered pool).
             let r = unsafe {
                 (f.rocsparse_spgemm)(
-                    h.0,
+                    h,
                     op,
                     op,
                     alpha.as_ptr().cast(),
@@ -396,21 +396,6 @@ impl SparseLib for RocSparseLib {
         }
         drop(d);
         Ok(CsrProduct { nnz, indptr, indices, data })
-    }
-}
-
-impl Drop for RocSparseLib {
-    fn drop(&mut self) {
-        let h = self.handle.get_mut().0;
-        if h.is_null() || result::sticky_error().is_some() {
-            return;
-        }
-        let r = result::set_device(self.ordinal).and_then(|_| {
-            // SAFETY: the handle is live and destroyed once, here; rocSPARSE waits for the work
-            // queued with it before releasing its memory.
-            check("rocsparse_destroy_handle", unsafe { (self.sparse.rocsparse_destroy_handle)(h) }, String::new)
-        });
-        self.pool.defer(r);
     }
 }
 
@@ -515,8 +500,8 @@ mod tests {
         let dev = NullDevice::new(1 << 20, None).unwrap();
         let pool = Arc::clone(Device::memory_pool(&dev));
         let sparse = RocSparseLib {
-            sparse: &lib.sparse,
-            handle: Mutex::new(Handle(std::ptr::null_mut())),
+            sparse: &lib.api,
+            handle: Mutex::new(VendorHandle::null()),
             ordinal: 0,
             label: "hip:0".into(),
             props: Arc::new(Device::properties(&dev).clone()),

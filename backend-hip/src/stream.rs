@@ -105,7 +105,7 @@ impl HipStream {
 
     /// The device as the shared checks of launches and copies see it.
     fn target<'a>(&'a self, label: &'a str, pool: &'a MemoryPool) -> GpuTarget<'a> {
-        GpuTarget { backend: "hip", vendor: "HIP", ordinal: self.ordinal(), label, props: &self.props, pool }
+        GpuTarget::new("hip", "HIP", self.ordinal(), label, &self.props, pool)
     }
 }
 

@@ -37,7 +37,20 @@ pub struct GpuTarget<'a> {
     pub pool: &'a MemoryPool,
 }
 
-impl GpuTarget<'_> {
+impl<'a> GpuTarget<'a> {
+    /// The device `label` (`cuda:0`), ordinal `ordinal` of the backend `backend` (`cuda`), called
+    /// `vendor` in prose (`CUDA`), with its limits and its pool.
+    pub fn new(
+        backend: &'a str,
+        vendor: &'a str,
+        ordinal: usize,
+        label: &'a str,
+        props: &'a DeviceProperties,
+        pool: &'a MemoryPool,
+    ) -> Self {
+        GpuTarget { backend, vendor, ordinal, label, props, pool }
+    }
+
     /// Check a launch before anything is queued, and return the kernel as the backend's type
     /// `K`: the kernel was compiled by this backend ([`Error::Launch`]) for this device
     /// ([`Error::DeviceMismatch`]), the geometry and dynamic shared memory fit the device

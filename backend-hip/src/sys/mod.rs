@@ -17,8 +17,9 @@
 //! `libamdhip64` itself (ROCm 5 ships hiprtc there).
 //!
 //! hipFFT ([`HipFft`], declared by hand in `hipfft.rs` from ROCm's `hipfft/hipfft.h`) is opened
-//! on first use of a device's FFTs, apart from the runtime, by the search every backend shares
-//! ([`xp_backend_api::LibrarySearch`]): `XP_HIPFFT_PATH` (the file, or a folder holding it;
+//! on first use of a device's FFTs, apart from the runtime, by the loader every backend shares
+//! (`xp_backend_api::library`), from its entry in this module's table (a [`VendorLibrary`] per
+//! library, searched in [`Folders::Rocm`]): `XP_HIPFFT_PATH` (the file, or a folder holding it;
 //! nothing else when set), then `$ROCM_PATH/lib`, `/opt/rocm/lib`, then the loader path, as
 //! `libhipfft.so.0`, `libhipfft.so.1`, `libhipfft.so`. rocBLAS ([`RocBlas`], declared by hand
 //! in `rocblas.rs` from ROCm's `rocblas/rocblas.h`) is found the same way on first use of a
@@ -30,7 +31,10 @@
 //! declared by hand in `rocsparse.rs` from ROCm 5.3's `rocsparse/rocsparse-types.h`,
 //! `rocsparse-auxiliary.h` and `rocsparse-functions.h`) likewise on first use of a device's
 //! sparse library: `XP_ROCSPARSE_PATH`, the same folders, as `librocsparse.so.0` (ROCm 5 and
-//! Debian's `librocsparse0`), `.so.1` (ROCm 6 and 7), `.so`.
+//! Debian's `librocsparse0`), `.so.1` (ROCm 6 and 7), `.so`. RCCL likewise on first use of
+//! collectives: `XP_RCCL_PATH`, the same folders, as `librccl.so.1`, `.so`, opened by the
+//! loader of `xp_backend_api::gpu::nccl`, whose table serves NCCL too. Each loaded library is a
+//! [`LoadedLibrary`]: its table of entry points (`api`) and its path.
 //!
 //! # ABI across ROCm 5, 6 and 7
 //! Every generated function has the same signature from ROCm 5.2 to 7, and the values of the
@@ -51,6 +55,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libloading::Library;
+use xp_backend_api::library::{library_dirs, Folders, LoadedLibrary, OpenedFile, Opening, VendorLibrary};
 use xp_backend_api::{Error, LibrarySearch, Result};
 
 #[allow(
@@ -157,18 +162,9 @@ impl std::fmt::Debug for HipLibrary {
 const HIP_NAMES: [&str; 4] = ["libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"];
 const HIPRTC_NAMES: [&str; 4] = ["libhiprtc.so", "libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5"];
 
-/// ROCm's library folders: `$ROCM_PATH/lib`, then `/opt/rocm/lib`.
-fn rocm_lib_dirs(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(root) = env("ROCM_PATH").filter(|r| !r.is_empty()) {
-        dirs.push(PathBuf::from(root).join("lib"));
-    }
-    dirs.push(PathBuf::from("/opt/rocm/lib"));
-    dirs
-}
-
+/// `names` in ROCm's folders, then on the loader path.
 fn candidates(names: &[&str]) -> Vec<PathBuf> {
-    let dirs = rocm_lib_dirs(&|k| std::env::var_os(k));
+    let dirs = library_dirs(&[Folders::Rocm], &|k| std::env::var_os(k));
     let mut out: Vec<PathBuf> = dirs.iter().flat_map(|d| names.iter().map(move |n| d.join(n))).collect();
     out.extend(names.iter().map(PathBuf::from));
     out
@@ -261,31 +257,99 @@ pub fn library() -> Result<&'static HipLibrary> {
 
 /// hipFFT's file names, in the order tried in a folder.
 const HIPFFT_NAMES: [&str; 3] = ["libhipfft.so.0", "libhipfft.so.1", "libhipfft.so"];
+/// RCCL's file names, in the order tried in a folder.
+const RCCL_NAMES: [&str; 2] = ["librccl.so.1", "librccl.so"];
+/// rocBLAS's file names, in the order tried in a folder.
+const ROCBLAS_NAMES: [&str; 4] = ["librocblas.so.4", "librocblas.so.3", "librocblas.so.0", "librocblas.so"];
+/// rocSOLVER's file names, in the order tried in a folder.
+const ROCSOLVER_NAMES: [&str; 3] = ["librocsolver.so.0", "librocsolver.so.1", "librocsolver.so"];
+/// rocSPARSE's file names, in the order tried in a folder.
+const ROCSPARSE_NAMES: [&str; 3] = ["librocsparse.so.0", "librocsparse.so.1", "librocsparse.so"];
+
+/// hipFFT.
+const HIPFFT: VendorLibrary = VendorLibrary {
+    what: "hipFFT (libhipfft, the HIP FFT library)",
+    env_var: "XP_HIPFFT_PATH",
+    files: &HIPFFT_NAMES,
+    folders: &[Folders::Rocm],
+    hint: "install it with ROCm's hipfft package (`apt-get install hipfft`, which brings rocFFT)",
+    opening: Opening::LOCAL,
+};
+
+/// RCCL (NCCL's API for AMD GPUs), opened by `load_nccl`.
+const RCCL: VendorLibrary = VendorLibrary {
+    what: "RCCL (librccl.so.1, ROCm's collective communications library)",
+    env_var: "XP_RCCL_PATH",
+    files: &RCCL_NAMES,
+    folders: &[Folders::Rocm],
+    hint: "install it with ROCm's rccl package (`apt-get install rccl`)",
+    opening: Opening::LOCAL,
+};
+
+/// rocBLAS (`.so.4` in ROCm 6 and 7).
+const ROCBLAS: VendorLibrary = VendorLibrary {
+    what: "rocBLAS (librocblas, the ROCm BLAS library)",
+    env_var: "XP_ROCBLAS_PATH",
+    files: &ROCBLAS_NAMES,
+    folders: &[Folders::Rocm],
+    hint: "install it with ROCm's rocblas package (`apt-get install rocblas`)",
+    opening: Opening::LOCAL,
+};
+
+/// rocSOLVER (`.so.0` in ROCm 5 and 6).
+const ROCSOLVER: VendorLibrary = VendorLibrary {
+    what: "rocSOLVER (librocsolver, the ROCm LAPACK library)",
+    env_var: "XP_ROCSOLVER_PATH",
+    files: &ROCSOLVER_NAMES,
+    folders: &[Folders::Rocm],
+    hint: "install it with ROCm's rocsolver package (`apt-get install rocsolver`, which brings rocBLAS)",
+    opening: Opening::LOCAL,
+};
+
+/// rocSPARSE (`.so.0` in ROCm 5 and Debian's `librocsparse0`, `.so.1` in ROCm 6 and 7).
+const ROCSPARSE: VendorLibrary = VendorLibrary {
+    what: "rocSPARSE (librocsparse, the ROCm sparse matrix library)",
+    env_var: "XP_ROCSPARSE_PATH",
+    files: &ROCSPARSE_NAMES,
+    folders: &[Folders::Rocm],
+    hint: "install it with ROCm's rocsparse package (`apt-get install rocsparse`)",
+    opening: Opening::LOCAL,
+};
 
 /// Where hipFFT is looked for, given the environment as a lookup function (for tests).
 pub fn hipfft_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    LibrarySearch {
-        what: "hipFFT (libhipfft, the HIP FFT library)".into(),
-        env_var: "XP_HIPFFT_PATH".into(),
-        files: HIPFFT_NAMES.iter().map(|f| f.to_string()).collect(),
-        dirs: rocm_lib_dirs(env),
-        hint: "install it with ROCm's hipfft package (`apt-get install hipfft`, which brings rocFFT)".into(),
-    }
+    HIPFFT.search(env)
+}
+
+/// Where RCCL is looked for: `XP_RCCL_PATH` (the file, or its folder), `$ROCM_PATH/lib`,
+/// `/opt/rocm/lib`, then the loader path.
+pub fn rccl_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    RCCL.search(env)
+}
+
+/// Where rocBLAS is looked for, given the environment as a lookup function (for tests).
+pub fn rocblas_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    ROCBLAS.search(env)
+}
+
+/// Where rocSOLVER is looked for, given the environment as a lookup function (for tests).
+pub fn rocsolver_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    ROCSOLVER.search(env)
+}
+
+/// Where rocSPARSE is looked for, given the environment as a lookup function (for tests).
+pub fn rocsparse_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
+    ROCSPARSE.search(env)
 }
 
 /// The loaded hipFFT. The library stays open for the life of the process.
-pub struct HipFftLibrary {
-    /// The entry points.
-    pub fft: HipFft,
-    /// Where it was found.
-    pub path: PathBuf,
-}
-
-impl std::fmt::Debug for HipFftLibrary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HipFftLibrary").field("path", &self.path).finish()
-    }
-}
+pub type HipFftLibrary = LoadedLibrary<HipFft>;
+/// The loaded rocBLAS. The library stays open for the life of the process.
+pub type RocBlasLibrary = LoadedLibrary<RocBlas>;
+/// The loaded rocSOLVER. The library stays open for the life of the process.
+pub type RocSolverLibrary = LoadedLibrary<RocSolver>;
+/// The loaded rocSPARSE. The library stays open for the life of the process.
+pub type RocSparseLibrary = LoadedLibrary<RocSparse>;
 
 /// Open the library `what` (`hipFFT`) from the first candidate of `search` that loads and
 /// that `from_library` accepts (it exports every function xp calls);
@@ -294,22 +358,22 @@ impl std::fmt::Debug for HipFftLibrary {
 /// # Safety
 /// The candidates of `search` must be files of the library `from_library` reads, so that
 /// their exports have the signatures it declares.
-unsafe fn load_by_search<T>(
+unsafe fn load_table<T>(
     search: &LibrarySearch,
     env: &dyn Fn(&str) -> Option<OsString>,
     what: &str,
     from_library: unsafe fn(Library) -> std::result::Result<T, libloading::Error>,
-) -> Result<(T, PathBuf)> {
-    let open = |p: &std::path::Path| {
-        // SAFETY: the candidates are files named like the library where ROCm installs it (or
-        // found by the loader under its names); their initialisers are the library's and its
-        // dependencies' (the HIP runtime, …).
-        let lib = unsafe { Library::new(p) }.map_err(|e| format!("{}: {e}", p.display()))?;
-        // SAFETY: the caller vouches that `lib`'s exports have the signatures `from_library`
-        // declares; the table keeps the library open for as long as its pointers exist.
-        unsafe { from_library(lib) }.map_err(|e| format!("{} is not a usable {what}: {e}", p.display()))
+) -> Result<LoadedLibrary<T>> {
+    let accept = |f: OpenedFile<'_>| {
+        // SAFETY: the caller vouches that the library's exports have the signatures
+        // `from_library` declares; the table keeps the library open for as long as its pointers
+        // exist.
+        unsafe { from_library(f.library) }.map_err(|e| format!("{} is not a usable {what}: {e}", f.path.display()))
     };
-    search.open_first(env, open).map_err(unavailable)
+    // SAFETY: the candidates are files named like the library where ROCm installs it (or found
+    // by the loader under its names, or named by its variable); their initialisers are the
+    // library's and its dependencies' (the HIP runtime, …).
+    unsafe { search.load(env, Opening::LOCAL, accept) }.map_err(unavailable)
 }
 
 /// Open hipFFT from the first candidate of `search` that loads and exports every function xp
@@ -317,67 +381,7 @@ unsafe fn load_by_search<T>(
 pub fn load_hipfft(search: &LibrarySearch, env: &dyn Fn(&str) -> Option<OsString>) -> Result<HipFftLibrary> {
     // SAFETY: the candidates of a hipFFT search are named like libhipfft, whose exports have
     // the signatures of `HipFft` (hipfft.h).
-    let (fft, path) = unsafe { load_by_search(search, env, "hipFFT", HipFft::from_library::<Library>) }?;
-    Ok(HipFftLibrary { fft, path })
-}
-
-/// hipFFT, loaded once per process on first use from the default places.
-pub fn hipfft() -> Result<&'static HipFftLibrary> {
-    static HIPFFT: OnceLock<Result<HipFftLibrary>> = OnceLock::new();
-    let env = |k: &str| std::env::var_os(k);
-    HIPFFT.get_or_init(|| load_hipfft(&hipfft_search(&env), &env)).as_ref().map_err(Clone::clone)
-}
-
-/// RCCL's file names, in the order tried in a folder.
-const RCCL_NAMES: [&str; 2] = ["librccl.so.1", "librccl.so"];
-
-/// Where RCCL (NCCL's API for AMD GPUs) is looked for: `XP_RCCL_PATH` (the file, or its folder),
-/// `$ROCM_PATH/lib`, `/opt/rocm/lib`, then the loader path.
-pub fn rccl_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    LibrarySearch {
-        what: "RCCL (librccl.so.1, ROCm's collective communications library)".into(),
-        env_var: "XP_RCCL_PATH".into(),
-        files: RCCL_NAMES.iter().map(|f| f.to_string()).collect(),
-        dirs: rocm_lib_dirs(env),
-        hint: "install it with ROCm's rccl package (`apt-get install rccl`)".into(),
-    }
-}
-
-/// RCCL, loaded once per process on first use from the default places.
-pub fn rccl() -> Result<&'static xp_backend_api::gpu::nccl::NcclApi> {
-    static RCCL: OnceLock<std::result::Result<xp_backend_api::gpu::nccl::NcclApi, String>> = OnceLock::new();
-    let env = |k: &str| std::env::var_os(k);
-    RCCL.get_or_init(|| xp_backend_api::gpu::nccl::load_nccl(&rccl_search(&env), &env, "RCCL"))
-        .as_ref()
-        .map_err(|e| unavailable(e.clone()))
-}
-
-/// rocBLAS's file names, in the order tried in a folder.
-const ROCBLAS_NAMES: [&str; 4] = ["librocblas.so.4", "librocblas.so.3", "librocblas.so.0", "librocblas.so"];
-
-/// Where rocBLAS is looked for, given the environment as a lookup function (for tests).
-pub fn rocblas_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    LibrarySearch {
-        what: "rocBLAS (librocblas, the ROCm BLAS library)".into(),
-        env_var: "XP_ROCBLAS_PATH".into(),
-        files: ROCBLAS_NAMES.iter().map(|f| f.to_string()).collect(),
-        dirs: rocm_lib_dirs(env),
-        hint: "install it with ROCm's rocblas package (`apt-get install rocblas`)".into(),
-    }
-}
-
-/// The loaded rocBLAS. The library stays open for the life of the process.
-pub struct RocBlasLibrary {
-    /// The entry points.
-    pub blas: RocBlas,
-    /// Where it was found.
-    pub path: PathBuf,
-}
-
-impl std::fmt::Debug for RocBlasLibrary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RocBlasLibrary").field("path", &self.path).finish()
-    }
+    unsafe { load_table(search, env, "hipFFT", HipFft::from_library::<Library>) }
 }
 
 /// Open rocBLAS from the first candidate of `search` that loads and exports every function xp
@@ -385,43 +389,7 @@ impl std::fmt::Debug for RocBlasLibrary {
 pub fn load_rocblas(search: &LibrarySearch, env: &dyn Fn(&str) -> Option<OsString>) -> Result<RocBlasLibrary> {
     // SAFETY: the candidates of a rocBLAS search are named like librocblas, whose exports have
     // the signatures of `RocBlas` (rocblas.h).
-    let (blas, path) = unsafe { load_by_search(search, env, "rocBLAS", RocBlas::from_library::<Library>) }?;
-    Ok(RocBlasLibrary { blas, path })
-}
-
-/// rocBLAS, loaded once per process on first use from the default places.
-pub fn rocblas() -> Result<&'static RocBlasLibrary> {
-    static ROCBLAS: OnceLock<Result<RocBlasLibrary>> = OnceLock::new();
-    let env = |k: &str| std::env::var_os(k);
-    ROCBLAS.get_or_init(|| load_rocblas(&rocblas_search(&env), &env)).as_ref().map_err(Clone::clone)
-}
-
-/// rocSOLVER's file names, in the order tried in a folder.
-const ROCSOLVER_NAMES: [&str; 3] = ["librocsolver.so.0", "librocsolver.so.1", "librocsolver.so"];
-
-/// Where rocSOLVER is looked for, given the environment as a lookup function (for tests).
-pub fn rocsolver_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    LibrarySearch {
-        what: "rocSOLVER (librocsolver, the ROCm LAPACK library)".into(),
-        env_var: "XP_ROCSOLVER_PATH".into(),
-        files: ROCSOLVER_NAMES.iter().map(|f| f.to_string()).collect(),
-        dirs: rocm_lib_dirs(env),
-        hint: "install it with ROCm's rocsolver package (`apt-get install rocsolver`, which brings rocBLAS)".into(),
-    }
-}
-
-/// The loaded rocSOLVER. The library stays open for the life of the process.
-pub struct RocSolverLibrary {
-    /// The entry points.
-    pub solver: RocSolver,
-    /// Where it was found.
-    pub path: PathBuf,
-}
-
-impl std::fmt::Debug for RocSolverLibrary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RocSolverLibrary").field("path", &self.path).finish()
-    }
+    unsafe { load_table(search, env, "rocBLAS", RocBlas::from_library::<Library>) }
 }
 
 /// Open rocSOLVER from the first candidate of `search` that loads and exports every function
@@ -429,43 +397,7 @@ impl std::fmt::Debug for RocSolverLibrary {
 pub fn load_rocsolver(search: &LibrarySearch, env: &dyn Fn(&str) -> Option<OsString>) -> Result<RocSolverLibrary> {
     // SAFETY: the candidates of a rocSOLVER search are named like librocsolver, whose exports
     // have the signatures of `RocSolver` (rocsolver-functions.h).
-    let (solver, path) = unsafe { load_by_search(search, env, "rocSOLVER", RocSolver::from_library::<Library>) }?;
-    Ok(RocSolverLibrary { solver, path })
-}
-
-/// rocSOLVER, loaded once per process on first use from the default places.
-pub fn rocsolver() -> Result<&'static RocSolverLibrary> {
-    static ROCSOLVER: OnceLock<Result<RocSolverLibrary>> = OnceLock::new();
-    let env = |k: &str| std::env::var_os(k);
-    ROCSOLVER.get_or_init(|| load_rocsolver(&rocsolver_search(&env), &env)).as_ref().map_err(Clone::clone)
-}
-
-/// rocSPARSE's file names, in the order tried in a folder.
-const ROCSPARSE_NAMES: [&str; 3] = ["librocsparse.so.0", "librocsparse.so.1", "librocsparse.so"];
-
-/// Where rocSPARSE is looked for, given the environment as a lookup function (for tests).
-pub fn rocsparse_search(env: &dyn Fn(&str) -> Option<OsString>) -> LibrarySearch {
-    LibrarySearch {
-        what: "rocSPARSE (librocsparse, the ROCm sparse matrix library)".into(),
-        env_var: "XP_ROCSPARSE_PATH".into(),
-        files: ROCSPARSE_NAMES.iter().map(|f| f.to_string()).collect(),
-        dirs: rocm_lib_dirs(env),
-        hint: "install it with ROCm's rocsparse package (`apt-get install rocsparse`)".into(),
-    }
-}
-
-/// The loaded rocSPARSE. The library stays open for the life of the process.
-pub struct RocSparseLibrary {
-    /// The entry points.
-    pub sparse: RocSparse,
-    /// Where it was found.
-    pub path: PathBuf,
-}
-
-impl std::fmt::Debug for RocSparseLibrary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RocSparseLibrary").field("path", &self.path).finish()
-    }
+    unsafe { load_table(search, env, "rocSOLVER", RocSolver::from_library::<Library>) }
 }
 
 /// Open rocSPARSE from the first candidate of `search` that loads and exports every function
@@ -473,15 +405,45 @@ impl std::fmt::Debug for RocSparseLibrary {
 pub fn load_rocsparse(search: &LibrarySearch, env: &dyn Fn(&str) -> Option<OsString>) -> Result<RocSparseLibrary> {
     // SAFETY: the candidates of a rocSPARSE search are named like librocsparse, whose exports
     // have the signatures of `RocSparse` (rocsparse-auxiliary.h, rocsparse-functions.h).
-    let (sparse, path) = unsafe { load_by_search(search, env, "rocSPARSE", RocSparse::from_library::<Library>) }?;
-    Ok(RocSparseLibrary { sparse, path })
+    unsafe { load_table(search, env, "rocSPARSE", RocSparse::from_library::<Library>) }
+}
+
+/// hipFFT, loaded once per process on first use from the default places.
+pub fn hipfft() -> Result<&'static HipFftLibrary> {
+    static FOUND: OnceLock<Result<HipFftLibrary>> = OnceLock::new();
+    let env = |k: &str| std::env::var_os(k);
+    FOUND.get_or_init(|| load_hipfft(&hipfft_search(&env), &env)).as_ref().map_err(Clone::clone)
+}
+
+/// RCCL, loaded once per process on first use from the default places.
+pub fn rccl() -> Result<&'static xp_backend_api::gpu::nccl::NcclApi> {
+    static FOUND: OnceLock<std::result::Result<xp_backend_api::gpu::nccl::NcclApi, String>> = OnceLock::new();
+    let env = |k: &str| std::env::var_os(k);
+    FOUND
+        .get_or_init(|| xp_backend_api::gpu::nccl::load_nccl(&rccl_search(&env), &env, "RCCL"))
+        .as_ref()
+        .map_err(|e| unavailable(e.clone()))
+}
+
+/// rocBLAS, loaded once per process on first use from the default places.
+pub fn rocblas() -> Result<&'static RocBlasLibrary> {
+    static FOUND: OnceLock<Result<RocBlasLibrary>> = OnceLock::new();
+    let env = |k: &str| std::env::var_os(k);
+    FOUND.get_or_init(|| load_rocblas(&rocblas_search(&env), &env)).as_ref().map_err(Clone::clone)
+}
+
+/// rocSOLVER, loaded once per process on first use from the default places.
+pub fn rocsolver() -> Result<&'static RocSolverLibrary> {
+    static FOUND: OnceLock<Result<RocSolverLibrary>> = OnceLock::new();
+    let env = |k: &str| std::env::var_os(k);
+    FOUND.get_or_init(|| load_rocsolver(&rocsolver_search(&env), &env)).as_ref().map_err(Clone::clone)
 }
 
 /// rocSPARSE, loaded once per process on first use from the default places.
 pub fn rocsparse() -> Result<&'static RocSparseLibrary> {
-    static ROCSPARSE: OnceLock<Result<RocSparseLibrary>> = OnceLock::new();
+    static FOUND: OnceLock<Result<RocSparseLibrary>> = OnceLock::new();
     let env = |k: &str| std::env::var_os(k);
-    ROCSPARSE.get_or_init(|| load_rocsparse(&rocsparse_search(&env), &env)).as_ref().map_err(Clone::clone)
+    FOUND.get_or_init(|| load_rocsparse(&rocsparse_search(&env), &env)).as_ref().map_err(Clone::clone)
 }
 
 #[cfg(test)]
