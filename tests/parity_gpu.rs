@@ -1,24 +1,16 @@
 //! NumPy parity of `put` with repeated indices (the last write wins), `fill`, the order of
-//! complex numbers and `numpy.linalg`'s solvers and decompositions on every GPU found: the
-//! checks of `array/tests/parity_checks/`, which `array/tests/parity.rs` runs on the CPU
-//! backend.
+//! complex numbers, `numpy.linalg`'s solvers and decompositions, sorts, scans, random bits,
+//! `convolve2d` and sparse matrices on every GPU found: one test per check of
+//! `array/tests/parity_checks/`, named after it, which runs the check on each GPU in turn or
+//! prints a `SKIPPED` line (`gpus/mod.rs`). `array/tests/parity.rs` runs the same list on the
+//! CPU backend.
 
+#[macro_use]
+#[path = "../array/tests/device_tests/mod.rs"]
+mod device_tests;
+#[macro_use]
 #[path = "../array/tests/parity_checks/mod.rs"]
-mod checks;
+mod parity_checks;
 mod gpus;
 
-#[test]
-fn parity_on_every_gpu() {
-    for d in &gpus::gpus_or_skip("parity_on_every_gpu") {
-        println!("parity checks on {}", d.label());
-        checks::all(d);
-    }
-}
-
-#[test]
-fn sort_and_scan_parity_on_every_gpu() {
-    for d in &gpus::gpus_or_skip("sort_and_scan_parity_on_every_gpu") {
-        println!("sort and scan checks on {}", d.label());
-        checks::sort_and_scan(d);
-    }
-}
+parity_tests!(gpus::on_every_gpu);

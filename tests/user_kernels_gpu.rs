@@ -1,24 +1,22 @@
-//! User-defined kernels on every GPU found (`--features cuda` and/or `hip`): the same checks
-//! as `array/tests/user_kernels.rs` on the CPU, each against a host reference. Without a GPU
-//! the test prints a `SKIPPED` line on the runner's stderr and passes, unless
-//! `XP_REQUIRE_GPU=cuda` (or `hip`) asks for one; the seeds' kernels are then still compiled
-//! with NVRTC and hiprtc, which need no GPU, to prove they build for both vendors.
+//! User-defined kernels on every GPU found (`--features cuda` and/or `hip`): one test per check
+//! of `array/tests/user_kernel_checks/`, named after it, each against a host reference, as
+//! `array/tests/user_kernels.rs` runs them on the CPU. Without a GPU each test prints a
+//! `SKIPPED` line on the runner's stderr and passes, unless `XP_REQUIRE_GPU=cuda` (or `hip`)
+//! asks for one; the seeds' kernels are then still compiled with NVRTC and hiprtc, which need
+//! no GPU, to prove they build for both vendors.
 
 #[cfg(any(feature = "cuda", feature = "hip"))]
 use std::io::Write;
 
+#[macro_use]
+#[path = "../array/tests/device_tests/mod.rs"]
+mod device_tests;
+#[macro_use]
 #[path = "../array/tests/user_kernel_checks/mod.rs"]
-mod checks;
+mod user_kernel_checks;
 mod gpus;
 
-#[test]
-fn user_kernels_on_every_gpu() {
-    let gpus = gpus::gpus_or_skip("user_kernels_on_every_gpu");
-    for d in &gpus {
-        println!("user kernels on {}", d.label());
-        checks::all(d);
-    }
-}
+user_kernel_tests!(gpus::on_every_gpu);
 
 /// The sources of the seeds' kernels in every layout and index width a GPU launch can pick.
 #[cfg(any(feature = "cuda", feature = "hip"))]
@@ -27,11 +25,11 @@ fn seed_sources() -> Vec<(String, String)> {
     use xp::DType;
     let mut out = Vec::new();
     let ew = [
-        (checks::my_kernel(), vec![DType::F32, DType::F32]),
-        (checks::my_kernel_generic(), vec![DType::F32, DType::F32]),
-        (checks::my_kernel_generic(), vec![DType::F64, DType::F64]),
-        (checks::axpb(), vec![DType::F32, DType::F32, DType::F32]),
-        (checks::leaky_relu(), vec![DType::F32, DType::F32]),
+        (user_kernel_checks::my_kernel(), vec![DType::F32, DType::F32]),
+        (user_kernel_checks::my_kernel_generic(), vec![DType::F32, DType::F32]),
+        (user_kernel_checks::my_kernel_generic(), vec![DType::F64, DType::F64]),
+        (user_kernel_checks::axpb(), vec![DType::F32, DType::F32, DType::F32]),
+        (user_kernel_checks::leaky_relu(), vec![DType::F32, DType::F32]),
         (xp::array::ElementwiseKernel::new("raw T x", "T y", "y = x[n - 1 - i]", "reverse").unwrap(), vec![DType::F32]),
     ];
     for (k, dts) in &ew {
@@ -42,8 +40,11 @@ fn seed_sources() -> Vec<(String, String)> {
             }
         }
     }
-    for (k, dt) in [(checks::sum_squares(), DType::F32), (checks::l2norm(), DType::F32), (checks::l2norm(), DType::F64)]
-    {
+    for (k, dt) in [
+        (user_kernel_checks::sum_squares(), DType::F32),
+        (user_kernel_checks::l2norm(), DType::F32),
+        (user_kernel_checks::l2norm(), DType::F64),
+    ] {
         for index in [IndexWidth::I32, IndexWidth::I64] {
             let r = k.render(dt, index).unwrap();
             out.push((r.name, r.code));

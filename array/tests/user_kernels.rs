@@ -1,6 +1,7 @@
 //! User-defined kernels (ElementwiseKernel, ReductionKernel, RawKernel, RawModule, fuse) on
-//! the CPU backend, where they are compiled as C++ at run time. The checks themselves live in
-//! `user_kernel_checks/` and run on GPUs from the root package's `tests/user_kernels_gpu.rs`.
+//! the CPU backend, where they are compiled as C++ at run time: one test per check of
+//! `user_kernel_checks/`, named after it. The root package's `tests/user_kernels_gpu.rs` runs
+//! the same list on every GPU.
 
 use std::sync::Arc;
 
@@ -8,60 +9,15 @@ use xp_array::{device, register_backend};
 use xp_backend_api::{BackendHandle, DynDevice};
 use xp_backend_cpu::CpuBackend;
 
+#[macro_use]
+mod device_tests;
+#[macro_use]
 mod user_kernel_checks;
-use user_kernel_checks as checks;
 
-fn cpu() -> Arc<dyn DynDevice> {
+/// Runs `check` on the CPU device.
+fn on_the_cpu(_test: &str, check: fn(&Arc<dyn DynDevice>)) {
     register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
-    device("cpu").unwrap()
+    check(&device("cpu").unwrap());
 }
 
-#[test]
-fn elementwise_seed() {
-    checks::elementwise_seed(&cpu());
-}
-
-#[test]
-fn axpb_and_leaky_relu() {
-    checks::axpb_and_leaky_relu(&cpu());
-}
-
-#[test]
-fn raw_params() {
-    checks::raw_params(&cpu());
-}
-
-#[test]
-fn reduction_seed() {
-    checks::reduction_seed(&cpu());
-}
-
-#[test]
-fn row_norms() {
-    checks::row_norms(&cpu());
-}
-
-#[test]
-fn raw_kernels() {
-    checks::raw_kernels(&cpu());
-}
-
-#[test]
-fn tiled_matmul_and_module() {
-    checks::tiled_matmul_and_module(&cpu());
-}
-
-#[test]
-fn fused() {
-    checks::fused(&cpu());
-}
-
-#[test]
-fn fused_negative_on_bool() {
-    checks::fused_negative_on_bool(&cpu());
-}
-
-#[test]
-fn bad_input() {
-    checks::bad_input(&cpu());
-}
+user_kernel_tests!(on_the_cpu);

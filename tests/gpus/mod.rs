@@ -1,6 +1,7 @@
 //! The GPUs a root-package test runs its checks on: every non-host device the enabled backends
 //! found. Without one the test prints a `SKIPPED` line on the runner's stderr and passes,
-//! unless `XP_REQUIRE_GPU=cuda` (or `hip`) asks for one, which makes it fail.
+//! unless `XP_REQUIRE_GPU=cuda` (or `hip`) asks for one, which makes it fail. [`on_every_gpu`]
+//! is the runner of the checks written once for every device (`array/tests/device_tests/`).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -23,4 +24,14 @@ pub fn gpus_or_skip(test: &str) -> Vec<Arc<dyn DynDevice>> {
         let _ = writeln!(std::io::stderr(), "SKIPPED {test}: no GPU ({why})");
     }
     gpus
+}
+
+/// Runs `check` on every GPU in turn, saying which on stdout (shown when the test fails), or
+/// skips `test` visibly as [`gpus_or_skip`] does.
+#[allow(dead_code)] // tests/distributed.rs mounts this module too and runs no checks
+pub fn on_every_gpu(test: &str, check: fn(&Arc<dyn DynDevice>)) {
+    for d in &gpus_or_skip(test) {
+        println!("{test} on {}", d.label());
+        check(d);
+    }
 }

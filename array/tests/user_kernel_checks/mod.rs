@@ -1,7 +1,10 @@
 //! The user-kernel checks (CuPy's tutorial kernels and their failure modes), each against a
-//! host reference, written once for any device: `array/tests/user_kernels.rs` runs them on
-//! the CPU backend, the root package's `tests/user_kernels_gpu.rs` on every GPU found.
-#![allow(dead_code)]
+//! host reference, written once for any device and listed once, in `user_kernel_tests!`:
+//! `array/tests/user_kernels.rs` makes each a test on the CPU backend, the root package's
+//! `tests/user_kernels_gpu.rs` a test on every GPU found.
+//!
+//! No `allow(dead_code)` here: a check left out of the list is never used, a warning that
+//! clippy's `-D warnings` makes an error.
 
 use std::sync::Arc;
 
@@ -392,16 +395,23 @@ pub fn bad_input(d: &Arc<dyn DynDevice>) {
     });
 }
 
-/// Every check, in turn.
-pub fn all(d: &Arc<dyn DynDevice>) {
-    elementwise_seed(d);
-    axpb_and_leaky_relu(d);
-    raw_params(d);
-    reduction_seed(d);
-    row_norms(d);
-    raw_kernels(d);
-    tiled_matmul_and_module(d);
-    fused(d);
-    fused_negative_on_bool(d);
-    bad_input(d);
+/// Every check of this module, each as its own `#[test]` named after it that runs
+/// `$run(name, check)` (`device_tests!`, `../device_tests/mod.rs`), for a test crate that mounts
+/// this module at its root as `user_kernel_checks`. A new check goes in this list, and nowhere
+/// else.
+macro_rules! user_kernel_tests {
+    ($run:path) => {
+        device_tests!($run; user_kernel_checks: [
+            elementwise_seed,
+            axpb_and_leaky_relu,
+            raw_params,
+            reduction_seed,
+            row_norms,
+            raw_kernels,
+            tiled_matmul_and_module,
+            fused,
+            fused_negative_on_bool,
+            bad_input,
+        ]);
+    };
 }
