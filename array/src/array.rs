@@ -455,7 +455,7 @@ impl Array {
             return Ok(false);
         }
         let dev = out.device_arc();
-        let Some(launch) = xp_kernels::plan::plan_transpose_copy(
+        let Some(launch) = xp_kernels::transpose::plan_transpose_copy(
             self.itemsize(),
             shape[0],
             shape[1],

@@ -13,7 +13,7 @@ use xp_backend_api::LaunchConfig;
 /// Element sizes the kernels exist for.
 pub const ELEMENT_SIZES: [usize; 5] = [1, 2, 4, 8, 16];
 
-fn word(bytes: usize) -> &'static str {
+pub(crate) fn word(bytes: usize) -> &'static str {
     match bytes {
         1 => "xp::u8",
         2 => "xp::u16",
@@ -388,54 +388,9 @@ pub fn plan_nonzero(shape: &[usize], count: usize, target: Target) -> PlannedLau
     PlannedLaunch { kernel: nonzero(), config: plan_flat(n, target), args }
 }
 
-/// A copy of a 2-d view whose rows are strided (a transpose) into a C-contiguous
-/// `rows`×`cols` output, tile by tile, so both sides stay in cache (CPU: 64×64 tiles, a
-/// contiguous range of tiles per thread) or coalesced (GPU: 32×32 tiles through shared
-/// memory, blocks of 32×8 threads, grid of (⌈cols/32⌉, ⌈rows/32⌉)).
-///
-/// Parameters: `const T* in, T* out, xp::i64 rows, xp::i64 cols, xp::i64 s0, xp::i64 s1`
-/// (`in[i*s0 + j*s1]` is element (i, j)).
-pub fn transpose_copy(bytes: usize, gpu: bool) -> Rendered {
-    let t = word(bytes);
-    let name = format!("xp_tcopy_{}_{bytes}", if gpu { "gpu" } else { "cpu" });
-    let head = format!(
-        "extern \"C\" __global__ void {name}(const {t}* __restrict__ in, {t}* __restrict__ out, xp::i64 rows, xp::i64 cols, xp::i64 s0, xp::i64 s1) {{\n"
-    );
-    let body = if gpu {
-        format!(
-            "  __shared__ {t} tile[32][33];
-  const xp::i64 bi = (xp::i64)blockIdx.y * 32, bj = (xp::i64)blockIdx.x * 32;
-  for (int k = threadIdx.y; k < 32; k += 8) {{
-    const xp::i64 i = bi + threadIdx.x, j = bj + k;
-    if (i < rows && j < cols) tile[k][threadIdx.x] = in[i * s0 + j * s1];
-  }}
-  __syncthreads();
-  for (int k = threadIdx.y; k < 32; k += 8) {{
-    const xp::i64 i = bi + k, j = bj + threadIdx.x;
-    if (i < rows && j < cols) out[i * cols + j] = tile[threadIdx.x][k];
-  }}
-}}
-"
-        )
-    } else {
-        "  const xp::i64 tb = 64;
-  const xp::i64 tr = (rows + tb - 1) / tb, tc = (cols + tb - 1) / tb;
-  XP_FOR_EACH(xp::i64, t, tr * tc) {
-    const xp::i64 bi = (t / tc) * tb, bj = (t % tc) * tb;
-    const xp::i64 ie = bi + tb < rows ? bi + tb : rows, je = bj + tb < cols ? bj + tb : cols;
-    for (xp::i64 i = bi; i < ie; ++i)
-      for (xp::i64 j = bj; j < je; ++j) out[i * cols + j] = in[i * s0 + j * s1];
-  }
-}
-"
-        .to_string()
-    };
-    Rendered { name, code: head + &body }
-}
-
 /// The GPU-only kernels of this module (compiled by the cross-vendor check).
 pub fn gpu_only_kernels() -> Vec<Rendered> {
-    let mut v: Vec<Rendered> = ELEMENT_SIZES.iter().map(|&b| transpose_copy(b, true)).collect();
+    let mut v: Vec<Rendered> = ELEMENT_SIZES.iter().map(|&b| crate::transpose::transpose_copy(b, true)).collect();
     v.extend(ELEMENT_SIZES.iter().map(|&b| compact_tiles(b)));
     v.push(compact_count());
     v
@@ -450,7 +405,7 @@ pub fn builtin_kernels() -> Vec<Rendered> {
         out.push(scatter(b));
         out.push(compact(b));
         out.push(expand(b));
-        out.push(transpose_copy(b, false));
+        out.push(crate::transpose::transpose_copy(b, false));
     }
     out.push(scatter_claim());
     out.push(nonzero());

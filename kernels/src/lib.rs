@@ -31,6 +31,7 @@ pub mod signal;
 pub mod sort;
 pub mod sparse;
 pub mod special;
+pub mod transpose;
 
 /// The prelude every kernel is compiled with (`include/xp_prelude.h`).
 pub const PRELUDE: &str = include_str!("../include/xp_prelude.h");

@@ -324,43 +324,6 @@ pub fn plan_elementwise(
     Ok(Some(ElementwisePlan { layout, index, config: plan_flat(work, target), n, tail }))
 }
 
-/// Plan the copy of a 2-d view of `rows × cols` elements of `itemsize` bytes, element (i, j)
-/// at `i*s0 + j*s1` of the input, into a C-contiguous output with the tiled transpose kernel
-/// ([`crate::index::transpose_copy`]): on a GPU 32×32 tiles through shared memory, on the CPU
-/// 64×64 tiles spread over the workers. `None` when the GPU grid cannot hold the rows.
-///
-/// Arguments: [`PlanArg::Input`], [`PlanArg::Output`], then rows, cols, s0, s1 as `xp::i64`.
-pub fn plan_transpose_copy(
-    itemsize: usize,
-    rows: usize,
-    cols: usize,
-    s0: isize,
-    s1: isize,
-    target: Target,
-) -> Option<PlannedLaunch> {
-    let gpu = !target.prebuilt_loops();
-    let config = if gpu {
-        if rows.div_ceil(32) > 65535 {
-            return None;
-        }
-        LaunchConfig::new((cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, 1), (32, 8, 1))
-    } else {
-        plan_flat(rows.div_ceil(64) * cols.div_ceil(64) * 4096, target)
-    };
-    Some(PlannedLaunch {
-        kernel: crate::index::transpose_copy(itemsize, gpu),
-        config,
-        args: vec![
-            PlanArg::Input { offset_elems: 0 },
-            PlanArg::Output,
-            PlanArg::I64(rows as i64),
-            PlanArg::I64(cols as i64),
-            PlanArg::I64(s0 as i64),
-            PlanArg::I64(s1 as i64),
-        ],
-    })
-}
-
 /// A launch configuration of `n` independent work items (grid-stride kernels): on the CPU one
 /// block of one thread per 16384 items, at least one and at most four per worker; on a GPU
 /// blocks of 256 threads, one thread per item up to the device's grid (and 65535·64 blocks).
@@ -411,18 +374,6 @@ mod tests {
         let wide = plan_elementwise("k", &[100], &[(st, true)], 1 << 33, GPU).unwrap().unwrap();
         assert_eq!(wide.index, IndexWidth::I64);
         assert_eq!(wide.tail, vec![PlanArg::I64(100)]);
-    }
-
-    #[test]
-    fn transpose_plans_tile_on_gpus_and_spread_on_the_cpu() {
-        let g = plan_transpose_copy(4, 1000, 3000, 1, 1000, GPU).expect("fits");
-        assert_eq!(g.config, LaunchConfig::new((94, 32, 1), (32, 8, 1)));
-        assert!(g.kernel.name.contains("gpu"));
-        assert_eq!(g.args[2..], [PlanArg::I64(1000), PlanArg::I64(3000), PlanArg::I64(1), PlanArg::I64(1000)]);
-        assert!(plan_transpose_copy(4, 32 * 65536, 4, 1, 1 << 21, GPU).is_none());
-        let c = plan_transpose_copy(8, 1000, 3000, 1, 1000, CPU).expect("always");
-        assert!(c.kernel.name.contains("cpu"));
-        assert_eq!(c.config, plan_flat(16 * 47 * 4096, CPU));
     }
 
     #[test]
