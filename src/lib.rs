@@ -60,8 +60,19 @@ pub use xp_array::{
     load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,
     ArrayModule, Operand, Scalar, SliceArg,
 };
+/// Sorting, searching and sets at the top level, as `cupy.sort`, `cupy.argsort`, `cupy.unique`
+/// and `cupy.searchsorted` are.
+pub use xp_array::{
+    argpartition, argsort, lexsort, partition, searchsorted, sort, sort_complex, unique, unique_all, Side, Unique,
+};
+/// NumPy's type promotion (`numpy.result_type`, `promote_types`, `can_cast` with
+/// `casting="safe"`), element-wise calls by name, `clip`, and the current stream and device.
+pub use xp_array::{call, can_cast_safe, clip, current_device, current_stream, promote_types, result_type, Element};
 /// NumPy's 1-d `convolve` and `correlate`.
 pub use xp_array::{convolve, correlate};
+/// User-defined kernels at the top level, as `cupy.ElementwiseKernel`, `cupy.ReductionKernel`,
+/// `cupy.RawKernel`, `cupy.RawModule` and `cupy.fuse` are.
+pub use xp_array::{fuse, ElementwiseKernel, FuseVar, LaunchArg, RawKernel, RawModule, ReductionKernel};
 pub use xp_backend_api as backend;
 pub use xp_backend_api::{DType, DynDevice, Error, KernelArg, KernelSource, LaunchConfig, Result};
 pub use xp_kernels as kernels;

@@ -63,3 +63,21 @@ fn xp_device_cuda_without_a_gpu_is_a_one_line_error() {
 fn xp_device_hip_without_a_gpu_is_a_one_line_error() {
     gpu_label_behaviour("hip:0", "hip");
 }
+
+/// The names CuPy has at its top level are at `xp::` too, not only under `xp::array::`.
+#[test]
+fn cupy_top_level_names_are_at_the_facade() {
+    let d = xp::device("cpu").unwrap();
+    let a = xp::Array::from_slice_on(&d, &[3.0f32, 1.0, 2.0, 1.0], &[4]).unwrap();
+    assert_eq!(xp::sort(&a, None).unwrap().to_vec::<f32>().unwrap(), [1.0, 1.0, 2.0, 3.0]);
+    assert_eq!(xp::argsort(&a, None).unwrap().to_vec::<i64>().unwrap(), [1, 3, 2, 0]);
+    assert_eq!(xp::unique(&a).unwrap().to_vec::<f32>().unwrap(), [1.0, 2.0, 3.0]);
+    let sorted = xp::sort(&a, None).unwrap();
+    let at = xp::searchsorted(&sorted, &a, xp::Side::Left, None).unwrap();
+    assert_eq!(at.to_vec::<i64>().unwrap(), [3, 0, 2, 0]);
+    let k = xp::ElementwiseKernel::new("T x", "T y", "y = x * x", "square").unwrap();
+    assert_eq!(k.name(), "square");
+    assert_eq!(xp::RawKernel::new("extern \"C\" __global__ void f() {}", "f").name(), "f");
+    assert_eq!(xp::result_type("add", &[xp::DType::I8, xp::DType::U8], &[]).unwrap(), xp::DType::I16);
+    assert_eq!(xp::promote_types(xp::DType::F16, xp::DType::I8), xp::DType::F16);
+}
