@@ -1,4 +1,4 @@
-//! The BLAS family of the contract (DESIGN §6): a device hands out its [`Blas`] (cuBLAS on
+//! The BLAS family of the contract (ARCHITECTURE.md §2.5): a device hands out its [`Blas`] (cuBLAS on
 //! CUDA, rocBLAS on HIP, the `gemm` crate on the CPU), whose one entry point is a strided
 //! batched matrix product, the operation every NumPy product (`matmul`, `dot`, `tensordot`,
 //! `einsum` …) lowers to.

@@ -1,4 +1,4 @@
-//! Collectives between devices as operations of the contract (DESIGN §6): a device hands out
+//! Collectives between devices as operations of the contract (ARCHITECTURE.md §2.5): a device hands out
 //! its [`CollectiveLib`] (NCCL on NVIDIA GPUs, RCCL on AMD GPUs, none on the CPU), which makes
 //! unique ids and [`Communicator`]s; a communicator runs all-reduce, broadcast, reduce,
 //! all-gather, reduce-scatter, all-to-all, send and receive over buffers of one [`DType`] on a

@@ -1,4 +1,4 @@
-//! The FFT library family of the contract (DESIGN §6): a device hands out its [`FftLib`]
+//! The FFT library family of the contract (ARCHITECTURE.md §2.5): a device hands out its [`FftLib`]
 //! (cuFFT on CUDA, hipFFT on HIP, `rustfft`/`realfft` on the CPU), which makes [`FftPlan`]s
 //! from an [`FftDesc`] — cuFFT's "advanced data layout", the common ground of the three
 //! libraries. Plans are made by the array layer's plan cache and executed on a stream with a

@@ -1,4 +1,4 @@
-//! The dense solver family of the contract (DESIGN §6): a device hands out its [`Solver`]
+//! The dense solver family of the contract (ARCHITECTURE.md §2.5): a device hands out its [`Solver`]
 //! (cuSOLVER on CUDA, rocSOLVER on HIP, `faer` on the CPU), whose calls are LAPACK's
 //! factorisations, each on a batch of matrices, which `xp::linalg` composes into NumPy's
 //! `solve`, `inv`, `det`, `cholesky`, `qr`, `svd`, `eigh`, `eig` …
