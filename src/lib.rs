@@ -47,7 +47,7 @@ pub use xp_array::linalg::{diag, dot, einsum, inner, kron, matmul, outer, tensor
 pub use xp_array::random;
 pub use xp_array::routines::*;
 /// NumPy's `a[...]` as a Rust index expression: `a.at(s![.., 1..;2, -1])`,
-/// `a.set(s![&mask], 0.0)` (see `xp::routines::slicing`).
+/// `a.set(s![&mask], 0.0)` (see `xp::array::indexing::slicing`).
 pub use xp_array::s;
 /// Convolution and correlation (`scipy.signal`, CuPy's `cupyx.scipy.signal`): `convolve2d`,
 /// `correlate2d`, N-d `convolve`/`correlate` with a method, `fftconvolve`, `oaconvolve`.

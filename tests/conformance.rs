@@ -34,7 +34,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use xp::array::npy::{load_npy, save_npy, HostData};
+use xp::array::io::npy::{load_npy, save_npy, HostData};
 use xp::array::{Array, Operand, Scalar, SliceArg};
 use xp::backend::DTypeKind;
 use xp::{DType, DynDevice, Error};

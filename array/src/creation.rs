@@ -1,14 +1,14 @@
 //! Creating arrays on the current device: `zeros`, `ones`, `full`, `empty`, `*_like`,
-//! `arange`, `linspace`, `eye`, `identity`, `meshgrid`, and `.npy`/`.npz` files.
+//! `arange`, `linspace`, `logspace`, `geomspace`, `eye`, `identity`, `meshgrid`. (Loading
+//! arrays from files is in [`crate::io`].)
 
-use std::path::Path;
 use std::sync::Arc;
 
 use xp_backend_api::{DType, DTypeKind, DynDevice, Error, Result};
 
 use crate::element::scalar_bytes;
-use crate::npy::{self, HostDataRef};
 use crate::promote::Scalar;
+use crate::ufunc::Operand;
 use crate::{current_device, Array};
 
 /// Zeros of `shape` and `dtype`.
@@ -139,6 +139,47 @@ pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool, dtype: Option
     host_array(&current_device()?, &[num], dtype, vals)
 }
 
+/// NumPy's `logspace(start, stop, num, endpoint, base, dtype)`: `base ** linspace(start,
+/// stop, num, endpoint)`.
+pub fn logspace(start: f64, stop: f64, num: usize, endpoint: bool, base: f64, dtype: Option<DType>) -> Result<Array> {
+    let y = crate::linspace(start, stop, num, endpoint, None)?;
+    let r = crate::call("power", &[Operand::Scalar(Scalar::Float(base)), Operand::Array(&y)], None)?;
+    match dtype {
+        Some(d) if d != r.dtype() => r.astype(d),
+        _ => Ok(r),
+    }
+}
+
+/// NumPy's `geomspace(start, stop, num, endpoint, dtype)`: numbers spaced evenly on a log
+/// scale from `start` to `stop` (both of one sign, neither zero), the ends exact.
+pub fn geomspace(start: f64, stop: f64, num: usize, endpoint: bool, dtype: Option<DType>) -> Result<Array> {
+    if start == 0.0 || stop == 0.0 {
+        return Err(Error::value("geomspace", "a geometric sequence cannot include zero"));
+    }
+    let sign = start.signum();
+    let (s, e) = (start / sign, stop / sign);
+    let inner = logspace(s.log10(), e.log10(), num, endpoint, 10.0, None)?;
+    let dev = inner.device_arc();
+    let mut parts = Vec::new();
+    if num > 0 {
+        parts.push(Array::full_on(&dev, &[1], s, DType::F64)?);
+        let last = if num > 1 && endpoint { num - 1 } else { num };
+        if last > 1 {
+            parts.push(inner.slice(&[crate::SliceArg::range(1, last as isize, 1)])?);
+        }
+        if num > 1 && endpoint {
+            parts.push(Array::full_on(&dev, &[1], e, DType::F64)?);
+        }
+    } else {
+        parts.push(inner);
+    }
+    let r = crate::concatenate(&parts.iter().collect::<Vec<_>>(), 0)?.mul_scalar(sign)?;
+    match dtype {
+        Some(d) if d != r.dtype() => r.astype(d),
+        _ => Ok(r),
+    }
+}
+
 /// An `n`×`m` array with ones on diagonal `k` (NumPy's `eye`).
 pub fn eye(n: usize, m: Option<usize>, k: isize, dtype: DType) -> Result<Array> {
     let m = m.unwrap_or(n);
@@ -179,38 +220,4 @@ pub fn meshgrid(xs: &[&Array], ij: bool) -> Result<Vec<Array>> {
         out.push(v.copy()?);
     }
     Ok(out)
-}
-
-impl Array {
-    /// Save as a `.npy` file (bfloat16 has no `.npy` form and is refused).
-    pub fn save_npy(&self, path: impl AsRef<Path>) -> Result<()> {
-        let bytes = self.to_bytes()?;
-        npy::save_npy(path, &HostDataRef { dtype: self.dtype(), shape: self.shape(), bytes: &bytes })
-    }
-}
-
-/// Load a `.npy` file onto the current device.
-pub fn load_npy(path: impl AsRef<Path>) -> Result<Array> {
-    let d = npy::load_npy(path)?;
-    Array::from_bytes_on(&current_device()?, &d.shape, d.dtype, &d.bytes)
-}
-
-/// Load every array of a `.npz` file onto the current device, with their names.
-pub fn load_npz(path: impl AsRef<Path>) -> Result<Vec<(String, Array)>> {
-    let dev = current_device()?;
-    npy::load_npz(path)?
-        .into_iter()
-        .map(|(name, d)| Ok((name, Array::from_bytes_on(&dev, &d.shape, d.dtype, &d.bytes)?)))
-        .collect()
-}
-
-/// Save named arrays as a `.npz` file (deflated when `compressed`).
-pub fn save_npz(path: impl AsRef<Path>, arrays: &[(&str, &Array)], compressed: bool) -> Result<()> {
-    let bytes: Vec<Vec<u8>> = arrays.iter().map(|(_, a)| a.to_bytes()).collect::<Result<_>>()?;
-    let refs: Vec<(&str, HostDataRef<'_>)> = arrays
-        .iter()
-        .zip(&bytes)
-        .map(|((n, a), b)| (*n, HostDataRef { dtype: a.dtype(), shape: a.shape(), bytes: b }))
-        .collect();
-    npy::save_npz(path, &refs, compressed)
 }

@@ -17,7 +17,34 @@
 //!   saturate — NumPy leaves these undefined, xp gives the same answer on every backend.
 //! - Ops are queued on the current stream and return at once; reading to the host waits.
 //! - `a[.., 1::2, -1]` is `a.at(s![.., 1..;2, -1])`, `a[mask] = 0` is `a.set(s![&mask], 0.0)`
-//!   ([`s!`], [`routines::slicing`]).
+//!   ([`s!`], [`indexing::slicing`]).
+//!
+//! # Where things go
+//! - The array core, at the top of the crate: [`Array`] with its [`layout`] and promotion
+//!   ([`promote`]), the ufuncs ([`ufunc`]), reductions and scans ([`reduce`]), NumPy's creation
+//!   routines ([`creation`], `logspace` and `geomspace` included), indexing ([`indexing`]:
+//!   `a[index]` and `s!`, `take`/`put`, masks, NumPy's indexing routines and index arrays),
+//!   files ([`io`]: `.npy`/`.npz` and text) and sorting ([`sort`](mod@sort)).
+//! - NumPy's other routines in [`routines`], one file per kind: `manip`, `math`, `logic`,
+//!   `stats`, `order`, `binning`, `polynomial`, `window`, `pad`, `special`. [`routines`] is
+//!   also NumPy's function namespace: it re-exports the indexing, spacing and text-file
+//!   functions, so that the crate root and the facade's `xp::` take every NumPy function with
+//!   one glob.
+//! - NumPy's submodules under NumPy's names: [`linalg`], [`fft`], [`random`]. xp's own:
+//!   [`device`](mod@device) selection, [`distributed`], user kernels ([`user`]).
+//! - SciPy's modules: one folder per SciPy module, named as SciPy names it and re-exported by
+//!   the facade under that name. Today [`signal`] and [`sparse`]; to come `special/`,
+//!   `stats/`, `ndimage/`, `interpolate/`, `spatial/` (`xp::special`, `xp::stats`,
+//!   `xp::ndimage`, …), `sparse/linalg.rs` with `csgraph` beside it (`sparse.rs` becoming
+//!   `sparse/mod.rs`; `xp::sparse::linalg`, …) and `signal/windows.rs`
+//!   (`xp::signal::windows`). SciPy's additions to linalg (`solve_triangular`, `lu_factor`,
+//!   `expm`, special matrices) are new files in `linalg/`, still `xp::linalg`. Elementwise
+//!   special functions (`erf`, `gamma`, Bessel functions, …) are ops in the kernels' op table
+//!   (`xp_kernels::ops`), so that they fuse and pick their loops as the ufuncs do.
+//! - NumPy's window functions (`xp::hanning`, …, `xp::kaiser`) stay in `routines/window.rs`
+//!   while SciPy's `signal.windows` will be `signal/windows.rs`; likewise NumPy's `i0`,
+//!   `nextafter` and `spacing` stay in `routines/special.rs`, and NumPy's statistics in
+//!   `routines/stats.rs`.
 #![warn(missing_docs)]
 
 mod array;
@@ -28,11 +55,11 @@ pub mod distributed;
 pub mod element;
 mod exec;
 pub mod fft;
-pub mod index;
+pub mod indexing;
+pub mod io;
 pub mod layout;
 pub mod linalg;
 pub mod ndarray_interop;
-pub mod npy;
 pub mod promote;
 pub mod random;
 pub mod reduce;
@@ -52,7 +79,7 @@ pub use device::{
 };
 pub use element::Element;
 pub use exec::{current_stream, with_stream};
-pub use index::{concatenate, stack};
+pub use io::{load_npy, load_npz, save_npz};
 pub use layout::{Layout, SliceArg};
 pub use promote::{can_cast_safe, promote_types, result_type, Scalar};
 pub use routines::*;

@@ -567,7 +567,7 @@ pub fn unique_all(a: &Array, return_index: bool, return_inverse: bool, return_co
     };
     let counts = match (return_counts, &starts) {
         (true, Some(s)) => {
-            let ends = crate::index::concatenate(
+            let ends = crate::concatenate(
                 &[
                     &s.slice(&[SliceArg::range(1, s.size() as isize, 1)])?,
                     &Array::full_on(&dev, &[1], n as i64, DType::I64)?,

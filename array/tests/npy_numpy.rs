@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use xp_array::npy::{load_npy, load_npz, read_npy, save_npy, save_npz, write_npy, HostData};
+use xp_array::io::npy::{load_npy, load_npz, read_npy, save_npy, save_npz, write_npy, HostData};
 use xp_array::DType;
 
 fn data_dir() -> PathBuf {

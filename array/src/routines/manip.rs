@@ -1,10 +1,15 @@
-//! Array manipulation: flips, rolls, repeats, stacking helpers and triangles, as views and
-//! copies built from slicing, broadcasting and `concatenate`.
+//! NumPy's array manipulation: joining (`concatenate`, `stack`, the stacking helpers, `block`),
+//! splitting (`split`, `array_split`, `hsplit`, `vsplit`, `dsplit`, `unstack`), flips, rolls,
+//! repeats, tiles and axis moves, `broadcast_arrays`, adding and removing elements (`append`,
+//! `insert`, `delete`, `resize`, `trim_zeros`), `diff`, and triangles and diagonals (`tri`,
+//! `tril`, `triu`, `diagflat`); views where NumPy's are views (flips, splits, `unstack`,
+//! `broadcast_arrays`), else copies built from slicing, broadcasting and `concatenate`.
 
 use xp_backend_api::{DType, Error, Result};
 
+use crate::indexing::flatnonzero;
 use crate::layout::{checked_size, normalize_axes, normalize_axis};
-use crate::{concatenate, Array, SliceArg};
+use crate::{Array, Scalar, SliceArg};
 
 /// `a[..., ::-1, ...]` on axis `ax` (already normalized).
 fn reversed(a: &Array, ax: usize) -> Result<Array> {
@@ -212,6 +217,64 @@ pub fn diff(a: &Array, n: usize, axis: isize) -> Result<Array> {
     Ok(out)
 }
 
+/// Join arrays along an existing axis (dtypes promote as NumPy).
+pub fn concatenate(arrays: &[&Array], axis: isize) -> Result<Array> {
+    let Some(first) = arrays.first() else {
+        return Err(Error::value("concatenate", "need at least one array to concatenate"));
+    };
+    let dev = crate::ufunc::common_device("concatenate", arrays)?;
+    let nd = first.ndim();
+    if nd == 0 {
+        return Err(Error::value("concatenate", "zero-dimensional arrays cannot be concatenated"));
+    }
+    let ax = normalize_axis("concatenate", axis, nd)?;
+    let mut shape = first.shape().to_vec();
+    let mut dtype = first.dtype();
+    for a in &arrays[1..] {
+        if a.ndim() != nd || (0..nd).any(|d| d != ax && a.shape()[d] != first.shape()[d]) {
+            return Err(Error::ShapeMismatch {
+                op: "concatenate".into(),
+                lhs: first.shape().to_vec(),
+                rhs: a.shape().to_vec(),
+                reason: format!("must match except along axis {ax}"),
+            });
+        }
+        shape[ax] += a.shape()[ax];
+        dtype = crate::promote_types(dtype, a.dtype());
+    }
+    let out = Array::empty_on(&dev, &shape, dtype)?;
+    let mut at = 0isize;
+    for a in arrays {
+        let len = a.shape()[ax] as isize;
+        let mut sl = vec![SliceArg::ALL; nd];
+        sl[ax] = SliceArg::range(at, at + len, 1);
+        a.copy_into(&out.slice(&sl)?)?;
+        at += len;
+    }
+    Ok(out)
+}
+
+/// Join arrays of one shape along a new axis.
+pub fn stack(arrays: &[&Array], axis: isize) -> Result<Array> {
+    let Some(first) = arrays.first() else {
+        return Err(Error::value("stack", "need at least one array to stack"));
+    };
+    for a in &arrays[1..] {
+        if a.shape() != first.shape() {
+            return Err(Error::ShapeMismatch {
+                op: "stack".into(),
+                lhs: first.shape().to_vec(),
+                rhs: a.shape().to_vec(),
+                reason: "must be equal to stack".into(),
+            });
+        }
+    }
+    let ax = normalize_axis("stack", axis, first.ndim() + 1)? as isize;
+    let expanded: Vec<Array> = arrays.iter().map(|a| a.expand_dims(ax)).collect::<Result<_>>()?;
+    let refs: Vec<&Array> = expanded.iter().collect();
+    concatenate(&refs, ax)
+}
+
 fn check_nonempty(op: &str, arrays: &[&Array]) -> Result<()> {
     if arrays.is_empty() {
         return Err(Error::value(op, "need at least one array to concatenate"));
@@ -290,4 +353,220 @@ pub fn tril(m: &Array, k: isize) -> Result<Array> {
 /// NumPy's `triu(m, k)`: the elements on and above diagonal `k` of each matrix, zeros below.
 pub fn triu(m: &Array, k: isize) -> Result<Array> {
     triangle("triu", m, k, false)
+}
+
+/// NumPy's `diagflat(v, k)`: the flattened `v` on diagonal `k` of a square matrix.
+pub fn diagflat(v: &Array, k: isize) -> Result<Array> {
+    crate::linalg::diag(&v.ravel()?, k)
+}
+
+/// How [`split`] and [`array_split`] cut an axis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sections {
+    /// Into this many parts.
+    Count(usize),
+    /// At these indices (parts `[0, i0)`, `[i0, i1)`, …, `[ik, len)`).
+    At(Vec<isize>),
+}
+
+fn cut(op: &str, a: &Array, sections: &Sections, axis: isize, even: bool) -> Result<Vec<Array>> {
+    if a.ndim() == 0 {
+        return Err(Error::value(op, "a 0-d array cannot be split"));
+    }
+    let ax = normalize_axis(op, axis, a.ndim())?;
+    let len = a.shape()[ax] as isize;
+    let bounds: Vec<(isize, isize)> = match sections {
+        Sections::Count(0) => return Err(Error::value(op, "number sections must be larger than 0")),
+        Sections::Count(n) => {
+            let n = *n as isize;
+            if even && len % n != 0 {
+                return Err(Error::value(op, "array split does not result in an equal division"));
+            }
+            let (q, r) = (len / n, len % n);
+            let mut at = 0;
+            (0..n)
+                .map(|i| {
+                    let size = q + if i < r { 1 } else { 0 };
+                    let b = (at, at + size);
+                    at += size;
+                    b
+                })
+                .collect()
+        }
+        Sections::At(idx) => {
+            let mut edges = vec![0isize];
+            edges.extend(idx.iter().map(|&i| if i < 0 { (i + len).max(0) } else { i.min(len) }));
+            edges.push(len);
+            edges.windows(2).map(|w| (w[0], w[1].max(w[0]))).collect()
+        }
+    };
+    bounds
+        .into_iter()
+        .map(|(s, e)| {
+            let mut sl = vec![SliceArg::ALL; a.ndim()];
+            sl[ax] = SliceArg::range(s, e, 1);
+            a.slice(&sl)
+        })
+        .collect()
+}
+
+/// NumPy's `split(a, sections, axis)`: views; a count must divide the axis.
+pub fn split(a: &Array, sections: &Sections, axis: isize) -> Result<Vec<Array>> {
+    cut("split", a, sections, axis, true)
+}
+
+/// NumPy's `array_split(a, sections, axis)`: as `split`, the first parts one longer when a
+/// count does not divide the axis.
+pub fn array_split(a: &Array, sections: &Sections, axis: isize) -> Result<Vec<Array>> {
+    cut("array_split", a, sections, axis, false)
+}
+
+/// NumPy's `hsplit`: along axis 1 (axis 0 of a 1-d array).
+pub fn hsplit(a: &Array, sections: &Sections) -> Result<Vec<Array>> {
+    cut("hsplit", a, sections, if a.ndim() == 1 { 0 } else { 1 }, true)
+}
+
+/// NumPy's `vsplit`: along axis 0 of an array of at least 2 dimensions.
+pub fn vsplit(a: &Array, sections: &Sections) -> Result<Vec<Array>> {
+    if a.ndim() < 2 {
+        return Err(Error::value("vsplit", "vsplit only works on arrays of 2 or more dimensions"));
+    }
+    cut("vsplit", a, sections, 0, true)
+}
+
+/// NumPy's `dsplit`: along axis 2 of an array of at least 3 dimensions.
+pub fn dsplit(a: &Array, sections: &Sections) -> Result<Vec<Array>> {
+    if a.ndim() < 3 {
+        return Err(Error::value("dsplit", "dsplit only works on arrays of 3 or more dimensions"));
+    }
+    cut("dsplit", a, sections, 2, true)
+}
+
+/// NumPy's `unstack(a, axis)`: the views `a[..., i, ...]` along `axis`.
+pub fn unstack(a: &Array, axis: isize) -> Result<Vec<Array>> {
+    if a.ndim() == 0 {
+        return Err(Error::value("unstack", "input array must be at least 1-d"));
+    }
+    let ax = normalize_axis("unstack", axis, a.ndim())?;
+    (0..a.shape()[ax])
+        .map(|i| {
+            let mut sl = vec![SliceArg::ALL; a.ndim()];
+            sl[ax] = SliceArg::Index(i as isize);
+            a.slice(&sl)
+        })
+        .collect()
+}
+
+/// NumPy's `broadcast_arrays(*args)`: views of one broadcast shape.
+pub fn broadcast_arrays(arrays: &[&Array]) -> Result<Vec<Array>> {
+    let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.shape()).collect();
+    let shape = crate::layout::broadcast_shapes("broadcast_arrays", &shapes)?;
+    arrays.iter().map(|a| a.broadcast_to(&shape)).collect()
+}
+
+/// NumPy's `block` for a grid of arrays: each row joined along the last axis, the rows along
+/// the one before (arrays of fewer dimensions gain leading ones, as NumPy).
+pub fn block(rows: &[Vec<&Array>]) -> Result<Array> {
+    if rows.is_empty() || rows.iter().any(|r| r.is_empty()) {
+        return Err(Error::value("block", "lists cannot be empty"));
+    }
+    let nd = rows.iter().flatten().map(|a| a.ndim()).max().unwrap_or(0).max(2);
+    let lift = |a: &Array| -> Result<Array> {
+        let mut shape = vec![1usize; nd - a.ndim()];
+        shape.extend(a.shape());
+        a.reshape(&shape.iter().map(|&d| d as isize).collect::<Vec<_>>())
+    };
+    let mut joined = Vec::with_capacity(rows.len());
+    for r in rows {
+        let parts: Vec<Array> = r.iter().map(|a| lift(a)).collect::<Result<_>>()?;
+        let refs: Vec<&Array> = parts.iter().collect();
+        joined.push(crate::concatenate(&refs, -1)?);
+    }
+    let refs: Vec<&Array> = joined.iter().collect();
+    crate::concatenate(&refs, -2)
+}
+
+/// NumPy's `trim_zeros(filt, trim)`: the 1-d `filt` without its leading (`'f'` in `trim`)
+/// and trailing (`'b'`) zeros, as a view.
+pub fn trim_zeros(filt: &Array, trim: &str) -> Result<Array> {
+    if filt.ndim() != 1 {
+        return Err(Error::value("trim_zeros", "filt must be 1-d"));
+    }
+    let nz = flatnonzero(filt)?.to_vec::<i64>()?;
+    let n = filt.size() as isize;
+    let (first, last) = match (nz.first(), nz.last()) {
+        (Some(&f), Some(&l)) => (f as isize, l as isize + 1),
+        _ => (n, n),
+    };
+    let lower = trim.to_ascii_lowercase();
+    let s = if lower.contains('f') { first } else { 0 };
+    let e = if lower.contains('b') { last } else { n };
+    filt.slice(&[SliceArg::range(s, e.max(s), 1)])
+}
+
+pub(super) fn index_i64(dev: &std::sync::Arc<dyn xp_backend_api::DynDevice>, v: &[i64]) -> Result<Array> {
+    Array::from_slice_on(dev, v, &[v.len()])
+}
+
+/// NumPy's `delete(arr, obj, axis)`: `arr` without the slices `obj` along `axis` (of the
+/// flattened array when `None`).
+pub fn delete(arr: &Array, obj: &[isize], axis: Option<isize>) -> Result<Array> {
+    let op = "delete";
+    let (a, ax) = match axis {
+        Some(x) => (arr.clone(), normalize_axis(op, x, arr.ndim())?),
+        None => (arr.reshape(&[-1])?, 0),
+    };
+    let n = a.shape()[ax] as isize;
+    let mut keep = vec![true; n as usize];
+    for &i in obj {
+        if i < -n || i >= n {
+            return Err(Error::Index {
+                op: op.into(),
+                reason: format!("index {i} is out of bounds for axis {ax} with size {n}"),
+            });
+        }
+        keep[i.rem_euclid(n.max(1)) as usize] = false;
+    }
+    let idx: Vec<i64> = (0..n as i64).filter(|&i| keep[i as usize]).collect();
+    a.take(&index_i64(&a.device_arc(), &idx)?, Some(ax as isize))
+}
+
+/// NumPy's `insert(arr, obj, values, axis)` with one position: `values` (a scalar, converted
+/// to `arr`'s dtype) inserted before index `obj` along `axis` (of the flattened array when
+/// `None`).
+pub fn insert(arr: &Array, obj: isize, values: Scalar, axis: Option<isize>) -> Result<Array> {
+    let op = "insert";
+    let (a, ax) = match axis {
+        Some(x) => (arr.clone(), normalize_axis(op, x, arr.ndim())?),
+        None => (arr.reshape(&[-1])?, 0),
+    };
+    let n = a.shape()[ax] as isize;
+    if obj < -n || obj > n {
+        return Err(Error::Index {
+            op: op.into(),
+            reason: format!("index {obj} is out of bounds for axis {ax} with size {n}"),
+        });
+    }
+    let at = if obj < 0 { obj + n } else { obj };
+    let mut shape = a.shape().to_vec();
+    shape[ax] = 1;
+    let v = Array::full_on(&a.device_arc(), &shape, values, a.dtype())?;
+    let mut lo = vec![SliceArg::ALL; a.ndim()];
+    let mut hi = lo.clone();
+    lo[ax] = SliceArg::Range { start: None, stop: Some(at), step: None };
+    hi[ax] = SliceArg::Range { start: Some(at), stop: None, step: None };
+    crate::concatenate(&[&a.slice(&lo)?, &v, &a.slice(&hi)?], ax as isize)
+}
+
+/// NumPy's `resize(a, new_shape)`: the flattened `a` repeated as often as needed to fill
+/// `new_shape` (zeros when `a` is empty).
+pub fn resize(a: &Array, new_shape: &[usize]) -> Result<Array> {
+    let size = checked_size("resize", new_shape)?;
+    let dev = a.device_arc();
+    if a.size() == 0 {
+        return Array::full_on(&dev, new_shape, 0, a.dtype());
+    }
+    let pos = crate::with_device(&dev, || crate::arange(0, size as i64, 1, Some(DType::I64)))?.rem(a.size() as i64)?;
+    let shape: Vec<isize> = new_shape.iter().map(|&d| d as isize).collect();
+    a.reshape(&[-1])?.take(&pos, Some(0))?.reshape(&shape)
 }

@@ -1,4 +1,6 @@
-//! Elementwise math and small numerical routines composed of the ufuncs and reductions.
+//! Elementwise math and small numerical routines composed of the ufuncs and reductions
+//! (`fmod`, `logaddexp`, `heaviside`, `sinc`, `nan_to_num`, `around`, `cross`, `trapezoid`,
+//! `gcd`, …), the pairs `modf`, `frexp` and `divmod`, and `ediff1d`.
 
 use std::f64::consts::{LN_2, PI};
 
@@ -307,19 +309,6 @@ pub fn trapezoid(y: &Array, spacing: Spacing<'_>, axis: isize) -> Result<Array> 
     area.div(Operand::Scalar(Scalar::Float(2.0)))?.sum(Some(&[ax as isize]), false)
 }
 
-/// NumPy's `polyval(p, x)`: the polynomial with coefficients `p` (highest power first) at
-/// `x`, by Horner's rule.
-pub fn polyval(p: &Array, x: &Array) -> Result<Array> {
-    if p.ndim() != 1 {
-        return Err(Error::value("polyval", format!("p must be 1-d, got shape {:?}", p.shape())));
-    }
-    let mut y = crate::with_device(&x.device_arc(), || crate::zeros(x.shape(), x.dtype()))?;
-    for i in 0..p.shape()[0] {
-        y = y.mul(x)?.add(&p.slice(&[SliceArg::Index(i as isize)])?)?;
-    }
-    Ok(y)
-}
-
 /// NumPy's `ptp(a, axis, keepdims)`: `max - min` (wrapping for integers, as NumPy).
 pub fn ptp(a: &Array, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
     a.max(axis, keepdims)?.sub(&a.min(axis, keepdims)?)
@@ -362,4 +351,64 @@ pub fn lcm(x1: &Array, x2: &Array) -> Result<Array> {
     let safe = where_(&zero, Operand::Scalar(Scalar::Int(1)), (&g).into())?;
     let m = x1.abs()?.floor_divide(&safe)?.mul(&x2.abs()?)?.abs()?;
     where_(&zero, Operand::Scalar(Scalar::Int(0)), (&m).into())?.astype(g.dtype())
+}
+
+/// NumPy's `modf(x)`: fractional and integral parts, both with `x`'s sign.
+pub fn modf(x: &Array) -> Result<(Array, Array)> {
+    let x = if x.dtype().is_float() { x.clone() } else { x.astype(DType::F64)? };
+    let int = x.trunc()?;
+    let frac = where_(&x.isinf()?, Operand::Scalar(Scalar::Float(0.0)), (&x.sub(&int)?).into())?.copysign(&x)?;
+    Ok((frac, int))
+}
+
+/// NumPy's `frexp(x)`: mantissa in [0.5, 1) (with `x`'s sign) and int32 exponent, `x = m 2^e`.
+pub fn frexp(x: &Array) -> Result<(Array, Array)> {
+    let x = if x.dtype().is_float() { x.clone() } else { x.astype(DType::F64)? };
+    let w = x.astype(DType::F64)?;
+    let finite = w.isfinite()?.logical_and(&w.ne(0.0)?)?;
+    let safe = where_(&finite, (&w).into(), Operand::Scalar(Scalar::Float(1.0)))?;
+    let mut e = safe.abs()?.log2()?.floor()?.add(1.0)?;
+    // log2 may round across a power of two: correct the exponent so that 0.5 <= |m| < 1.
+    for _ in 0..2 {
+        let m = scale2(&safe.abs()?, &e.negative()?)?;
+        e = where_(&m.ge(1.0)?, (&e.add(1.0)?).into(), (&e).into())?;
+        e = where_(&m.lt(0.5)?, (&e.sub(1.0)?).into(), (&e).into())?;
+    }
+    let e = where_(&finite, (&e).into(), Operand::Scalar(Scalar::Float(0.0)))?;
+    let m = scale2(&w, &e.negative()?)?;
+    let m = where_(&finite, (&m).into(), (&w).into())?.astype(x.dtype())?;
+    Ok((m, e.astype(DType::I32)?))
+}
+
+/// `x 2^k` (float64 `k` holding integers) in two halves, so that neither factor overflows.
+fn scale2(x: &Array, k: &Array) -> Result<Array> {
+    let half = k.mul(0.5)?.trunc()?;
+    let rest = k.sub(&half)?;
+    crate::routines::ldexp(&crate::routines::ldexp(x, &half.astype(DType::I32)?)?, &rest.astype(DType::I32)?)
+}
+
+/// NumPy's `divmod(x1, x2)`: `(floor_divide(x1, x2), remainder(x1, x2))`.
+pub fn divmod(x1: &Array, x2: &Array) -> Result<(Array, Array)> {
+    Ok((x1.floor_divide(x2)?, x1.rem(x2)?))
+}
+
+/// NumPy's `ediff1d(ary, to_end, to_begin)`: differences of the flattened array, with values
+/// put before and after.
+pub fn ediff1d(ary: &Array, to_end: Option<&Array>, to_begin: Option<&Array>) -> Result<Array> {
+    let flat = ary.ravel()?;
+    let d = if flat.size() < 2 {
+        Array::empty_on(&flat.device_arc(), &[0], flat.dtype())?
+    } else {
+        crate::routines::diff(&flat, 1, 0)?
+    };
+    let mut parts = Vec::new();
+    if let Some(b) = to_begin {
+        parts.push(b.ravel()?.astype(d.dtype())?);
+    }
+    parts.push(d);
+    if let Some(e) = to_end {
+        parts.push(e.ravel()?.astype(parts[0].dtype())?);
+    }
+    let refs: Vec<&Array> = parts.iter().collect();
+    crate::concatenate(&refs, 0)
 }

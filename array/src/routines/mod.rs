@@ -1,6 +1,14 @@
-//! A first slice of NumPy's routines beyond the ufuncs: array manipulation, elementwise math,
-//! whole-array comparisons, spaced sequences and window functions; and NumPy's indexing and
-//! assignment with every kind of index (`Array::getitem`, `Array::setitem`).
+//! NumPy's routines beyond the ufuncs, one file per kind: array manipulation (`manip`),
+//! elementwise math (`math`), logic functions (`logic`), statistics (`stats`), order
+//! statistics and sets (`order`), counting and binning (`binning`), polynomials
+//! (`polynomial`), window functions (`window`), padding (`pad`) and the bit-level float
+//! functions (`special`).
+//!
+//! This module is also NumPy's function namespace, the one the crate root and the facade's
+//! `xp::` take with a glob: it re-exports the indexing routines and index types, whose code
+//! lives with indexing in [`crate::indexing`] (and [`slicing`], the `s![..]` items), the
+//! spaced sequences of [`crate::creation`] (`logspace`, `geomspace`), and the text files of
+//! [`crate::io`] (`savetxt`, `loadtxt`).
 //!
 //! Most routines are compositions of the array layer's views, ufuncs, reductions and joins, so
 //! they run on every device without a kernel of their own; binning (`bincount`, `histogram`,
@@ -10,47 +18,47 @@
 //! and shapes follow NumPy; bad arguments are errors naming the routine (never panics).
 
 mod binning;
-mod gather;
-mod indexing;
 mod logic;
 mod manip;
 pub(crate) mod math;
-mod more;
 mod order;
-pub mod slicing;
+mod pad;
+mod polynomial;
 mod special;
 mod stats;
+mod window;
 
 pub use binning::{
     bincount, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd, interp, interp_periodic, Bins,
 };
-pub use gather::{
-    choose, compress, copyto, delete, insert, pad, put_along_axis, putmask, resize, select, take_along_axis, vander,
-    PadMode,
-};
-pub use indexing::IndexItem;
-pub use logic::{allclose, array_equal, bartlett, blackman, geomspace, hamming, hanning, indices, isclose, logspace};
+pub use logic::{allclose, array_equal, array_equiv, isclose, iscomplex, isneginf, isposinf, isreal};
 pub use manip::{
-    append, atleast_1d, atleast_2d, atleast_3d, column_stack, diff, dstack, flip, fliplr, flipud, hstack, moveaxis,
-    repeat, roll, rot90, swapaxes, tile, tri, tril, triu, vstack,
+    append, array_split, atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays, column_stack, concatenate,
+    delete, diagflat, diff, dsplit, dstack, flip, fliplr, flipud, hsplit, hstack, insert, moveaxis, repeat, resize,
+    roll, rot90, split, stack, swapaxes, tile, tri, tril, trim_zeros, triu, unstack, vsplit, vstack, Sections,
 };
 pub use math::{
-    angle, around, count_nonzero, cross, deg2rad, fix, float_power, fmod, gcd, heaviside, lcm, logaddexp, logaddexp2,
-    nan_to_num, polyval, ptp, rad2deg, sinc, trapezoid, Spacing,
-};
-pub use more::{
-    argwhere, array_equiv, array_split, block, broadcast_arrays, diag_indices, diagflat, divmod, dsplit, ediff1d,
-    extract, fill_diagonal, flatnonzero, frexp, hsplit, iscomplex, isneginf, isposinf, isreal, ix_, loadtxt, modf,
-    place, polyfit, ravel_multi_index, roots, savetxt, split, tril_indices, trim_zeros, triu_indices, unravel_index,
-    unstack, vsplit, Sections,
+    angle, around, count_nonzero, cross, deg2rad, divmod, ediff1d, fix, float_power, fmod, frexp, gcd, heaviside, lcm,
+    logaddexp, logaddexp2, modf, nan_to_num, ptp, rad2deg, sinc, trapezoid, Spacing,
 };
 pub use order::{
     intersect1d, isin, median, nanmedian, nanpercentile, nanquantile, percentile, quantile, setdiff1d, setxor1d,
     union1d, QuantileMethod, Quantiles,
 };
-pub use slicing::{Ellipsis, IndexInt, IntoIndexItem, NewAxis, SteppedRange};
-pub use special::{i0, kaiser, nextafter, spacing};
+pub use pad::{pad, PadMode};
+pub use polynomial::{polyfit, polyval, roots, vander};
+pub use special::{i0, nextafter, spacing};
 pub use stats::{
     average, corrcoef, cov, gradient, ldexp, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin,
     nanprod, nanstd, nansum, nanvar, unwrap,
 };
+pub use window::{bartlett, blackman, hamming, hanning, kaiser};
+
+// NumPy's namespace, continued: the functions whose code lives outside `routines`.
+pub use crate::creation::{geomspace, logspace};
+pub use crate::indexing::{
+    argwhere, choose, compress, copyto, diag_indices, extract, fill_diagonal, flatnonzero, indices, ix_, place,
+    put_along_axis, putmask, ravel_multi_index, select, slicing, take_along_axis, tril_indices, triu_indices,
+    unravel_index, Ellipsis, IndexInt, IndexItem, IntoIndexItem, NewAxis, SteppedRange,
+};
+pub use crate::io::{loadtxt, savetxt};

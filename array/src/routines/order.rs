@@ -299,7 +299,7 @@ fn quantile_impl(
         Quantiles::One(_) => Ok(outs.pop().expect("one quantile")),
         Quantiles::Many(_, qshape) => {
             let refs: Vec<&Array> = outs.iter().collect();
-            let st = crate::index::stack(&refs, 0)?;
+            let st = crate::stack(&refs, 0)?;
             let mut shape: Vec<isize> = qshape.iter().map(|&d| d as isize).collect();
             shape.extend(&keep_isize);
             st.reshape(&shape)
@@ -384,7 +384,7 @@ pub fn intersect1d(ar1: &Array, ar2: &Array) -> Result<Array> {
 /// NumPy's `union1d(ar1, ar2)`: the sorted unique values in either.
 pub fn union1d(ar1: &Array, ar2: &Array) -> Result<Array> {
     let (a, b) = common("union1d", ar1, ar2)?;
-    unique(&crate::index::concatenate(&[&a.ravel()?, &b.ravel()?], 0)?)
+    unique(&crate::concatenate(&[&a.ravel()?, &b.ravel()?], 0)?)
 }
 
 /// NumPy's `setdiff1d(ar1, ar2)`: the sorted unique values of `ar1` not in `ar2`.
@@ -400,5 +400,5 @@ pub fn setxor1d(ar1: &Array, ar2: &Array) -> Result<Array> {
     let (ua, ub) = (flat_unique(&a)?, flat_unique(&b)?);
     let in_a = ua.compress_mask(&isin(&ua, &ub, true)?)?;
     let in_b = ub.compress_mask(&isin(&ub, &ua, true)?)?;
-    crate::index::concatenate(&[&in_a, &in_b], 0)?.sort(Some(-1))
+    crate::concatenate(&[&in_a, &in_b], 0)?.sort(Some(-1))
 }

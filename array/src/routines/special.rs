@@ -1,16 +1,17 @@
 //! Float functions computed on the bits or by series, with kernels of their own
-//! (`xp_kernels::special`): `nextafter`, `spacing`, `i0`, and the Kaiser window built on `i0`.
+//! (`xp_kernels::special`): `nextafter`, `spacing`, `i0` (the Kaiser window built on `i0` is in
+//! `window.rs`).
 
 use xp_backend_api::{DType, Error, Result};
 use xp_kernels::special::{
-    i0 as i0_kernel, i0_host, nextafter as nextafter_kernel, plan_special, spacing as spacing_kernel, FloatFormat,
+    i0 as i0_kernel, nextafter as nextafter_kernel, plan_special, spacing as spacing_kernel, FloatFormat,
 };
 
 use super::math::float_dtype;
 use crate::exec::{run_launches, target_of, Bindings};
 use crate::layout::broadcast_shapes;
 use crate::promote::promote_types;
-use crate::{Array, Operand, Scalar};
+use crate::Array;
 
 /// The bit format of a float dtype `op` computes on, or an error for the others.
 fn format_of(op: &str, d: DType) -> Result<FloatFormat> {
@@ -90,19 +91,4 @@ pub fn i0(x: &Array) -> Result<Array> {
         DType::F32 => unary(op, x, t, i0_kernel(false)),
         _ => unary(op, x, DType::F32, i0_kernel(false))?.astype(t),
     }
-}
-
-/// NumPy's `kaiser(M, beta)`: the Kaiser window `i0(β·sqrt(1 - ((n - α)/α)²)) / i0(β)`,
-/// `α = (M-1)/2`, float64, on the current device.
-pub fn kaiser(m: usize, beta: f64) -> Result<Array> {
-    match m {
-        0 => return crate::zeros(&[0], DType::F64),
-        1 => return crate::ones(&[1], DType::F64),
-        _ => {}
-    }
-    let alpha = (m as f64 - 1.0) / 2.0;
-    let n = crate::arange(0, m as i64, 1, Some(DType::F64))?;
-    let r = n.add_scalar(-alpha)?.div(Operand::Scalar(Scalar::Float(alpha)))?;
-    let arg = r.mul(&r)?.negative()?.add_scalar(1.0)?.sqrt()?.mul_scalar(beta)?;
-    i0(&arg)?.div(Operand::Scalar(Scalar::Float(i0_host(beta))))
 }

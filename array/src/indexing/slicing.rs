@@ -36,7 +36,7 @@ use std::ops::{Range, RangeFrom, RangeFull, RangeInclusive, RangeTo, RangeToIncl
 
 use xp_backend_api::{DType, Result};
 
-use crate::routines::IndexItem;
+use super::IndexItem;
 use crate::{Array, Operand};
 
 /// A new axis of length 1 in `s![..]` (NumPy's `None` / `np.newaxis`).
@@ -166,23 +166,23 @@ impl<T: IndexInt> SteppedRange for RangeToInclusive<T> {
 
 /// An index expression, NumPy's `a[...]` written in Rust: a `Vec<IndexItem>` for
 /// [`Array::at`], [`Array::set`], [`Array::getitem`] and [`Array::setitem`]. See the
-/// [module docs](crate::routines::slicing) for the items.
+/// [module docs](crate::indexing::slicing) for the items.
 #[macro_export]
 macro_rules! s {
     (@items [$($done:expr,)*]) => {
         ::std::vec![$($done),*]
     };
     (@items [$($done:expr,)*] $r:expr ; $step:expr , $($rest:tt)*) => {
-        $crate::s!(@items [$($done,)* $crate::routines::SteppedRange::with_step($r, $step as isize),] $($rest)*)
+        $crate::s!(@items [$($done,)* $crate::indexing::SteppedRange::with_step($r, $step as isize),] $($rest)*)
     };
     (@items [$($done:expr,)*] $r:expr ; $step:expr) => {
-        $crate::s!(@items [$($done,)* $crate::routines::SteppedRange::with_step($r, $step as isize),])
+        $crate::s!(@items [$($done,)* $crate::indexing::SteppedRange::with_step($r, $step as isize),])
     };
     (@items [$($done:expr,)*] $e:expr , $($rest:tt)*) => {
-        $crate::s!(@items [$($done,)* $crate::routines::IntoIndexItem::into_index_item($e),] $($rest)*)
+        $crate::s!(@items [$($done,)* $crate::indexing::IntoIndexItem::into_index_item($e),] $($rest)*)
     };
     (@items [$($done:expr,)*] $e:expr) => {
-        $crate::s!(@items [$($done,)* $crate::routines::IntoIndexItem::into_index_item($e),])
+        $crate::s!(@items [$($done,)* $crate::indexing::IntoIndexItem::into_index_item($e),])
     };
     ($($t:tt)*) => {
         $crate::s!(@items [] $($t)*)

@@ -1,5 +1,5 @@
-//! Advanced indexing and joining: `take`, `put`, boolean masks, `nonzero`, `concatenate`,
-//! `stack`.
+//! The indexing kernels: [`Array::take`], [`Array::put`], boolean masks
+//! ([`Array::compress_mask`], and the expansion behind `a[mask] = v`) and [`Array::nonzero`].
 //!
 //! Indices out of range are `Index` errors, as NumPy (never CuPy's wrap-around): the kernels
 //! set a flag that is read back before the result is returned, so a bad index costs a
@@ -221,62 +221,4 @@ impl Array {
         };
         (0..nd).map(|_| Array::empty_on(&dev, &[count], DType::I64)).collect()
     }
-}
-
-/// Join arrays along an existing axis (dtypes promote as NumPy).
-pub fn concatenate(arrays: &[&Array], axis: isize) -> Result<Array> {
-    let Some(first) = arrays.first() else {
-        return Err(Error::value("concatenate", "need at least one array to concatenate"));
-    };
-    let dev = crate::ufunc::common_device("concatenate", arrays)?;
-    let nd = first.ndim();
-    if nd == 0 {
-        return Err(Error::value("concatenate", "zero-dimensional arrays cannot be concatenated"));
-    }
-    let ax = normalize_axis("concatenate", axis, nd)?;
-    let mut shape = first.shape().to_vec();
-    let mut dtype = first.dtype();
-    for a in &arrays[1..] {
-        if a.ndim() != nd || (0..nd).any(|d| d != ax && a.shape()[d] != first.shape()[d]) {
-            return Err(Error::ShapeMismatch {
-                op: "concatenate".into(),
-                lhs: first.shape().to_vec(),
-                rhs: a.shape().to_vec(),
-                reason: format!("must match except along axis {ax}"),
-            });
-        }
-        shape[ax] += a.shape()[ax];
-        dtype = crate::promote_types(dtype, a.dtype());
-    }
-    let out = Array::empty_on(&dev, &shape, dtype)?;
-    let mut at = 0isize;
-    for a in arrays {
-        let len = a.shape()[ax] as isize;
-        let mut sl = vec![SliceArg::ALL; nd];
-        sl[ax] = SliceArg::range(at, at + len, 1);
-        a.copy_into(&out.slice(&sl)?)?;
-        at += len;
-    }
-    Ok(out)
-}
-
-/// Join arrays of one shape along a new axis.
-pub fn stack(arrays: &[&Array], axis: isize) -> Result<Array> {
-    let Some(first) = arrays.first() else {
-        return Err(Error::value("stack", "need at least one array to stack"));
-    };
-    for a in &arrays[1..] {
-        if a.shape() != first.shape() {
-            return Err(Error::ShapeMismatch {
-                op: "stack".into(),
-                lhs: first.shape().to_vec(),
-                rhs: a.shape().to_vec(),
-                reason: "must be equal to stack".into(),
-            });
-        }
-    }
-    let ax = normalize_axis("stack", axis, first.ndim() + 1)? as isize;
-    let expanded: Vec<Array> = arrays.iter().map(|a| a.expand_dims(ax)).collect::<Result<_>>()?;
-    let refs: Vec<&Array> = expanded.iter().collect();
-    concatenate(&refs, ax)
 }
