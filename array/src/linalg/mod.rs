@@ -9,11 +9,11 @@ mod norms;
 mod products;
 mod solve;
 
-pub use norms::{matrix_power, multi_dot, norm, NormOrd};
+pub use norms::{cond, matrix_power, multi_dot, norm, CondOrd, NormOrd};
 
 pub use products::{diag, dot, einsum, inner, kron, matmul, outer, tensordot, trace, vdot, TensorAxes};
 
 pub use solve::{
-    cholesky, cond, det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals,
+    cholesky, det, eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals,
     QrMode,
 };

@@ -137,6 +137,41 @@ fn singular_norm(x: &Array, ord: NormOrd, row: isize, col: isize, keepdims: bool
     out.expand_dims(lo as isize)?.expand_dims(hi as isize)
 }
 
+/// NumPy's `p` of `linalg.cond`.
+pub use NormOrd as CondOrd;
+
+/// NumPy's `linalg.cond(x, p=None)`: the condition number of each matrix; `None`, 2 and -2
+/// from the singular values, the other orders as `norm(x, p) * norm(inv(x), p)`.
+pub fn cond(x: &Array, p: Option<CondOrd>) -> Result<Array> {
+    let op = "cond";
+    super::solve::check_matrices(op, x, false)?;
+    match p {
+        None | Some(CondOrd::P(2.0)) | Some(CondOrd::P(-2.0)) => {
+            let s = super::solve::svdvals(x)?;
+            let nd = s.ndim();
+            let k = s.shape()[nd - 1] as isize;
+            let pick = |i: isize| -> Result<Array> {
+                let mut sl = vec![crate::SliceArg::range(0, isize::MAX, 1); nd];
+                sl[nd - 1] = crate::SliceArg::Index(i);
+                s.slice(&sl)
+            };
+            let (first, last) = (pick(0)?, pick(k - 1)?);
+            if p == Some(CondOrd::P(-2.0)) {
+                last.div(&first)
+            } else {
+                first.div(&last)
+            }
+        }
+        Some(ord) => {
+            super::solve::check_matrices(op, x, true)?;
+            let axes = [-2isize, -1];
+            let a = norm(x, Some(ord), Some(&axes), false)?;
+            let b = norm(&super::solve::inv(x)?, Some(ord), Some(&axes), false)?;
+            a.mul(&b)
+        }
+    }
+}
+
 /// NumPy's `linalg.matrix_power(a, n)` (repeated squaring; `n = 0` gives the identity, a
 /// negative `n` the power of the inverse).
 pub fn matrix_power(a: &Array, n: i64) -> Result<Array> {

@@ -55,7 +55,7 @@ fn common_solver_dtype(op: &str, a: DType, b: DType) -> Result<DType> {
 }
 
 /// `Err` unless `a` is a stack of matrices (at least 2-d) and, with `square`, square ones.
-fn check_matrices(op: &str, a: &Array, square: bool) -> Result<(usize, usize)> {
+pub(super) fn check_matrices(op: &str, a: &Array, square: bool) -> Result<(usize, usize)> {
     let nd = a.ndim();
     if nd < 2 {
         return Err(Error::LinAlg {
@@ -621,39 +621,4 @@ pub fn matrix_rank(a: &Array, tol: Option<f64>) -> Result<Array> {
         None => s.max(Some(&[-1]), true)?.mul_scalar(m.max(n) as f64 * eps(dtype))?,
     };
     s.gt(&tol)?.astype(DType::I64)?.sum(Some(&[-1]), false)
-}
-
-/// NumPy's `p` of `linalg.cond`.
-pub use super::norms::NormOrd as CondOrd;
-
-/// NumPy's `linalg.cond(x, p=None)`: the condition number of each matrix; `None`, 2 and -2
-/// from the singular values, the other orders as `norm(x, p) * norm(inv(x), p)`.
-pub fn cond(x: &Array, p: Option<CondOrd>) -> Result<Array> {
-    let op = "cond";
-    check_matrices(op, x, false)?;
-    match p {
-        None | Some(CondOrd::P(2.0)) | Some(CondOrd::P(-2.0)) => {
-            let s = svdvals(x)?;
-            let nd = s.ndim();
-            let k = s.shape()[nd - 1] as isize;
-            let pick = |i: isize| -> Result<Array> {
-                let mut sl = vec![crate::SliceArg::range(0, isize::MAX, 1); nd];
-                sl[nd - 1] = crate::SliceArg::Index(i);
-                s.slice(&sl)
-            };
-            let (first, last) = (pick(0)?, pick(k - 1)?);
-            if p == Some(CondOrd::P(-2.0)) {
-                last.div(&first)
-            } else {
-                first.div(&last)
-            }
-        }
-        Some(ord) => {
-            check_matrices(op, x, true)?;
-            let axes = [-2isize, -1];
-            let a = super::norms::norm(x, Some(ord), Some(&axes), false)?;
-            let b = super::norms::norm(&inv(x)?, Some(ord), Some(&axes), false)?;
-            a.mul(&b)
-        }
-    }
 }
