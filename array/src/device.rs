@@ -74,13 +74,29 @@ pub fn devices() -> Vec<Arc<dyn DynDevice>> {
 
 /// The default device: `XP_DEVICE` when set (an error if that device cannot be used), else
 /// the first GPU, else the CPU.
+///
+/// A GPU that its backend finds but that cannot be opened — a bad `XP_GPU_MEMORY_LIMIT`, a
+/// context that cannot be created — is that error, not a silent move to the next device: only
+/// a backend that is not there at all (no driver, no device) is passed over.
 pub fn default_device() -> Result<Arc<dyn DynDevice>> {
-    if let Ok(label) = std::env::var("XP_DEVICE") {
-        if !label.trim().is_empty() {
-            return device(&label);
+    if let Some(label) = xp_backend_api::env::text("XP_DEVICE")? {
+        return device(&label).map_err(|e| match e {
+            Error::Value { reason, .. } => {
+                Error::value("environment", format!("XP_DEVICE={label:?} is not a device: {reason}"))
+            }
+            e => e,
+        });
+    }
+    let backends: Vec<_> = BACKENDS.read().clone();
+    for name in ["cuda", "hip", "cpu"] {
+        let Some(b) = backends.iter().find(|b| b.name() == name) else { continue };
+        match b.probe().and_then(|_| b.device_count()) {
+            Ok(0) | Err(Error::BackendUnavailable { .. }) => continue,
+            Err(e) => return Err(e),
+            Ok(_) => return b.device(0),
         }
     }
-    devices().into_iter().next().ok_or_else(|| Error::BackendUnavailable {
+    Err(Error::BackendUnavailable {
         backend: registered_backends().join(", "),
         reason: "no device of any registered backend works on this machine".into(),
     })

@@ -144,7 +144,7 @@ impl std::fmt::Debug for Communicator {
 /// One communicator per device of `devices` (rank `i` on `devices[i]`), created together by
 /// this process (NCCL's `ncclCommInitAll`, made non-blocking).
 pub fn init_all(devices: &[Arc<dyn DynDevice>]) -> Result<Vec<Communicator>> {
-    init_all_with_timeout(devices, collective::default_timeout())
+    init_all_with_timeout(devices, collective::default_timeout()?)
 }
 
 /// [`init_all`] with a timeout for creation and every later wait.
@@ -169,7 +169,7 @@ pub fn init_all_with_timeout(devices: &[Arc<dyn DynDevice>], timeout: Duration) 
 /// the other ranks through `id` (see [`share_unique_id`]). Returns when every rank has joined,
 /// or fails after the timeout (`XP_NCCL_TIMEOUT`, 300 s by default).
 pub fn init_process(rank: usize, world_size: usize, id: &UniqueId) -> Result<Communicator> {
-    init_process_with_timeout(&crate::current_device()?, rank, world_size, id, collective::default_timeout())
+    init_process_with_timeout(&crate::current_device()?, rank, world_size, id, collective::default_timeout()?)
 }
 
 /// [`init_process`] on `device`, with a timeout for creation and every later wait.

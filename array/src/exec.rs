@@ -68,11 +68,11 @@ pub(crate) fn device_id(d: &Arc<dyn DynDevice>) -> usize {
 /// How xp's elementwise kernels are compiled: with the compiler's quicker optimisation level
 /// ([`CompileOptions::fast_compile`]) unless `XP_FAST_COMPILE=0`. Their loops lose nothing by
 /// it on an H100, where reductions, scans and the tiled transpose lost 10–25% and keep the
-/// full level.
-fn elementwise_options() -> CompileOptions {
-    static FAST: OnceLock<bool> = OnceLock::new();
-    let fast = *FAST.get_or_init(|| std::env::var("XP_FAST_COMPILE").map(|v| v.trim() != "0").unwrap_or(true));
-    CompileOptions::default().with_fast_compile(fast)
+/// full level. A bad value of the variable is the error of every such compile.
+fn elementwise_options() -> Result<CompileOptions> {
+    static FAST: OnceLock<Result<bool>> = OnceLock::new();
+    let fast = FAST.get_or_init(|| xp_backend_api::env::switch("XP_FAST_COMPILE", true)).clone()?;
+    Ok(CompileOptions::default().with_fast_compile(fast))
 }
 
 /// The kernel for `key` on `device`, compiled from `render()` the first time.
@@ -90,7 +90,7 @@ pub(crate) fn elementwise_kernel(
     key: KernelKey,
     render: impl FnOnce() -> (String, String),
 ) -> Result<Arc<dyn Kernel>> {
-    kernel_with(device, key, &elementwise_options(), render)
+    kernel_with(device, key, &elementwise_options()?, render)
 }
 
 fn kernel_with(

@@ -375,8 +375,10 @@ fn from_keys(keys: &Array, data: &Array, shape: (usize, usize), sum: bool) -> Re
 /// removed afterwards, as SciPy's product does.
 fn spgemm_by_library(dev: &Arc<dyn DynDevice>, a: &mut CsrMatrix, b: &mut CsrMatrix) -> Result<Option<CsrMatrix>> {
     // `XP_SPARSE_OWN_KERNELS` (read once) keeps products on xp's kernels, for comparisons.
-    static OWN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    if dev.properties().is_host || *OWN.get_or_init(|| std::env::var_os("XP_SPARSE_OWN_KERNELS").is_some()) {
+    static OWN: std::sync::OnceLock<Result<bool>> = std::sync::OnceLock::new();
+    if dev.properties().is_host
+        || OWN.get_or_init(|| xp_backend_api::env::switch("XP_SPARSE_OWN_KERNELS", false)).clone()?
+    {
         return Ok(None);
     }
     let Ok(lib) = dev.sparse() else { return Ok(None) };

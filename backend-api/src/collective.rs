@@ -89,13 +89,8 @@ impl UniqueId {
 }
 
 /// The default timeout of a communicator: `XP_NCCL_TIMEOUT` seconds, else 300 s.
-pub fn default_timeout() -> Duration {
-    std::env::var("XP_NCCL_TIMEOUT")
-        .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .map(Duration::from_secs_f64)
-        .unwrap_or(Duration::from_secs(300))
+pub fn default_timeout() -> Result<Duration> {
+    Ok(crate::env::seconds("XP_NCCL_TIMEOUT")?.unwrap_or(Duration::from_secs(300)))
 }
 
 /// One operand of a collective: `count` elements of `dtype` from `offset` bytes into `buffer`.
@@ -265,7 +260,7 @@ mod tests {
     #[test]
     fn the_default_timeout_is_five_minutes() {
         if std::env::var_os("XP_NCCL_TIMEOUT").is_none() {
-            assert_eq!(default_timeout(), Duration::from_secs(300));
+            assert_eq!(default_timeout().unwrap(), Duration::from_secs(300));
         }
     }
 }

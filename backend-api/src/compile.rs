@@ -148,17 +148,11 @@ const STALE_TEMP: Duration = Duration::from_secs(3600);
 /// The disk cache's bound from `XP_CACHE_MAX_BYTES` (bytes or `512MB`, `1GiB`, …; `0` for
 /// none, given as `u64::MAX`), else [`DEFAULT_CACHE_MAX_BYTES`].
 pub fn default_cache_max_bytes() -> Result<u64> {
-    match std::env::var("XP_CACHE_MAX_BYTES") {
-        Err(_) => Ok(DEFAULT_CACHE_MAX_BYTES),
-        Ok(v) => match crate::memory::parse_limit(&v, 0) {
-            Some(0) => Ok(u64::MAX),
-            Some(n) if !v.trim().ends_with('%') => Ok(n as u64),
-            _ => Err(Error::value(
-                "kernel cache",
-                format!("XP_CACHE_MAX_BYTES={v:?} is not a size in bytes (such as 1000000, 512MB or 1GiB)"),
-            )),
-        },
-    }
+    Ok(match crate::env::bytes("XP_CACHE_MAX_BYTES")? {
+        None => DEFAULT_CACHE_MAX_BYTES,
+        Some(0) => u64::MAX,
+        Some(n) => n,
+    })
 }
 
 /// The default disk folder: `XP_CACHE_DIR`, else `$HOME/.cache/xp/kernels`; `None` when

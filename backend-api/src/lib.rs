@@ -34,6 +34,7 @@ pub mod collective;
 pub mod compile;
 pub mod device;
 pub mod dtype;
+pub mod env;
 pub mod error;
 pub mod fft;
 pub mod gpu;

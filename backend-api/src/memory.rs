@@ -131,38 +131,18 @@ pub fn parse_limit(text: &str, total: usize) -> Option<usize> {
         }
         return Some((total as f64 * pct / 100.0) as usize);
     }
-    let (num, mult) = [
-        ("GiB", 1usize << 30),
-        ("MiB", 1 << 20),
-        ("KiB", 1 << 10),
-        ("GB", 1_000_000_000),
-        ("MB", 1_000_000),
-        ("KB", 1_000),
-        ("B", 1),
-    ]
-    .iter()
-    .find_map(|(suf, m)| t.strip_suffix(suf).map(|n| (n.trim(), *m)))
-    .unwrap_or((t, 1));
-    let v: f64 = num.parse().ok()?;
-    if v < 0.0 {
-        return None;
-    }
-    Some((v * mult as f64) as usize)
+    crate::env::parse_bytes(t).map(|b| usize::try_from(b).unwrap_or(usize::MAX))
 }
 
 impl MemoryPool {
     /// A pool over `raw`. `label` names the device in messages. The limit comes from
-    /// `limit_env` (bytes or a percentage) when that variable is set, else is unlimited; the
-    /// pool is off when `XP_MEMORY_POOL=off`.
+    /// `limit_env` (bytes or a percentage; `0` for none) when that variable is set, else is
+    /// unlimited; the pool is off when `XP_MEMORY_POOL=off`. A bad value of either variable is
+    /// an error naming it ([`crate::env`]).
     pub fn new(raw: Arc<dyn RawMemory>, label: impl Into<String>, limit_env: &str) -> Result<Arc<Self>> {
         let total = raw.total_memory();
-        let limit = match std::env::var(limit_env) {
-            Ok(v) => parse_limit(&v, total).ok_or_else(|| {
-                Error::value("memory pool", format!("{limit_env}={v:?} is not a size in bytes or a percentage"))
-            })?,
-            Err(_) => usize::MAX,
-        };
-        let enabled = !matches!(std::env::var("XP_MEMORY_POOL").as_deref(), Ok("off") | Ok("0"));
+        let limit = crate::env::limit(limit_env, total)?.unwrap_or(usize::MAX);
+        let enabled = crate::env::switch("XP_MEMORY_POOL", true)?;
         Ok(Arc::new(MemoryPool {
             raw,
             state: Mutex::new(PoolState::default()),

@@ -101,10 +101,11 @@ pub(crate) fn cublas_version() -> Result<(i32, i32, i32)> {
     Ok((get(MAJOR_VERSION)?, get(MINOR_VERSION)?, get(PATCH_LEVEL)?))
 }
 
-/// Whether float32 products may use TF32 tensor cores: `XP_ALLOW_TF32=1`, read once.
-fn allow_tf32() -> bool {
-    static TF32: OnceLock<bool> = OnceLock::new();
-    *TF32.get_or_init(|| std::env::var("XP_ALLOW_TF32").is_ok_and(|v| v.trim() == "1"))
+/// Whether float32 products may use TF32 tensor cores: `XP_ALLOW_TF32=1`, read once; a bad
+/// value is the error of every product.
+fn allow_tf32() -> Result<bool> {
+    static TF32: OnceLock<Result<bool>> = OnceLock::new();
+    TF32.get_or_init(|| xp_backend_api::env::switch("XP_ALLOW_TF32", false)).clone()
 }
 
 /// cuBLAS's data type and compute type for a product of `dtype` (see the module's table).
@@ -205,7 +206,7 @@ impl Blas for CublasLib {
         if g.is_empty() {
             return Ok(());
         }
-        let (ty, compute) = cublas_types(desc.dtype, allow_tf32())
+        let (ty, compute) = cublas_types(desc.dtype, allow_tf32()?)
             .ok_or_else(|| Error::unsupported_dtype("cuBLAS gemm", desc.dtype))?;
         let (alpha, beta) = (GemmScalar::new(desc.dtype, desc.alpha), GemmScalar::new(desc.dtype, desc.beta));
         self.ctx.enter("cublasGemmEx")?;

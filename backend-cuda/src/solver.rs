@@ -127,8 +127,8 @@ fn eig_mode(vectors: bool) -> sys::cusolverEigMode_t {
 }
 
 /// Whether the SVD uses `Xgesvd` rather than the Jacobi solver (`XP_CUSOLVER_SVD=gesvd`).
-fn use_gesvd() -> bool {
-    std::env::var("XP_CUSOLVER_SVD").is_ok_and(|v| v.trim().eq_ignore_ascii_case("gesvd"))
+fn use_gesvd() -> Result<bool> {
+    Ok(xp_backend_api::env::choice("XP_CUSOLVER_SVD", &["gesvdj", "gesvd"])? == Some("gesvd"))
 }
 
 /// A size as cuSOLVER's 32-bit `int`, or a `Value` error naming `op`.
@@ -688,7 +688,7 @@ impl CusolverLib {
         };
         // SAFETY: as in `run` (the caller's).
         unsafe {
-            if use_gesvd() {
+            if use_gesvd()? {
                 let jobc = |c: u8| c as std::ffi::c_char;
                 let (ju, jv) = match job {
                     SvdJob::ValuesOnly => (jobc(b'N'), jobc(b'N')),

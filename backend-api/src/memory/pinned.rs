@@ -127,7 +127,8 @@ impl PinnedMemoryPool {
     /// A pool over `raw`, for the device named `label` in messages; unlimited; caching unless
     /// `XP_MEMORY_POOL=off`.
     pub fn new(raw: Arc<dyn RawHostMemory>, label: impl Into<String>) -> Arc<Self> {
-        let enabled = !matches!(std::env::var("XP_MEMORY_POOL").as_deref(), Ok("off") | Ok("0"));
+        // A bad value is refused when the device's pool is made, before this one.
+        let enabled = crate::env::switch("XP_MEMORY_POOL", true).unwrap_or(true);
         Arc::new(PinnedMemoryPool {
             raw,
             state: Mutex::new(PinnedState::default()),
