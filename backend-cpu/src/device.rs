@@ -145,6 +145,9 @@ impl Device for CpuDevice {
         for p in &live {
             p.wait_idle();
         }
+        for p in &live {
+            p.check("synchronize")?;
+        }
         xp_backend_api::Stream::synchronize(&*self.default_stream)
     }
 }

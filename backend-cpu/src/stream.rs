@@ -1,7 +1,18 @@
 //! In-order streams: each stream is a worker thread draining a queue of tasks; a kernel task
 //! spreads the grid's blocks over the rayon pool.
+//!
+//! # A task that panics
+//! A panic inside a task (a library call, a kernel's host side) is caught on the worker, which
+//! lives on: the stream becomes failed, as a GPU context does after a sticky error. Its first
+//! message is kept, and every later call on the stream — queueing work, synchronising, reading
+//! to the host — returns it as an [`Error::Driver`] named `CPU_TASK_PANICKED`. Tasks queued
+//! before the failure still run in order, so events recorded on the stream still fire and no
+//! other stream waiting for them hangs. What the CPU backend cannot catch: a kernel that
+//! corrupts memory or aborts (a C++ `abort`, a stack overflow outside the fibers' guard) takes
+//! the process down, as an illegal address takes a CUDA context down.
 
 use std::any::Any;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Weak};
@@ -23,11 +34,42 @@ type Task = Box<dyn FnOnce() + Send>;
 /// dropped with work queued.
 #[derive(Default)]
 pub(crate) struct Progress {
+    /// The stream's id.
+    id: u64,
     submitted: Mutex<(u64, u64)>,
     cv: Condvar,
+    /// The message of the first task that panicked, once one has.
+    failed: Mutex<Option<String>>,
+}
+
+/// The text of a panic's payload.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_string()
+    }
 }
 
 impl Progress {
+    /// `Ok` until a task of the stream has panicked; then the error that `op` returns.
+    pub(crate) fn check(&self, op: &str) -> Result<()> {
+        let id = self.id;
+        match self.failed.lock().as_ref() {
+            None => Ok(()),
+            Some(msg) => Err(Error::Driver {
+                api: op.to_string(),
+                code: -1,
+                name: "CPU_TASK_PANICKED".into(),
+                detail: format!(
+                    "a task on CPU stream {id} panicked ({msg}); the stream is failed and refuses every later call"
+                ),
+            }),
+        }
+    }
+
     /// Block until every task submitted so far has finished.
     pub(crate) fn wait_idle(&self) {
         let mut g = self.submitted.lock();
@@ -51,14 +93,17 @@ pub struct CpuStream {
 impl CpuStream {
     pub(crate) fn new(props: Arc<DeviceProperties>, pool: Arc<MemoryPool>) -> Result<Arc<Self>> {
         let (tx, rx) = channel::<Task>();
-        let progress = Arc::new(Progress::default());
-        let p = Arc::clone(&progress);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let progress = Arc::new(Progress { id, ..Progress::default() });
+        let p = Arc::clone(&progress);
         std::thread::Builder::new()
             .name(format!("xp-cpu-stream-{id}"))
             .spawn(move || {
                 while let Ok(task) = rx.recv() {
-                    task();
+                    // A panicking task fails the stream and leaves the worker running (module docs).
+                    if let Err(payload) = std::panic::catch_unwind(AssertUnwindSafe(task)) {
+                        p.failed.lock().get_or_insert_with(|| panic_message(&*payload));
+                    }
                     let mut g = p.submitted.lock();
                     g.1 += 1;
                     p.cv.notify_all();
@@ -72,16 +117,28 @@ impl CpuStream {
         self.me.upgrade().expect("a stream in use is alive")
     }
 
-    /// Queue a task.
-    pub(crate) fn enqueue(&self, task: Task) {
+    /// Queue a task for `op`, unless the stream has failed (module docs).
+    pub(crate) fn enqueue(&self, op: &str, task: Task) -> Result<()> {
+        self.progress.check(op)?;
         let tx = self.tx.lock();
         self.progress.submitted.lock().0 += 1;
-        // The worker only stops when the sender is dropped, which happens with the stream.
-        tx.send(task).expect("the stream worker outlives the stream");
+        // The worker stops only when the sender is dropped, with the stream, and survives
+        // panicking tasks; a send that fails anyway is undone and reported.
+        tx.send(task).map_err(|_| {
+            self.progress.submitted.lock().0 -= 1;
+            Error::Driver {
+                api: op.to_string(),
+                code: -1,
+                name: "CPU_STREAM_STOPPED".into(),
+                detail: format!("the worker of CPU stream {} has stopped", self.id),
+            }
+        })
     }
 
-    fn wait_idle(&self) {
+    /// Wait for every task queued so far; the stream's failure for `op`, if it has failed.
+    fn wait_idle(&self, op: &str) -> Result<()> {
         self.progress.wait_idle();
+        self.progress.check(op)
     }
 
     /// The stream's progress, which the device keeps (weakly) to wait for every stream.
@@ -96,7 +153,7 @@ impl xp_backend_api::Stream for CpuStream {
     }
 
     fn synchronize(&self) -> Result<()> {
-        self.wait_idle();
+        self.wait_idle("synchronize")?;
         match self.pool.take_deferred_error() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -106,7 +163,7 @@ impl xp_backend_api::Stream for CpuStream {
     fn record_event(&self) -> Result<Arc<dyn Event>> {
         let state = Arc::new(EventState::default());
         let s = Arc::clone(&state);
-        self.enqueue(Box::new(move || s.fire()));
+        self.enqueue("record_event", Box::new(move || s.fire()))?;
         Ok(Arc::new(CpuEvent { state }))
     }
 
@@ -116,10 +173,12 @@ impl xp_backend_api::Stream for CpuStream {
             .downcast_ref::<CpuEvent>()
             .ok_or_else(|| Error::value("wait_event", "the event belongs to another backend"))?;
         let s = Arc::clone(&ev.state);
-        self.enqueue(Box::new(move || {
-            s.wait();
-        }));
-        Ok(())
+        self.enqueue(
+            "wait_event",
+            Box::new(move || {
+                s.wait();
+            }),
+        )
     }
 
     fn launch(&self, kernel: &dyn Kernel, config: &LaunchConfig, args: &[KernelArg<'_>]) -> Result<()> {
@@ -151,14 +210,13 @@ impl xp_backend_api::Stream for CpuStream {
         let owned = OwnedArgs::new(args);
         let k = k.clone();
         let cfg = *config;
-        self.enqueue(Box::new(move || execute(&k, &cfg, &owned)));
-        Ok(())
+        self.enqueue("launch", Box::new(move || execute(&k, &cfg, &owned)))
     }
 
     fn copy_from_host(&self, dst: &xp_backend_api::Buffer, dst_offset: usize, src: &[u8]) -> Result<()> {
         dst.check_range("copy_from_host", dst_offset, src.len())?;
         dst.note_use(&self.handle());
-        self.wait_idle();
+        self.wait_idle("copy_from_host")?;
         // SAFETY: the range lies inside `dst` (checked above), the stream is idle so no queued
         // task touches the buffer, and `src` is a distinct host slice.
         unsafe {
@@ -169,7 +227,7 @@ impl xp_backend_api::Stream for CpuStream {
 
     fn copy_to_host(&self, src: &xp_backend_api::Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()> {
         src.check_range("copy_to_host", src_offset, dst.len())?;
-        self.wait_idle();
+        self.wait_idle("copy_to_host")?;
         // SAFETY: the range lies inside `src` (checked above) and the stream is idle, so every
         // write queued before this copy has landed.
         unsafe {
@@ -196,15 +254,55 @@ impl xp_backend_api::Stream for CpuStream {
         dst.note_use(&me);
         let s = src.device_ptr() as usize + src_offset;
         let d = dst.device_ptr() as usize + dst_offset;
-        self.enqueue(Box::new(move || {
-            // SAFETY: both ranges were checked against their buffers, which stay allocated
-            // until this stream has passed this task (stream-ordered pool); `copy` allows overlap.
-            unsafe { std::ptr::copy(s as *const u8, d as *mut u8, bytes) };
-        }));
-        Ok(())
+        self.enqueue(
+            "copy_device",
+            Box::new(move || {
+                // SAFETY: both ranges were checked against their buffers, which stay allocated
+                // until this stream has passed this task (stream-ordered pool); `copy` allows
+                // overlap.
+                unsafe { std::ptr::copy(s as *const u8, d as *mut u8, bytes) };
+            }),
+        )
     }
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use xp_backend_api::{Device, Stream};
+
+    use super::*;
+
+    /// Before, the worker thread died with the panic: the next `synchronize` waited forever
+    /// and the next launch panicked on the closed queue.
+    #[test]
+    fn a_panicking_task_fails_the_stream_instead_of_hanging_it() {
+        let dev = crate::device::device().unwrap();
+        let s = dev.new_stream().unwrap();
+        let other = dev.new_stream().unwrap();
+        let before = s.record_event().unwrap();
+        s.enqueue("test", Box::new(|| panic!("a task that panics"))).unwrap();
+        // Work queued before the failure still runs: the event fires, the other stream goes on.
+        other.wait_event(&*before).unwrap();
+        other.synchronize().unwrap();
+        let e = s.synchronize().unwrap_err();
+        let Error::Driver { api, name, detail, .. } = &e else { panic!("{e:?}") };
+        assert_eq!((api.as_str(), name.as_str()), ("synchronize", "CPU_TASK_PANICKED"));
+        assert!(detail.contains("a task that panics"), "{detail}");
+        // Every later call is refused with the same failure, none hangs or panics.
+        assert!(matches!(s.record_event(), Err(Error::Driver { .. })));
+        let buf = dev.memory_pool().alloc(16, &(Arc::clone(&s) as Arc<dyn Stream>)).unwrap();
+        let mut host = [0u8; 16];
+        assert!(matches!(s.copy_to_host(&buf, 0, &mut host), Err(Error::Driver { .. })));
+        assert!(matches!(s.copy_device(&buf, 0, &buf, 8, 8), Err(Error::Driver { .. })));
+        // The device's synchronize waits for every stream and reports the failed one (no other
+        // unit test of this crate synchronises the device while this one holds the stream).
+        assert!(matches!(dev.synchronize(), Err(Error::Driver { .. })));
+        drop(buf);
+        // Another stream of the device is not failed by it.
+        other.synchronize().unwrap();
     }
 }
