@@ -137,6 +137,23 @@ pub fn current_stream(device: &Arc<dyn DynDevice>) -> Arc<dyn Stream> {
         .unwrap_or_else(|| device.default_stream())
 }
 
+/// The device of `arrays`, all of which must live on it: `DeviceMismatch` for `op` naming the
+/// first two devices otherwise. Every entry point that takes several arrays calls it (or a
+/// check of its own, as the elementwise launches do) before anything is allocated or queued,
+/// so that no array's buffer reaches another device's kernels or libraries.
+pub(crate) fn same_device(op: &str, arrays: &[&Array]) -> Result<Arc<dyn DynDevice>> {
+    let Some(first) = arrays.first() else {
+        return Err(Error::value(op, "no arrays were given"));
+    };
+    let d = &first.storage.device;
+    for a in &arrays[1..] {
+        if !Arc::ptr_eq(&a.storage.device, d) {
+            return Err(Error::DeviceMismatch { op: op.into(), lhs: first.device().label(), rhs: a.device().label() });
+        }
+    }
+    Ok(Arc::clone(d))
+}
+
 /// The plan target of `device` (planners know devices only through it).
 pub(crate) fn target_of(device: &Arc<dyn DynDevice>) -> Target {
     Target::from_properties(device.properties())

@@ -141,8 +141,9 @@ pub fn physical_memory() -> usize {
         .unwrap_or(0)
 }
 
-/// A `Value` error naming `op` unless `elems` elements of `bytes` each fit in `buf` from byte
-/// `offset` (the checks of library calls, which address buffers directly).
+/// `DeviceMismatch` unless `buf` comes from the CPU device's pool, then a `Value` error naming
+/// `op` unless `elems` elements of `bytes` each fit in it from byte `offset`: the checks of
+/// library calls, which address buffers directly.
 pub(crate) fn check_span(
     op: &str,
     what: &str,
@@ -151,6 +152,9 @@ pub(crate) fn check_span(
     elems: usize,
     bytes: usize,
 ) -> xp_backend_api::Result<()> {
+    // A buffer of another device (a GPU address) must never reach a host task.
+    let dev = crate::device::device()?;
+    buf.check_pool(&format!("{op} ({what})"), xp_backend_api::Device::memory_pool(&*dev), "cpu")?;
     let need = elems * bytes;
     if offset.checked_add(need).is_none_or(|end| end > buf.len()) {
         return Err(xp_backend_api::Error::Value {

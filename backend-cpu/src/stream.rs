@@ -198,6 +198,8 @@ impl xp_backend_api::Stream for CpuStream {
         let me = self.handle();
         for a in args {
             if let KernelArg::Buffer { buffer, offset_bytes } = a {
+                // A buffer of another device (a GPU address) must never reach a host kernel.
+                buffer.check_pool(&format!("launch of `{}`", k.name()), &self.pool, "cpu")?;
                 if *offset_bytes > buffer.len() {
                     return Err(Error::Launch {
                         kernel: k.name().to_string(),
@@ -215,6 +217,7 @@ impl xp_backend_api::Stream for CpuStream {
 
     fn copy_from_host(&self, dst: &xp_backend_api::Buffer, dst_offset: usize, src: &[u8]) -> Result<()> {
         dst.check_range("copy_from_host", dst_offset, src.len())?;
+        dst.check_pool("copy_from_host", &self.pool, "cpu")?;
         dst.note_use(&self.handle());
         self.wait_idle("copy_from_host")?;
         // SAFETY: the range lies inside `dst` (checked above), the stream is idle so no queued
@@ -227,6 +230,7 @@ impl xp_backend_api::Stream for CpuStream {
 
     fn copy_to_host(&self, src: &xp_backend_api::Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()> {
         src.check_range("copy_to_host", src_offset, dst.len())?;
+        src.check_pool("copy_to_host", &self.pool, "cpu")?;
         self.wait_idle("copy_to_host")?;
         // SAFETY: the range lies inside `src` (checked above) and the stream is idle, so every
         // write queued before this copy has landed.
@@ -249,6 +253,8 @@ impl xp_backend_api::Stream for CpuStream {
     ) -> Result<()> {
         src.check_range("copy_device", src_offset, bytes)?;
         dst.check_range("copy_device", dst_offset, bytes)?;
+        src.check_pool("copy_device", &self.pool, "cpu")?;
+        dst.check_pool("copy_device", &self.pool, "cpu")?;
         let me = self.handle();
         src.note_use(&me);
         dst.note_use(&me);
@@ -294,7 +300,7 @@ mod tests {
         assert!(detail.contains("a task that panics"), "{detail}");
         // Every later call is refused with the same failure, none hangs or panics.
         assert!(matches!(s.record_event(), Err(Error::Driver { .. })));
-        let buf = dev.memory_pool().alloc(16, &(Arc::clone(&s) as Arc<dyn Stream>)).unwrap();
+        let buf = dev.memory_pool().alloc(16, &(Arc::clone(&other) as Arc<dyn Stream>)).unwrap();
         let mut host = [0u8; 16];
         assert!(matches!(s.copy_to_host(&buf, 0, &mut host), Err(Error::Driver { .. })));
         assert!(matches!(s.copy_device(&buf, 0, &buf, 8, 8), Err(Error::Driver { .. })));
@@ -304,5 +310,25 @@ mod tests {
         drop(buf);
         // Another stream of the device is not failed by it.
         other.synchronize().unwrap();
+    }
+
+    /// A buffer of another device (here the null backend's, standing in for a GPU's) never
+    /// reaches a host task: copies and library calls refuse it before anything is queued.
+    #[test]
+    fn buffers_of_another_device_are_refused_before_a_task_is_queued() {
+        let dev = crate::device::device().unwrap();
+        let s = dev.new_stream().unwrap();
+        let handle: Arc<dyn Stream> = Arc::clone(&s) as Arc<dyn Stream>;
+        let other = xp_backend_api::null::NullDevice::new(1 << 20, None).unwrap();
+        let theirs = other.memory_pool().alloc(64, &handle).unwrap();
+        let ours = dev.memory_pool().alloc(64, &handle).unwrap();
+        let mut host = [0u8; 8];
+        assert!(matches!(s.copy_to_host(&theirs, 0, &mut host), Err(Error::DeviceMismatch { .. })));
+        assert!(matches!(s.copy_from_host(&theirs, 0, &host), Err(Error::DeviceMismatch { .. })));
+        assert!(matches!(s.copy_device(&theirs, 0, &ours, 0, 8), Err(Error::DeviceMismatch { .. })));
+        let e = crate::memory::check_span("gemm", "A", &theirs, 0, 4, 4).unwrap_err();
+        assert!(matches!(&e, Error::DeviceMismatch { op, .. } if op == "gemm (A)"), "{e}");
+        assert!(crate::memory::check_span("gemm", "A", &ours, 0, 4, 4).is_ok());
+        s.synchronize().unwrap();
     }
 }

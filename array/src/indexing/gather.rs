@@ -11,6 +11,7 @@ use crate::{where_, Array};
 /// NumPy's `take_along_axis(arr, indices, axis)`: `arr`'s elements at `indices` along
 /// `axis`, the other axes matched by broadcasting (negative indices count from the end).
 pub fn take_along_axis(arr: &Array, indices: &Array, axis: isize) -> Result<Array> {
+    crate::exec::same_device("take_along_axis", &[arr, indices])?;
     let op = "take_along_axis";
     if !indices.dtype().is_integer() {
         return Err(Error::DType {
@@ -68,6 +69,7 @@ pub fn take_along_axis(arr: &Array, indices: &Array, axis: isize) -> Result<Arra
 /// `indices` must be 1-d. `arr` must be C-contiguous (it is written through its flat
 /// elements); a bad index is an `Index` error and writes nothing.
 pub fn put_along_axis(arr: &Array, indices: &Array, values: &Array, axis: Option<isize>) -> Result<()> {
+    crate::exec::same_device("put_along_axis", &[arr, indices, values])?;
     let op = "put_along_axis";
     if !indices.dtype().is_integer() {
         return Err(Error::DType {
@@ -120,6 +122,7 @@ pub fn put_along_axis(arr: &Array, indices: &Array, values: &Array, axis: Option
 /// NumPy's `choose(a, choices)`: element `i` from `choices[a[i]]` (all broadcast together);
 /// an index outside `0..len(choices)` is an `Index` error.
 pub fn choose(a: &Array, choices: &[&Array]) -> Result<Array> {
+    crate::exec::same_device("choose", &[&[a], choices].concat())?;
     let op = "choose";
     let Some(first) = choices.first() else {
         return Err(Error::value(op, "choices must not be empty"));
@@ -145,6 +148,9 @@ pub fn choose(a: &Array, choices: &[&Array]) -> Result<Array> {
 /// NumPy's `select(condlist, choicelist, default)`: where the first true condition picks its
 /// choice, `default` where none is true.
 pub fn select(condlist: &[&Array], choicelist: &[&Array], default: Scalar) -> Result<Array> {
+    if !condlist.is_empty() || !choicelist.is_empty() {
+        crate::exec::same_device("select", &[condlist, choicelist].concat())?;
+    }
     let op = "select";
     if condlist.len() != choicelist.len() {
         return Err(Error::value(
@@ -183,6 +189,7 @@ pub fn select(condlist: &[&Array], choicelist: &[&Array], default: Scalar) -> Re
 /// NumPy's `compress(condition, a, axis)`: the slices of `a` along `axis` (of the flattened
 /// `a` when `None`) where the 1-d `condition` is true.
 pub fn compress(condition: &Array, a: &Array, axis: Option<isize>) -> Result<Array> {
+    crate::exec::same_device("compress", &[condition, a])?;
     let op = "compress";
     let (a, ax) = match axis {
         Some(x) => (a.clone(), normalize_axis(op, x, a.ndim())?),
@@ -208,6 +215,7 @@ pub fn compress(condition: &Array, a: &Array, axis: Option<isize>) -> Result<Arr
 /// NumPy's `extract(condition, arr)`: the elements of the flattened `arr` where the flattened
 /// `condition` is non-zero.
 pub fn extract(condition: &Array, arr: &Array) -> Result<Array> {
+    crate::exec::same_device("extract", &[condition, arr])?;
     let c = condition.ravel()?.astype(DType::Bool)?;
     let a = arr.ravel()?;
     if c.size() != a.size() {
@@ -224,6 +232,7 @@ pub fn extract(condition: &Array, arr: &Array) -> Result<Array> {
 /// NumPy's `putmask(a, mask, values)` as a new array: where `mask` is true, element `n` of
 /// the flattened result is `values[n % len(values)]`.
 pub fn putmask(a: &Array, mask: &Array, values: &Array) -> Result<Array> {
+    crate::exec::same_device("putmask", &[a, mask, values])?;
     let op = "putmask";
     if mask.shape() != a.shape() {
         return Err(Error::ShapeMismatch {
@@ -247,6 +256,7 @@ pub fn putmask(a: &Array, mask: &Array, values: &Array) -> Result<Array> {
 /// NumPy's `copyto(dst, src, where)` as a new array: `src` (broadcast, converted to `dst`'s
 /// dtype) where `where` is true, `dst` elsewhere.
 pub fn copyto(dst: &Array, src: &Array, where_mask: &Array) -> Result<Array> {
+    crate::exec::same_device("copyto", &[dst, src, where_mask])?;
     let s = src.astype(dst.dtype())?.broadcast_to(dst.shape())?;
     where_(&where_mask.broadcast_to(dst.shape())?, (&s).into(), dst.into())?.astype(dst.dtype())
 }
@@ -254,6 +264,7 @@ pub fn copyto(dst: &Array, src: &Array, where_mask: &Array) -> Result<Array> {
 /// NumPy's `place(arr, mask, vals)`: the elements where `mask` is set take `vals` in order,
 /// repeated as needed, in place.
 pub fn place(arr: &Array, mask: &Array, vals: &Array) -> Result<()> {
+    crate::exec::same_device("place", &[arr, mask, vals])?;
     let m = mask.astype(DType::Bool)?;
     if m.size() != arr.size() {
         return Err(Error::ShapeMismatch {

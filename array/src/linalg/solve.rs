@@ -170,6 +170,7 @@ fn triangle(x: &Array, k: isize, lower: bool) -> Result<Array> {
 /// NumPy's `linalg.solve(a, b)`: `b` is one right-hand side when it is 1-d, else a stack of
 /// `(..., M, K)` matrices; the stacks broadcast.
 pub fn solve(a: &Array, b: &Array) -> Result<Array> {
+    crate::exec::same_device("solve", &[a, b])?;
     let op = "solve";
     let (n, _) = check_matrices(op, a, true)?;
     let vector = b.ndim() == 1;
@@ -565,6 +566,7 @@ pub fn pinv(a: &Array, rcond: Option<f64>) -> Result<Array> {
 /// `rcond` (default `eps * max(M, N)`) times the largest count as zero. `residuals` holds the
 /// squared residual norms when `a` has full rank `N < M`, else it is empty.
 pub fn lstsq(a: &Array, b: &Array, rcond: Option<f64>) -> Result<(Array, Array, Array, Array)> {
+    crate::exec::same_device("lstsq", &[a, b])?;
     let op = "lstsq";
     if a.ndim() != 2 {
         return Err(Error::LinAlg {

@@ -75,6 +75,9 @@ fn check_weights(op: &str, a: &Array, weights: Option<&Array>) -> Result<Option<
 /// non-negative 1-d integer array `x` (int64), or the sum of `weights` at each value
 /// (float64); `max(x.max() + 1, minlength)` bins.
 pub fn bincount(x: &Array, weights: Option<&Array>, minlength: usize) -> Result<Array> {
+    if let Some(w) = weights {
+        crate::exec::same_device("bincount", &[x, w])?;
+    }
     let op = "bincount";
     let dev = crate::ufunc::common_device(op, &[x].into_iter().chain(weights).collect::<Vec<_>>())?;
     if !matches!(x.dtype().kind(), DTypeKind::Signed | DTypeKind::Unsigned | DTypeKind::Bool) {
@@ -440,6 +443,7 @@ fn monotonic_decreasing(bins: &Array) -> Result<Option<bool>> {
 /// (`bins[i-1] < x <= bins[i]` with `right`), `bins[i-1] > x >= bins[i]` for decreasing ones
 /// (`bins[i-1] >= x > bins[i]` with `right`); 0 or `len(bins)` beyond the ends.
 pub fn digitize(x: &Array, bins: &Array, right: bool) -> Result<Array> {
+    crate::exec::same_device("digitize", &[x, bins])?;
     let op = "digitize";
     let dev = crate::ufunc::common_device(op, &[x, bins])?;
     if x.dtype().is_complex() {
@@ -466,6 +470,7 @@ pub fn digitize(x: &Array, bins: &Array, right: bool) -> Result<Array> {
 /// `(xp, fp)` at `x` (float64, `x`'s shape). `xp` must increase (not checked, as NumPy);
 /// `left` and `right` (default `fp[0]` and `fp[-1]`) are the values beyond the ends.
 pub fn interp(x: &Array, xp: &Array, fp: &Array, left: Option<f64>, right: Option<f64>) -> Result<Array> {
+    crate::exec::same_device("interp", &[x, xp, fp])?;
     let op = "interp";
     let dev = crate::ufunc::common_device(op, &[x, xp, fp])?;
     for a in [x, xp, fp] {
@@ -511,6 +516,7 @@ pub fn interp(x: &Array, xp: &Array, fp: &Array, left: Option<f64>, right: Optio
 /// NumPy's `interp(x, xp, fp, period=period)`: the interpolant of a periodic function, with
 /// `x` and `xp` taken modulo `|period|` and `xp` in any order (`left` and `right` do not apply).
 pub fn interp_periodic(x: &Array, xp: &Array, fp: &Array, period: f64) -> Result<Array> {
+    crate::exec::same_device("interp", &[x, xp, fp])?;
     let op = "interp";
     if period == 0.0 || !period.is_finite() {
         return Err(Error::value(op, format!("period must be a non-zero finite value, got {period}")));

@@ -66,6 +66,7 @@ fn product(a: &Array, b: &Array) -> Result<Array> {
 /// NumPy's `polyfit(x, y, deg)`: least-squares coefficients, highest power first (`y` 1-d or
 /// 2-d with one fit per column), through `linalg.lstsq` on the scaled Vandermonde matrix.
 pub fn polyfit(x: &Array, y: &Array, deg: usize) -> Result<Array> {
+    crate::exec::same_device("polyfit", &[x, y])?;
     if x.ndim() != 1 || y.ndim() == 0 || y.ndim() > 2 || y.shape()[0] != x.size() {
         return Err(Error::ShapeMismatch {
             op: "polyfit".into(),
