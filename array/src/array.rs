@@ -270,8 +270,12 @@ impl Array {
 
     // ---- to the host -----------------------------------------------------------------------
 
-    /// The elements in C order as bytes (waits for queued work).
+    /// The elements in C order as bytes. Waits for the work queued on the array on every
+    /// stream, not only the current one: a host read is always of finished work, whichever
+    /// stream wrote the array (a stricter rule than CUDA's and CuPy's, which read after the
+    /// current stream alone).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        self.storage.buffer.order_after_users(&current_stream(&self.storage.device))?;
         let a = self.ascontiguous()?;
         let mut out = vec![0u8; a.nbytes()];
         if !out.is_empty() {

@@ -113,3 +113,26 @@ fn ndarray_round_trip_keeps_shape_order_and_dtype() {
         assert_eq!(a0.to_ndarray::<num_complex::Complex<f64>>().unwrap(), c.into_dyn());
     });
 }
+
+/// The seed's two-stream demo, with the arrays computed on s1 and s2 and then read from the
+/// default stream. The read waits for the streams that wrote each array; before, it waited for
+/// the current stream alone and returned memory s1 and s2 had not written yet (here both first
+/// wait for a long product on s0, so that they are still working when the read comes).
+#[test]
+fn a_host_read_waits_for_the_streams_that_wrote_the_array() {
+    let d = cpu();
+    let x = with_device(&d, || xp_array::ones(&[512, 512], DType::F32)).unwrap();
+    let ones = with_device(&d, || xp_array::ones(&[1 << 20], DType::F32)).unwrap();
+    d.default_stream().synchronize().unwrap();
+    let (s0, s1, s2) = (d.new_stream().unwrap(), d.new_stream().unwrap(), d.new_stream().unwrap());
+    let product = xp_array::with_stream(&d, &s0, || x.matmul(&x)).unwrap();
+    let busy = s0.record_event().unwrap();
+    for s in [&s1, &s2] {
+        s.wait_event(&*busy).unwrap();
+    }
+    let a = xp_array::with_stream(&d, &s1, || ones.add(&ones)).unwrap();
+    let b = xp_array::with_stream(&d, &s2, || ones.mul_scalar(3.0)).unwrap();
+    assert!(a.to_vec::<f32>().unwrap().iter().all(|&v| v == 2.0));
+    assert!(b.to_vec::<f32>().unwrap().iter().all(|&v| v == 3.0));
+    assert_eq!(product.shape(), &[512, 512]);
+}

@@ -524,6 +524,19 @@ impl Buffer {
         }
     }
 
+    /// Order `stream` after the work every other stream has queued on this buffer so far: an
+    /// event recorded on each, waited for on `stream` (no host wait). A read on `stream` then
+    /// sees finished work whichever stream wrote the buffer.
+    pub fn order_after_users(&self, stream: &Arc<dyn Stream>) -> Result<()> {
+        let others: Vec<Arc<dyn Stream>> =
+            self.streams.lock().iter().filter(|s| s.id() != stream.id()).map(Arc::clone).collect();
+        for s in others {
+            let done = s.record_event()?;
+            stream.wait_event(&*done)?;
+        }
+        Ok(())
+    }
+
     /// Whether the buffer came from `pool`.
     pub fn is_from(&self, pool: &MemoryPool) -> bool {
         std::ptr::eq(Arc::as_ptr(&self.pool), pool)
