@@ -171,6 +171,27 @@ impl Array {
         Ok(a)
     }
 
+    /// Write `bytes` (this array's elements in C order) into this freshly made contiguous
+    /// array, on its device's current stream.
+    pub(crate) fn copy_from_bytes(&self, bytes: &[u8]) -> Result<()> {
+        if bytes.len() != self.nbytes() || !self.is_contiguous() {
+            return Err(Error::value("copy_from_bytes", "the bytes do not fill the array"));
+        }
+        if !bytes.is_empty() {
+            let stream = current_stream(&self.storage.device);
+            stream.copy_from_host(&self.storage.buffer, self.layout.offset() * self.itemsize(), bytes)?;
+        }
+        Ok(())
+    }
+
+    /// [`Array::copy_from_bytes`] of `data`, whose type is the array's dtype.
+    pub(crate) fn copy_from_slice<T: Element>(&self, data: &[T]) -> Result<()> {
+        if T::DTYPE != self.dtype {
+            return Err(Error::value("copy_from_slice", "the data's dtype is not the array's"));
+        }
+        self.copy_from_bytes(as_bytes(data))
+    }
+
     /// An array of `shape` holding `data` (C order), on the current device.
     pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<Array> {
         Array::from_slice_on(&crate::current_device()?, data, shape)
@@ -277,7 +298,8 @@ impl Array {
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         self.storage.buffer.order_after_users(&current_stream(&self.storage.device))?;
         let a = self.ascontiguous()?;
-        let mut out = vec![0u8; a.nbytes()];
+        let mut out = crate::creation::host_vec::<u8>(a.nbytes())?;
+        out.resize(a.nbytes(), 0);
         if !out.is_empty() {
             let stream = current_stream(&a.storage.device);
             stream.copy_to_host(&a.storage.buffer, a.layout.offset() * a.itemsize(), &mut out)?;

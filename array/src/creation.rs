@@ -44,17 +44,49 @@ pub fn empty_like(a: &Array) -> Result<Array> {
     Array::empty_on(&a.device_arc(), a.shape(), a.dtype())
 }
 
+/// An empty host vector with room for `n` elements of `T`, or [`Error::OutOfMemory`] when the
+/// host cannot give it (`try_reserve`: never the abort of a failed allocation).
+pub(crate) fn host_vec<T>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
+        requested: n.saturating_mul(std::mem::size_of::<T>()),
+        in_use: 0,
+        limit: usize::MAX,
+    })?;
+    Ok(v)
+}
+
+/// An array of `shape` and `T`'s dtype on `device` whose elements, in C order, are `values`.
+/// The device buffer is taken first, so a size the device's pool refuses is its
+/// `OutOfMemory` before any host memory is touched; the host staging is [`host_vec`].
+fn from_host_values<T: crate::Element>(
+    device: &Arc<dyn DynDevice>,
+    op: &str,
+    shape: &[usize],
+    values: impl Iterator<Item = T>,
+) -> Result<Array> {
+    let n = crate::layout::checked_size(op, shape)?;
+    let out = Array::empty_on(device, shape, T::DTYPE)?;
+    let mut v = host_vec::<T>(n)?;
+    v.extend(values.take(n));
+    out.copy_from_slice(&v)?;
+    Ok(out)
+}
+
 fn host_array(
     device: &Arc<dyn DynDevice>,
     shape: &[usize],
     dtype: DType,
     values: impl Iterator<Item = Scalar>,
 ) -> Result<Array> {
-    let mut bytes = Vec::with_capacity(shape.iter().product::<usize>() * dtype.size());
+    let n = crate::layout::checked_size("array", shape)?;
+    let out = Array::empty_on(device, shape, dtype)?;
+    let mut bytes = host_vec::<u8>(n.saturating_mul(dtype.size()))?;
     for v in values {
         bytes.extend(scalar_bytes(v, dtype)?);
     }
-    Array::from_bytes_on(device, shape, dtype, &bytes)
+    out.copy_from_bytes(&bytes)?;
+    Ok(out)
 }
 
 /// Values from `start` to `stop` (exclusive) by `step`, as NumPy's `arange`. `dtype` `None`
@@ -87,20 +119,16 @@ pub fn arange(
         // Every value lies between start and stop: typed vectors when both ends fit.
         let (lo, hi) = (a.min(int_of(stop)), a.max(int_of(stop)));
         if dtype == DType::I64 && lo >= i64::MIN as i128 && hi <= i64::MAX as i128 {
-            let v: Vec<i64> = (0..n).map(|i| (a + s * i as i128) as i64).collect();
-            return Array::from_slice_on(&dev, &v, &[n]);
+            return from_host_values(&dev, "arange", &[n], (0..n).map(|i| (a + s * i as i128) as i64));
         }
         if dtype == DType::I32 && lo >= i32::MIN as i128 && hi <= i32::MAX as i128 {
-            let v: Vec<i32> = (0..n).map(|i| (a + s * i as i128) as i32).collect();
-            return Array::from_slice_on(&dev, &v, &[n]);
+            return from_host_values(&dev, "arange", &[n], (0..n).map(|i| (a + s * i as i128) as i32));
         }
         return host_array(&dev, &[n], dtype, (0..n).map(|i| Scalar::Int(a + s * i as i128)));
     }
     match dtype {
-        DType::F64 => Array::from_slice_on(&dev, &(0..n).map(|i| a + s * i as f64).collect::<Vec<f64>>(), &[n]),
-        DType::F32 => {
-            Array::from_slice_on(&dev, &(0..n).map(|i| (a + s * i as f64) as f32).collect::<Vec<f32>>(), &[n])
-        }
+        DType::F64 => from_host_values(&dev, "arange", &[n], (0..n).map(|i| a + s * i as f64)),
+        DType::F32 => from_host_values(&dev, "arange", &[n], (0..n).map(|i| (a + s * i as f64) as f32)),
         _ => host_array(&dev, &[n], dtype, (0..n).map(|i| Scalar::Float(a + s * i as f64))),
     }
 }
@@ -186,7 +214,9 @@ pub fn eye(n: usize, m: Option<usize>, k: isize, dtype: DType) -> Result<Array> 
     crate::layout::checked_size("eye", &[n, m])?;
     if n * m > 1 << 14 {
         // Large: compare a column and a row of indices on the device rather than fill on the
-        // host and copy.
+        // host and copy. The result's memory is asked for first, so a size the pool refuses
+        // fails before the index arrays are built.
+        drop(Array::empty_on(&current_device()?, &[n, m], dtype)?);
         let rows = arange(0, n as i64, 1, Some(DType::I64))?.reshape(&[n as isize, 1])?;
         let cols = arange(0, m as i64, 1, Some(DType::I64))?.reshape(&[1, m as isize])?;
         return cols.sub(&rows)?.eq(k as i64)?.astype(dtype);

@@ -79,3 +79,27 @@ fn each_kind_of_bad_input_is_refused_with_a_clear_error() {
         assert_eq!(a.to_vec::<f32>().unwrap(), before, "a failed op changed its input");
     });
 }
+
+/// Sizes no memory holds are `OutOfMemory` (or `Overflow` past the address space), never the
+/// abort of a failed host allocation, and the next ordinary op works. Before, `arange` and
+/// `linspace` built their values in a host vector of the full size first and aborted.
+#[test]
+fn huge_creations_are_out_of_memory_and_the_next_op_works() {
+    let d = cpu();
+    with_device(&d, || {
+        let oom = |r: Result<Array>, what: &str| match r {
+            Err(Error::OutOfMemory { .. }) | Err(Error::Overflow { .. }) => {}
+            other => panic!("{what}: {:?}", other.map(|a| a.shape().to_vec())),
+        };
+        oom(zeros(&[1 << 50], DType::F32), "zeros");
+        oom(arange(0i64, 1i64 << 50, 1i64, Some(DType::I64)), "arange i64");
+        oom(arange(0i64, 1i64 << 50, 1i64, Some(DType::I32)), "arange i32");
+        oom(arange(0.0, 1e15, 1.0, Some(DType::F64)), "arange f64");
+        oom(arange(0i64, 1i64 << 50, 1i64, Some(DType::I16)), "arange i16");
+        oom(linspace(0.0, 1.0, 1 << 50, true, None), "linspace");
+        oom(eye(1 << 26, None, 0, DType::F32), "eye");
+        oom(full(&[1 << 25, 1 << 25], 1.5, DType::F64), "full");
+        let a = arange(0i64, 10i64, 1i64, None).unwrap();
+        assert_eq!(a.sum(None, false).unwrap().item::<i64>().unwrap(), 45);
+    });
+}
