@@ -28,6 +28,7 @@ pub mod render;
 pub mod scan;
 pub mod seeds;
 pub mod signal;
+pub mod signature;
 pub mod sort;
 pub mod sparse;
 pub mod special;

@@ -1,4 +1,21 @@
 //! [`RawKernel`] and [`RawModule`]: CUDA C++ source launched as written, with [`LaunchArg`]s.
+//!
+//! # Arguments are checked against the kernel's signature
+//! Before a launch, the arguments are held against the parameters read from the source
+//! ([`xp_kernels::signature`]) on every backend, so that a mistake is an error naming the
+//! kernel and the parameter rather than an illegal address that kills a GPU context or a
+//! garbage value:
+//! - the count must match;
+//! - an array goes to a pointer parameter, a scalar to a value parameter;
+//! - a scalar is converted to the parameter's declared type, as a C call would convert it
+//!   (`2.0` for `const float a` arrives as the float 2.0, not as the low half of a double);
+//!   an integer that the type cannot hold, or a float for an integer parameter, is an error;
+//! - an array must be C-contiguous: a view with other strides would hand the kernel the
+//!   address of its first element, past which it reads memory that is not the view's.
+//!   [`LaunchArg::View`] passes that address on purpose.
+//!
+//! A template kernel (or a list the scan cannot read) is checked by what the driver reports:
+//! CUDA 12.4 and later give each parameter's size, which the launch also checks.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,8 +33,11 @@ use crate::Array;
 /// typed scalar, passed as the C type of its Rust type (`f32` as `float`, `i32` as `int`…).
 #[derive(Debug, Clone, Copy)]
 pub enum LaunchArg<'a> {
-    /// An array.
+    /// A C-contiguous array: the address of its first element.
     Array(&'a Array),
+    /// Any array, strided views included: the address of its first element, which the kernel
+    /// must index with the view's strides itself.
+    View(&'a Array),
     /// `bool`.
     Bool(bool),
     /// `xp::i8`.
@@ -56,7 +76,7 @@ raw_arg_from!(bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => 
 impl LaunchArg<'_> {
     fn value_bytes(&self) -> Option<Vec<u8>> {
         Some(match *self {
-            LaunchArg::Array(_) => return None,
+            LaunchArg::Array(_) | LaunchArg::View(_) => return None,
             LaunchArg::Bool(v) => vec![v as u8],
             LaunchArg::I8(v) => v.to_ne_bytes().to_vec(),
             LaunchArg::I16(v) => v.to_ne_bytes().to_vec(),
@@ -72,15 +92,82 @@ impl LaunchArg<'_> {
     }
 }
 
+/// `a` as the scalar type of `kind` and `bytes`, as a C call converts an argument, or why it
+/// cannot be.
+fn convert_scalar<'a>(
+    a: LaunchArg<'a>,
+    kind: xp_kernels::signature::ScalarKind,
+    bytes: usize,
+) -> std::result::Result<LaunchArg<'a>, String> {
+    use xp_kernels::signature::ScalarKind;
+    let int = match a {
+        LaunchArg::I8(v) => Some(v as i128),
+        LaunchArg::I16(v) => Some(v as i128),
+        LaunchArg::I32(v) => Some(v as i128),
+        LaunchArg::I64(v) => Some(v as i128),
+        LaunchArg::U8(v) => Some(v as i128),
+        LaunchArg::U16(v) => Some(v as i128),
+        LaunchArg::U32(v) => Some(v as i128),
+        LaunchArg::U64(v) => Some(v as i128),
+        _ => None,
+    };
+    let float = match a {
+        LaunchArg::F32(v) => Some(v as f64),
+        LaunchArg::F64(v) => Some(v),
+        _ => int.map(|i| i as f64),
+    };
+    match (kind, bytes) {
+        (ScalarKind::Bool, _) => match a {
+            LaunchArg::Bool(_) => Ok(a),
+            _ => Err(format!("a bool parameter takes a bool, not {a:?}")),
+        },
+        (ScalarKind::Float, 4) => Ok(LaunchArg::F32(float.ok_or_else(|| format!("{a:?} is not a number"))? as f32)),
+        (ScalarKind::Float, 8) => Ok(LaunchArg::F64(float.ok_or_else(|| format!("{a:?} is not a number"))?)),
+        (ScalarKind::Float, _) => match a {
+            LaunchArg::U16(_) | LaunchArg::I16(_) => Ok(a),
+            _ => Err(format!("pass a 16-bit float parameter its bits as a u16, not {a:?}")),
+        },
+        (ScalarKind::Signed | ScalarKind::Unsigned, _) => {
+            let Some(v) = int else {
+                return Err(format!("an integer parameter takes an integer, not {a:?}"));
+            };
+            let signed = kind == ScalarKind::Signed;
+            let fits = |lo: i128, hi: i128| (lo..=hi).contains(&v);
+            let out = match (signed, bytes) {
+                (true, 1) if fits(i8::MIN as i128, i8::MAX as i128) => LaunchArg::I8(v as i8),
+                (true, 2) if fits(i16::MIN as i128, i16::MAX as i128) => LaunchArg::I16(v as i16),
+                (true, 4) if fits(i32::MIN as i128, i32::MAX as i128) => LaunchArg::I32(v as i32),
+                (true, 8) if fits(i64::MIN as i128, i64::MAX as i128) => LaunchArg::I64(v as i64),
+                (false, 1) if fits(0, u8::MAX as i128) => LaunchArg::U8(v as u8),
+                (false, 2) if fits(0, u16::MAX as i128) => LaunchArg::U16(v as u16),
+                (false, 4) if fits(0, u32::MAX as i128) => LaunchArg::U32(v as u32),
+                (false, 8) if fits(0, u64::MAX as i128) => LaunchArg::U64(v as u64),
+                _ => {
+                    let t = format!("{}{}", if signed { "int" } else { "uint" }, bytes * 8);
+                    return Err(format!("{v} does not fit the parameter's type ({t})"));
+                }
+            };
+            Ok(out)
+        }
+    }
+}
+
 /// The source of a [`RawModule`], compiled once per device.
 struct ModuleSource {
     code: String,
     options: CompileOptions,
     names: Vec<String>,
     compiled: Mutex<HashMap<usize, Arc<dyn Module>>>,
+    params: Mutex<HashMap<String, Option<Vec<xp_kernels::signature::Param>>>>,
 }
 
 impl ModuleSource {
+    /// The parameters of kernel `name`, read from the source once.
+    fn params(&self, name: &str) -> Option<Vec<xp_kernels::signature::Param>> {
+        let mut cache = self.params.lock();
+        cache.entry(name.to_string()).or_insert_with(|| xp_kernels::signature::kernel_params(&self.code, name)).clone()
+    }
+
     fn module(&self, device: &Arc<dyn DynDevice>) -> Result<Arc<dyn Module>> {
         let id = device_id(device);
         if let Some(m) = self.compiled.lock().get(&id) {
@@ -116,6 +203,7 @@ impl RawModule {
                 options: CompileOptions::new(options.iter().copied()),
                 names: xp_kernels::kernel_names(code),
                 compiled: Mutex::new(HashMap::new()),
+                params: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -180,6 +268,50 @@ impl RawKernel {
         self.source.module(device)?.function(&self.name)
     }
 
+    /// `args` checked against the parameters read from the source (module docs), scalars
+    /// converted to their parameters' types.
+    fn check_args<'a>(&self, args: &[LaunchArg<'a>]) -> Result<Vec<LaunchArg<'a>>> {
+        use xp_kernels::signature::Param;
+        let err = |reason: String| Error::value(&self.name, reason);
+        for (i, a) in args.iter().enumerate() {
+            if let LaunchArg::Array(x) = a {
+                if !x.is_contiguous() {
+                    return Err(err(format!(
+                        "argument {i} is a view with strides {:?} (elements), not a C-contiguous array: pass \
+                         `a.ascontiguous()?`, or `LaunchArg::View(&a)` to pass its first element's address",
+                        x.strides()
+                    )));
+                }
+            }
+        }
+        let Some(params) = self.source.params(&self.name) else { return Ok(args.to_vec()) };
+        if params.len() != args.len() {
+            return Err(err(format!(
+                "the kernel takes {} parameters; {} arguments were given",
+                params.len(),
+                args.len()
+            )));
+        }
+        params
+            .iter()
+            .zip(args)
+            .enumerate()
+            .map(|(i, (p, a))| match (p, a) {
+                (Param::Pointer { .. }, LaunchArg::Array(_) | LaunchArg::View(_)) => Ok(*a),
+                (Param::Pointer { text }, _) => {
+                    Err(err(format!("parameter {i} (`{text}`) is a pointer; a scalar ({a:?}) was given")))
+                }
+                (_, LaunchArg::Array(_) | LaunchArg::View(_)) => {
+                    Err(err(format!("parameter {i} (`{}`) is a value; an array was given", p.text())))
+                }
+                (Param::Other { .. }, _) => Ok(*a),
+                (Param::Scalar { text, kind, bytes }, _) => {
+                    convert_scalar(*a, *kind, *bytes).map_err(|why| err(format!("parameter {i} (`{text}`): {why}")))
+                }
+            })
+            .collect()
+    }
+
     /// Launch `grid` blocks of `block` threads on the current stream of the arrays' device
     /// (the current device when no array is passed).
     pub fn launch(&self, grid: impl Into<Dim3>, block: impl Into<Dim3>, args: &[LaunchArg<'_>]) -> Result<()> {
@@ -199,10 +331,12 @@ impl RawKernel {
         let arrays: Vec<&Array> = args
             .iter()
             .filter_map(|a| match a {
-                LaunchArg::Array(a) => Some(*a),
+                LaunchArg::Array(a) | LaunchArg::View(a) => Some(*a),
                 _ => None,
             })
             .collect();
+        let checked = self.check_args(args)?;
+        let args = checked.as_slice();
         let device = common_device(&self.name, &arrays)?;
         let f = self.kernel(&device)?;
         if let Some(n) = f.num_params() {
@@ -215,7 +349,7 @@ impl RawKernel {
             .iter()
             .zip(&values)
             .map(|(a, v)| match a {
-                LaunchArg::Array(a) => a.kernel_arg(),
+                LaunchArg::Array(a) | LaunchArg::View(a) => a.kernel_arg(),
                 _ => KernelArg::Value(v.as_deref().expect("scalars have bytes")),
             })
             .collect();

@@ -240,6 +240,48 @@ pub fn raw_kernels(d: &Arc<dyn DynDevice>) {
     });
 }
 
+/// A raw kernel's arguments are held against its signature on every backend. Before, `2.0`
+/// (a double) for `const float a` arrived as a double whose low half is 0.0 and saxpy computed
+/// `out = y`; a scalar in a pointer slot became an illegal address; a strided view handed its
+/// first element's address to a kernel that read past the view.
+pub fn raw_kernel_arguments_follow_the_signature(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let n = 1000usize;
+        let (hx, hy) = (noise(n, 3), noise(n, 4));
+        let x = Array::from_slice(&hx, &[n]).unwrap();
+        let y = Array::from_slice(&hy, &[n]).unwrap();
+        let out = zeros(&[n], DType::F32).unwrap();
+        let saxpy = RawKernel::new(SAXPY, "saxpy");
+        let blocks = (n as u32).div_ceil(256);
+        // A double and an i64 for `const float a` and `int n`: converted as C converts them.
+        saxpy
+            .launch(blocks, 256u32, &[2.0f64.into(), (&x).into(), (&y).into(), (&out).into(), (n as i64).into()])
+            .unwrap();
+        let got = f32s(&out);
+        assert!(got.iter().zip(hx.iter().zip(&hy)).all(|(g, (a, b))| *g == 2.0f32 * a + b));
+        let refused = |args: &[LaunchArg<'_>], what: &str| {
+            let e = saxpy.launch(blocks, 256u32, args).unwrap_err();
+            assert_eq!(e.kind(), "Value", "{e}");
+            assert!(e.to_string().contains(what), "{e}");
+        };
+        refused(&[2.0f32.into(), 1.0f32.into(), (&y).into(), (&out).into(), 5i32.into()], "is a pointer");
+        refused(&[(&x).into(), (&x).into(), (&y).into(), (&out).into(), 5i32.into()], "is a value");
+        refused(&[2.0f32.into(), (&x).into(), (&y).into(), (&out).into()], "takes 5 parameters");
+        refused(&[2.0f32.into(), (&x).into(), (&y).into(), (&out).into(), (1i64 << 40).into()], "does not fit");
+        refused(&[2.0f32.into(), (&x).into(), (&y).into(), (&out).into(), 5.0f64.into()], "takes an integer");
+        // A strided view: refused, unless passed as a view on purpose.
+        let every_other = x.slice(&[SliceArg::range(0, n as isize, 2)]).unwrap();
+        refused(&[2.0f32.into(), (&every_other).into(), (&y).into(), (&out).into(), 5i32.into()], "C-contiguous");
+        saxpy
+            .launch(
+                1u32,
+                256u32,
+                &[2.0f32.into(), LaunchArg::View(&every_other), (&y).into(), (&out).into(), 5i32.into()],
+            )
+            .unwrap();
+    });
+}
+
 /// The 16×16 tiled matmul against a host product, and a module of two kernels with dynamic
 /// shared memory.
 pub fn tiled_matmul_and_module(d: &Arc<dyn DynDevice>) {
@@ -408,6 +450,7 @@ macro_rules! user_kernel_tests {
             reduction_seed,
             row_norms,
             raw_kernels,
+            raw_kernel_arguments_follow_the_signature,
             tiled_matmul_and_module,
             fused,
             fused_negative_on_bool,
