@@ -7,6 +7,7 @@
 //! No `allow(dead_code)` here: a check left out of the list is never used, a warning that
 //! clippy's `-D warnings` makes an error.
 
+pub mod casts;
 pub mod complex_order;
 pub mod fill;
 pub mod host;
@@ -24,6 +25,10 @@ pub mod sparse;
 macro_rules! parity_tests {
     ($run:path) => {
         device_tests!($run; parity_checks::{
+            casts: [
+                float_to_integer_casts_saturate_and_send_nan_to_zero,
+                host_float_to_integer_conversions_match_the_device_cast,
+            ],
             complex_order: [
                 complex_max_and_min_return_the_first_nan,
                 complex_max_along_an_axis,
