@@ -11,6 +11,7 @@ pub mod casts;
 pub mod complex_order;
 pub mod fill;
 pub mod host;
+pub mod index_range;
 pub mod linalg;
 pub mod put_last_write;
 pub mod random;
@@ -29,6 +30,7 @@ macro_rules! parity_tests {
                 float_to_integer_casts_saturate_and_send_nan_to_zero,
                 host_float_to_integer_conversions_match_the_device_cast,
             ],
+            index_range: [uint64_indices_beyond_int64_are_out_of_bounds],
             complex_order: [
                 complex_max_and_min_return_the_first_nan,
                 complex_max_along_an_axis,
