@@ -87,6 +87,22 @@ impl Array {
         Arc::ptr_eq(&self.storage, &other.storage)
     }
 
+    /// Whether `self` and `other` may hold a common element other than as the very same view
+    /// (same dtype size, shape, strides and offset): they share a buffer and the byte ranges
+    /// they reach meet. An elementwise kernel reading one while writing the other must then go
+    /// through a temporary; the same view it reads and writes in step.
+    pub(crate) fn overlaps_unlike(&self, other: &Array) -> bool {
+        if !self.shares_buffer(other) || self.size() == 0 || other.size() == 0 {
+            return false;
+        }
+        let bytes = |a: &Array| {
+            let (lo, hi) = a.layout.extent();
+            (lo * a.itemsize(), hi * a.itemsize())
+        };
+        let ((a0, a1), (b0, b1)) = (bytes(self), bytes(other));
+        a0 < b1 && b0 < a1 && !(self.itemsize() == other.itemsize() && self.layout == other.layout)
+    }
+
     pub(crate) fn kernel_arg(&self) -> KernelArg<'_> {
         KernelArg::Buffer { buffer: &self.storage.buffer, offset_bytes: self.layout.offset() * self.itemsize() }
     }

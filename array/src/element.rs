@@ -4,7 +4,7 @@ use half::{bf16, f16};
 use num_complex::Complex;
 use xp_backend_api::{DType, Error, Result};
 
-use crate::promote::Scalar;
+use crate::promote::{float_to_int, Scalar};
 
 /// A Rust type that arrays hold: `bool`, `i8`…`u64`, `half::f16`, `half::bf16`, `f32`, `f64`,
 /// `Complex<f32>`, `Complex<f64>`.
@@ -75,18 +75,17 @@ pub(crate) fn from_bytes<T: Element>(bytes: &[u8]) -> Vec<T> {
 }
 
 /// Bytes of `s` converted to `dtype` (NumPy's rules: complex to real keeps the real part,
-/// anything to bool tests against zero, floats to integers truncate).
+/// anything to bool tests against zero; floats to integers as [`float_to_int`]).
 pub fn scalar_bytes(s: Scalar, dtype: DType) -> Result<Vec<u8>> {
     let (re, im) = s.as_complex();
-    let int = |v: Scalar| -> i128 {
-        match v {
-            Scalar::Bool(b) => b as i128,
-            Scalar::Int(i) => i,
-            Scalar::Float(f) => float_to_int(f),
-            Scalar::Complex(r, _) => float_to_int(r),
-        }
+    // Integers wrap to the width (as NumPy's integer casts); floats, and the real part of a
+    // complex, follow the library's float → integer rule (`promote::float_to_int`), the same
+    // as `astype` on every device.
+    let i = match s {
+        Scalar::Bool(b) => b as i128,
+        Scalar::Int(i) => i,
+        Scalar::Float(f) | Scalar::Complex(f, _) => float_to_int(f, dtype).unwrap_or(0),
     };
-    let i = int(s);
     Ok(match dtype {
         DType::Bool => vec![(re != 0.0 || im != 0.0 || matches!(s, Scalar::Int(v) if v != 0)) as u8],
         DType::I8 => (i as i8).to_le_bytes().to_vec(),
@@ -123,16 +122,6 @@ fn exact_f64_f32(s: Scalar) -> f32 {
         // Integers round once, straight to f32.
         Scalar::Int(i) => i as f32,
         _ => s.as_complex().0 as f32,
-    }
-}
-
-/// The deterministic float → integer rule of the whole library: truncate, NaN → 0,
-/// saturate beyond the range (then the integer wraps to the target width).
-fn float_to_int(f: f64) -> i128 {
-    if f.is_nan() {
-        0
-    } else {
-        f as i128
     }
 }
 

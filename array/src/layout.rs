@@ -304,7 +304,10 @@ impl Layout {
                         offset += first * self.strides[d];
                     }
                     shape.push(len as usize);
-                    strides.push(self.strides[d] * step);
+                    // With two or more elements |step| < n, so the product stays within the
+                    // buffer's extent (invariant 2); with one or none the stride is never used,
+                    // and a step of any size keeps the dimension's own.
+                    strides.push(if len > 1 { self.strides[d] * step } else { self.strides[d] });
                     d += 1;
                 }
             }
@@ -437,13 +440,15 @@ impl Layout {
 }
 
 /// Python's `slice.indices` for a dimension of `n`: the number of elements and the first index.
+/// Computed in `i128`, so that no bound or step (`isize::MIN`, `isize::MAX`) overflows; both
+/// results lie in `[-1, n]` and fit `isize`.
 fn slice_indices(n: isize, start: Option<isize>, stop: Option<isize>, step: isize) -> (isize, isize) {
-    let clamp = |v: isize, lo: isize, hi: isize| v.max(lo).min(hi);
-    let adj = |v: isize| if v < 0 { v + n } else { v };
+    let (n, step) = (n as i128, step as i128);
+    let adj = |v: isize| if v < 0 { v as i128 + n } else { v as i128 };
     let (start, stop) = if step > 0 {
-        (start.map(|s| clamp(adj(s), 0, n)).unwrap_or(0), stop.map(|s| clamp(adj(s), 0, n)).unwrap_or(n))
+        (start.map(|s| adj(s).clamp(0, n)).unwrap_or(0), stop.map(|s| adj(s).clamp(0, n)).unwrap_or(n))
     } else {
-        (start.map(|s| clamp(adj(s), -1, n - 1)).unwrap_or(n - 1), stop.map(|s| clamp(adj(s), -1, n - 1)).unwrap_or(-1))
+        (start.map(|s| adj(s).clamp(-1, n - 1)).unwrap_or(n - 1), stop.map(|s| adj(s).clamp(-1, n - 1)).unwrap_or(-1))
     };
     let len = if step > 0 {
         if stop > start {
@@ -452,11 +457,11 @@ fn slice_indices(n: isize, start: Option<isize>, stop: Option<isize>, step: isiz
             0
         }
     } else if start > stop {
-        (start - stop + (-step) - 1) / (-step)
+        (start - stop - step - 1) / -step
     } else {
         0
     };
-    (len, start)
+    (len as isize, start as isize)
 }
 
 #[cfg(test)]
@@ -476,6 +481,13 @@ mod tests {
         assert_eq!(slice_indices(5, Some(10), None, 1), (0, 5));
         assert_eq!(slice_indices(5, None, None, -2), (3, 4));
         assert_eq!(slice_indices(0, None, None, -1).0, 0);
+        // Steps and bounds at the ends of isize (NumPy: a[0:5:sys.maxsize] is one element).
+        assert_eq!(slice_indices(10, Some(0), Some(5), isize::MAX), (1, 0));
+        assert_eq!(slice_indices(10, None, None, isize::MIN), (1, 9));
+        assert_eq!(slice_indices(10, Some(isize::MIN), Some(isize::MAX), isize::MAX - 1), (1, 0));
+        assert_eq!(slice_indices(10, Some(isize::MAX), Some(isize::MIN), -3), (4, 9));
+        let v = l.slice("t", &[SliceArg::range(1, 6, isize::MAX), SliceArg::range(0, 8, isize::MIN)]).unwrap();
+        assert_eq!((v.shape(), v.offset()), (&[1usize, 0][..], 8));
         let e = l.slice("t", &[SliceArg::Range { start: None, stop: None, step: Some(0) }]).unwrap_err();
         assert_eq!(e.kind(), "Value");
         assert_eq!(l.slice("t", &[SliceArg::Index(6)]).unwrap_err().kind(), "Index");

@@ -262,6 +262,19 @@ pub fn int_range(d: DType) -> Option<(i128, i128)> {
     })
 }
 
+/// Float `f` converted to integer dtype `d`: the rule of the whole library, on the host as
+/// `xp::float_to_int` is on every device (`kernels/include/xp_prelude.h`). Truncation toward
+/// zero where the result fits; NaN gives 0, values below the range give its minimum and values
+/// above it its maximum (NumPy leaves these undefined; CuPy on NVIDIA GPUs saturates too).
+/// Every host path that stores a float into an integer (`full`, `arange`, `linspace`, scalar
+/// operands) goes through here. `None` when `d` is not an integer dtype.
+pub fn float_to_int(f: f64, d: DType) -> Option<i128> {
+    let (lo, hi) = int_range(d)?;
+    // Rust's `as` is this rule for i128 (which holds every finite f64 below 2^127 exactly
+    // truncated, and saturates beyond); the clamp narrows it to `d`.
+    Some((f as i128).clamp(lo, hi))
+}
+
 /// `Overflow` when integer `v` does not fit integer dtype `d` (other dtypes always take it).
 pub fn check_int_fits(op: &str, v: i128, d: DType) -> Result<()> {
     match int_range(d) {
@@ -276,6 +289,20 @@ pub fn check_int_fits(op: &str, v: i128, d: DType) -> Result<()> {
 mod tests {
     use super::*;
     use DType::*;
+
+    #[test]
+    fn floats_into_integers_truncate_and_saturate() {
+        assert_eq!(float_to_int(-1.0, U32), Some(0));
+        assert_eq!(float_to_int(f64::INFINITY, I32), Some(i32::MAX as i128));
+        assert_eq!(float_to_int(300.0, U8), Some(255));
+        assert_eq!(float_to_int(-2.9, I8), Some(-2));
+        assert_eq!(float_to_int(-0.5, U64), Some(0));
+        assert_eq!(float_to_int(f64::NAN, I64), Some(0));
+        assert_eq!(float_to_int(-1e300, I64), Some(i64::MIN as i128));
+        assert_eq!(float_to_int(18446744073709549568.0, U64), Some(18446744073709549568));
+        assert_eq!(float_to_int(18446744073709551616.0, U64), Some(u64::MAX as i128));
+        assert_eq!(float_to_int(1.0, F32), None);
+    }
 
     #[test]
     fn numpy_table() {

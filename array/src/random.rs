@@ -17,6 +17,7 @@ use xp_kernels::plan::PlannedLaunch;
 use xp_kernels::random::{self as kr, Bulk, Draw, Rejection};
 
 use crate::exec::{run_launches, target_of, Bindings};
+use crate::promote::int_range;
 use crate::{current_device, Array};
 
 /// A seed: a 64-bit integer or any number of 32-bit words (all bits are used).
@@ -161,7 +162,8 @@ impl Generator {
         self.bulk("standard_exponential", Bulk::Exponential, shape, dtype, 0.0, 1.0)
     }
 
-    /// Integers in `[low, high)` (`[low, high]` with `endpoint`) of an integer `dtype`.
+    /// Integers in `[low, high)` (`[low, high]` with `endpoint`) of an integer `dtype`; bounds
+    /// whose values do not all fit `dtype` are a `Value` error, as NumPy's.
     pub fn integers(&mut self, low: i64, high: i64, shape: &[usize], dtype: DType, endpoint: bool) -> Result<Array> {
         if !dtype.is_integer() {
             return Err(Error::UnsupportedDType {
@@ -173,6 +175,17 @@ impl Generator {
         let hi = if endpoint { high as i128 + 1 } else { high as i128 };
         if (low as i128) >= hi {
             return Err(Error::value("integers", format!("low >= high ({low} >= {high})")));
+        }
+        // NumPy's ValueError: every value of [low, hi) must fit the dtype, else the draws
+        // would wrap when converted to it.
+        let (min, max) = int_range(dtype).expect("an integer dtype has a range");
+        if (low as i128) < min || hi - 1 > max {
+            let bound = if (low as i128) < min { "low" } else { "high" };
+            let interval = if endpoint { format!("[{low}, {high}]") } else { format!("[{low}, {high})") };
+            return Err(Error::value(
+                "integers",
+                format!("{bound} is out of bounds for {dtype}: the values {interval} must lie in [{min}, {max}]"),
+            ));
         }
         let dev = current_device()?;
         let out = Array::empty_on(&dev, shape, DType::I64)?;

@@ -129,7 +129,10 @@ pub(crate) fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<
     })
 }
 
-/// Call op `name` on `inputs`, writing to `out` when given (which is also returned).
+/// Call op `name` on `inputs`, writing to `out` when given (which is also returned). `out` must
+/// have the inputs' broadcast shape, their device and a dtype that the result casts to under
+/// `same_kind` (else `ShapeMismatch`, `DeviceMismatch`, `DType`); where it overlaps an input
+/// other than as the same view, the result is NumPy's, as if every input were read first.
 pub fn call(name: &str, inputs: &[Operand<'_>], out: Option<&Array>) -> Result<Array> {
     // `x ** 2` on a float array is `square(x)`, as NumPy's fast scalar power (the same
     // correctly rounded result, without a pow call per element).
@@ -198,7 +201,9 @@ pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&
             });
         }
     }
-    let result = match out {
+    // The kernel writes `out` itself when it has the loop's dtype; otherwise, or when an input
+    // overlaps it (below), a temporary that is then copied into it.
+    let mut result = match out {
         Some(o) if o.dtype() == out_dt => o.clone(),
         _ => Array::empty_on(&device, &shape, out_dt)?,
     };
@@ -242,6 +247,20 @@ pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&
         }
     }
     storage.push(out_dt);
+    // An input that overlaps `out` other than as the very same view (np.add(a[1:], a[:-1],
+    // out=a[1:])) would be read after some of its elements were written, in whatever order
+    // threads run: NumPy computes as if every input were read first, so the result goes to a
+    // temporary first. The same view is read and written in step, elementwise, in place.
+    let reads_out = |a: &Array| a.overlaps_unlike(&result);
+    if out.is_some_and(|o| o.dtype() == out_dt)
+        && srcs.iter().any(|s| match s {
+            Src::Given(a) => reads_out(a),
+            Src::Held(a) => reads_out(a),
+            Src::Value(_) => false,
+        })
+    {
+        result = Array::empty_on(&device, &shape, out_dt)?;
+    }
     let ew: Vec<EwIn<'_>> = srcs
         .iter()
         .map(|s| match s {
@@ -276,7 +295,7 @@ pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&
         &[&result],
     )?;
     match out {
-        Some(o) if o.dtype() != out_dt => {
+        Some(o) if !result.shares_buffer(o) => {
             result.copy_into(o)?;
             Ok(o.clone())
         }

@@ -103,3 +103,52 @@ fn huge_creations_are_out_of_memory_and_the_next_op_works() {
         assert_eq!(a.sum(None, false).unwrap().item::<i64>().unwrap(), 45);
     });
 }
+
+#[test]
+fn ufunc_out_of_the_wrong_shape_dtype_or_device_is_refused() {
+    let d = cpu();
+    with_device(&d, || {
+        let a = Array::from_slice(&[1.5f64, -2.5, 3.5, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+        let b = Array::from_slice(&[1.0f64, 2.0, 3.0], &[3]).unwrap();
+        let add = |out: &Array| call("add", &[Operand::Array(&a), Operand::Array(&b)], Some(out));
+
+        // Not the broadcast shape (NumPy's ValueError): both shapes named.
+        for shape in [&[3][..], &[3, 2], &[1, 3], &[2, 3, 1], &[]] {
+            let out = zeros(shape, DType::F64).unwrap();
+            let e = add(&out).unwrap_err();
+            assert_eq!(e.kind(), "ShapeMismatch", "{shape:?}: {e}");
+            assert!(e.to_string().contains("add") && e.to_string().contains("[2, 3]"), "{e}");
+            assert!(out.to_vec::<f64>().unwrap().iter().all(|&x| x == 0.0), "{shape:?}: `out` written");
+        }
+
+        // A float64 result does not go into integers or bool under same_kind (NumPy's
+        // UFuncTypeError), and neither does complex into float.
+        for dt in [DType::I64, DType::I32, DType::U8, DType::Bool] {
+            let out = zeros(&[2, 3], dt).unwrap();
+            let e = add(&out).unwrap_err();
+            assert_eq!(e.kind(), "DType", "{dt}: {e}");
+            assert!(e.to_string().contains("float64") && e.to_string().contains(dt.name()), "{e}");
+            assert!(out.astype(DType::F64).unwrap().to_vec::<f64>().unwrap().iter().all(|&x| x == 0.0));
+        }
+        let z = a.astype(DType::C128).unwrap();
+        let e = call("negative", &[Operand::Array(&z)], Some(&zeros(&[2, 3], DType::F64).unwrap())).unwrap_err();
+        assert!(e.kind() == "DType" && e.to_string().contains("complex128"), "{e}");
+        // Within the kind, narrower is allowed (float64 into float32), and so is a safe cast
+        // (an int64 result into float64).
+        let out = zeros(&[2, 3], DType::F32).unwrap();
+        add(&out).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), [2.5, -0.5, 6.5, 5.0, 7.0, 9.0]);
+        let i = Array::from_slice(&[1i64, 2, 3], &[3]).unwrap();
+        let out = zeros(&[3], DType::F64).unwrap();
+        call("add", &[Operand::Array(&i), Operand::Array(&i)], Some(&out)).unwrap();
+        assert_eq!(out.to_vec::<f64>().unwrap(), [2.0, 4.0, 6.0]);
+
+        // `out` on another device: DeviceMismatch, both devices named.
+        let null: Arc<dyn xp_backend_api::DynDevice> =
+            Arc::new(xp_backend_api::null::NullDevice::new(1 << 20, None).unwrap());
+        let other = Array::empty_on(&null, &[2, 3], DType::F64).unwrap();
+        let e = add(&other).unwrap_err();
+        assert!(matches!(e, Error::DeviceMismatch { .. }), "{e}");
+        assert!(e.to_string().contains("cpu") && e.to_string().contains(&null.label()), "{e}");
+    });
+}

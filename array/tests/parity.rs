@@ -1,5 +1,6 @@
 //! NumPy parity of `put` with repeated indices, `fill`, complex ordering, `numpy.linalg`'s
-//! solvers, sorts, scans, random bits, `convolve2d` and sparse matrices on the CPU backend, whose
+//! solvers, sorts, scans, random bits, `convolve2d`, sparse matrices, float → integer casts,
+//! out-of-range indices and overlapping `out` on the CPU backend, whose
 //! launches run blocks on several workers at once: one test per check of `parity_checks/`,
 //! named after it. The root package's `tests/parity_gpu.rs` runs the same list on every GPU.
 

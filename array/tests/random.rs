@@ -260,3 +260,64 @@ fn bad_arguments_are_errors_naming_the_call() {
         assert!(msg(g.choice(&a, &[2], true, Some(&p)).unwrap_err()).contains("sum to 1"));
     });
 }
+
+#[test]
+fn integers_refuses_bounds_outside_the_dtype() {
+    with_device(&cpu(), || {
+        let mut g = default_rng(3u64);
+        let (i32lo, i32hi) = (i32::MIN as i64, i32::MAX as i64);
+        // NumPy's ValueError: `low` or `high` is out of bounds for the dtype (never draws that
+        // wrap, as 0..1000 into uint8 did).
+        for (low, high, dtype, endpoint) in [
+            (0, 1000, DType::U8, false),
+            (0, 257, DType::U8, false),
+            (0, 256, DType::U8, true),
+            (-1, 10, DType::U8, false),
+            (-129, 0, DType::I8, false),
+            (0, 129, DType::I8, false),
+            (0, 128, DType::I8, true),
+            (0, 65537, DType::U16, false),
+            (-32769, 0, DType::I16, false),
+            (0, (1 << 32) + 1, DType::U32, false),
+            (-1, 1, DType::U32, false),
+            (i32lo - 1, 0, DType::I32, false),
+            (0, i32hi + 2, DType::I32, false),
+            (0, i32hi + 1, DType::I32, true),
+            (-1, 5, DType::U64, false),
+            (i64::MIN, 0, DType::U64, false),
+        ] {
+            let e = g.integers(low, high, &[10], dtype, endpoint).unwrap_err();
+            let m = e.to_string();
+            assert_eq!(e.kind(), "Value", "{low}..{high} {dtype}: {m}");
+            assert!(
+                m.contains("integers")
+                    && m.contains(&low.to_string())
+                    && m.contains(&high.to_string())
+                    && m.contains(dtype.name()),
+                "{m}"
+            );
+        }
+        // The widest bounds that fit are accepted, and every draw lies inside them.
+        for (low, high, dtype, endpoint) in [
+            (0, 256, DType::U8, false),
+            (0, 255, DType::U8, true),
+            (-128, 128, DType::I8, false),
+            (-128, 127, DType::I8, true),
+            (0, 65536, DType::U16, false),
+            (-32768, 32767, DType::I16, true),
+            (0, 1 << 32, DType::U32, false),
+            (i32lo, i32hi + 1, DType::I32, false),
+            (i64::MIN, i64::MAX, DType::I64, true),
+            (0, i64::MAX, DType::U64, true),
+        ] {
+            let x = g.integers(low, high, &[2000], dtype, endpoint).unwrap();
+            assert_eq!(x.dtype(), dtype);
+            let top = if endpoint { high as i128 } else { high as i128 - 1 };
+            let v: Vec<i128> = match dtype {
+                DType::U64 => x.to_vec::<u64>().unwrap().into_iter().map(i128::from).collect(),
+                _ => x.astype(DType::I64).unwrap().to_vec::<i64>().unwrap().into_iter().map(i128::from).collect(),
+            };
+            assert!(v.iter().all(|&k| k >= low as i128 && k <= top), "{low}..{high} {dtype}");
+        }
+    });
+}

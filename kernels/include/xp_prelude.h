@@ -434,21 +434,23 @@ template <class T> struct int_traits {
   static constexpr bool is_int = false;
   static constexpr bool is_signed = false;
 };
-#define XP_INT_TRAITS(T, W, S)                          \
+#define XP_INT_TRAITS(T, W, S, LO, HI)                  \
   template <> struct int_traits<T> {                    \
     static constexpr bool is_int = true;                \
     static constexpr bool is_signed = S;                \
     static constexpr unsigned bits = sizeof(T) * 8;     \
+    static constexpr T lowest = LO;                     \
+    static constexpr T highest = HI;                    \
     typedef W wide_unsigned;                            \
   };
-XP_INT_TRAITS(i8, u32, true)
-XP_INT_TRAITS(i16, u32, true)
-XP_INT_TRAITS(i32, u32, true)
-XP_INT_TRAITS(i64, u64, true)
-XP_INT_TRAITS(u8, u32, false)
-XP_INT_TRAITS(u16, u32, false)
-XP_INT_TRAITS(u32, u32, false)
-XP_INT_TRAITS(u64, u64, false)
+XP_INT_TRAITS(i8, u32, true, -128, 127)
+XP_INT_TRAITS(i16, u32, true, -32768, 32767)
+XP_INT_TRAITS(i32, u32, true, -2147483647 - 1, 2147483647)
+XP_INT_TRAITS(i64, u64, true, -0x7fffffffffffffffll - 1, 0x7fffffffffffffffll)
+XP_INT_TRAITS(u8, u32, false, 0, 255)
+XP_INT_TRAITS(u16, u32, false, 0, 65535)
+XP_INT_TRAITS(u32, u32, false, 0, 4294967295u)
+XP_INT_TRAITS(u64, u64, false, 0, 0xffffffffffffffffull)
 #undef XP_INT_TRAITS
 
 // ---------------------------------------------------------------------------------------------
@@ -1151,27 +1153,23 @@ template <class T> XP_DEVICE T clip(T x, T lo, T hi) {
 // part, anything to bool tests against zero (NaN is true), and real to complex has a zero
 // imaginary part.
 //
-// Float to integer is the same on every backend (C++ leaves out-of-range conversions
-// undefined): truncate toward zero; NaN gives 0; a value within the int64 range converts to
-// int64 and then wraps to the target's width, so -4.7 to uint8 is 252, as NumPy gives on x86;
-// beyond the int64 range it saturates to int64 first (1e20 to int64 is INT64_MAX, to int32 -1);
-// to uint64, values in [2^63, 2^64) convert exactly and larger ones saturate to UINT64_MAX.
-// float16 and bfloat16 convert through float.
+// Float to integer truncates toward zero where the result fits, and is the same on every
+// backend where NumPy and C++ leave it undefined: NaN gives 0, values below the type's minimum
+// give the minimum and values above its maximum the maximum (saturation: -1.0 to uint32 is 0,
+// +inf to int32 is INT32_MAX, 300.0 to uint8 is 255, as CuPy on NVIDIA GPUs). The host side
+// follows the same rule (`promote::float_to_int` in the array crate). float16, bfloat16 and
+// float convert through double, exactly.
+//
+// `(double)highest` is exact below 64 bits and rounds up to 2^63 or 2^64 for int64 and uint64,
+// so `v >= (double)highest` catches exactly the values that truncate above the maximum, and
+// every other value truncates to one in range: the final C++ conversion is always defined.
 template <class To> XP_DEVICE To float_to_int(double v) {
+  constexpr To lo = int_traits<To>::lowest;
+  constexpr To hi = int_traits<To>::highest;
   if (v != v) return (To)0;
-  if constexpr (is_same<To, u64>::value) {
-    if (v >= 18446744073709551616.0) return ~0ull;
-    if (v >= 9223372036854775808.0) return (u64)v;
-  }
-  i64 t;
-  if (v >= 9223372036854775808.0) {
-    t = (i64)0x7fffffffffffffffll;
-  } else if (v <= -9223372036854775808.0) {
-    t = (i64)(-0x7fffffffffffffffll - 1);
-  } else {
-    t = (i64)v;
-  }
-  return (To)t;
+  if (v <= (double)lo) return lo;
+  if (v >= (double)hi) return hi;
+  return (To)v;
 }
 template <class To, class From> XP_DEVICE To cast(From v) {
   if constexpr (is_same<To, From>::value) {

@@ -36,7 +36,7 @@ pub fn take_along_axis(arr: &Array, indices: &Array, axis: isize) -> Result<Arra
     let shape = crate::layout::broadcast_shapes(op, &want)?;
     let dev = arr.device_arc();
     let n = arr.shape()[ax] as i64;
-    let idx = indices.astype(DType::I64)?;
+    let idx = super::indices_as_i64(indices)?;
     let bad = idx.ge(n)?.logical_or(&idx.lt(-n)?)?.any(None, false)?.item::<bool>()?;
     if bad {
         return Err(Error::Index {

@@ -160,7 +160,7 @@ impl Array {
         let mut flat: Option<Array> = None;
         for &(ax, a) in &adv {
             let size = v.shape()[ax] as i64;
-            let i = a.astype(DType::I64)?.broadcast_to(&b)?;
+            let i = super::indices_as_i64(a)?.broadcast_to(&b)?;
             let i = crate::where_(&i.lt(0)?, (&i.add_scalar(size)?).into(), (&i).into())?;
             if i.size() > 0 && i.lt(0)?.logical_or(&i.ge(size)?)?.any(None, false)?.item::<bool>()? {
                 return Err(Error::Index {

@@ -86,7 +86,7 @@ pub fn ravel_multi_index(multi_index: &[&Array], dims: &[usize]) -> Result<Array
                 reason: format!("only int indices permitted, not {}", idx.dtype()),
             });
         }
-        let i = idx.astype(DType::I64)?;
+        let i = super::indices_as_i64(idx)?;
         let bad = i.lt(0)?.logical_or(&i.ge(d as i64)?)?.any(None, false)?.item::<bool>()?;
         if bad {
             // NumPy's ValueError.
@@ -116,7 +116,7 @@ pub fn unravel_index(indices: &Array, shape: &[usize]) -> Result<Vec<Array>> {
         });
     }
     let size: usize = shape.iter().product();
-    let i = indices.astype(DType::I64)?;
+    let i = super::indices_as_i64(indices)?;
     if i.lt(0)?.logical_or(&i.ge(size as i64)?)?.any(None, false)?.item::<bool>()? {
         return Err(Error::Index {
             op: "unravel_index".into(),

@@ -59,9 +59,11 @@ pub trait SteppedRange {
     fn with_step(self, step: isize) -> IndexItem<'static>;
 }
 
-/// The integer types of `s![..]` items.
+/// The integer types of `s![..]` items and steps.
 pub trait IndexInt: Copy {
-    /// The value as an index.
+    /// The value as an index: values beyond `isize` saturate to its ends, which lie beyond
+    /// every axis (a bound clamps to the axis as Python's do, an index is out of bounds, a step
+    /// takes one element), never wrap to a negative value that would count from the end.
     fn to_isize(self) -> isize;
 }
 
@@ -69,12 +71,12 @@ macro_rules! index_ints {
     ($($t:ty),*) => {$(
         impl IndexInt for $t {
             fn to_isize(self) -> isize {
-                self as isize
+                isize::try_from(self).unwrap_or(if self > 0 { isize::MAX } else { isize::MIN })
             }
         }
         impl<'a> IntoIndexItem<'a> for $t {
             fn into_index_item(self) -> IndexItem<'a> {
-                IndexItem::Int(self as isize)
+                IndexItem::Int(self.to_isize())
             }
         }
     )*};
@@ -82,12 +84,12 @@ macro_rules! index_ints {
 index_ints!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 
 /// The exclusive stop of an inclusive range ending at `end` walked with `step` (`..=-1` is
-/// the rest of the axis going up, `..=0` going down).
+/// the rest of the axis going up, `..=0` going down, and so is an end at `isize`'s extreme).
 fn inclusive_stop(end: isize, step: isize) -> Option<isize> {
     match (step > 0, end) {
         (true, -1) | (false, 0) => None,
-        (true, e) => Some(e + 1),
-        (false, e) => Some(e - 1),
+        (true, e) => e.checked_add(1),
+        (false, e) => e.checked_sub(1),
     }
 }
 
@@ -173,10 +175,10 @@ macro_rules! s {
         ::std::vec![$($done),*]
     };
     (@items [$($done:expr,)*] $r:expr ; $step:expr , $($rest:tt)*) => {
-        $crate::s!(@items [$($done,)* $crate::indexing::SteppedRange::with_step($r, $step as isize),] $($rest)*)
+        $crate::s!(@items [$($done,)* $crate::indexing::SteppedRange::with_step($r, $crate::indexing::IndexInt::to_isize($step)),] $($rest)*)
     };
     (@items [$($done:expr,)*] $r:expr ; $step:expr) => {
-        $crate::s!(@items [$($done,)* $crate::indexing::SteppedRange::with_step($r, $step as isize),])
+        $crate::s!(@items [$($done,)* $crate::indexing::SteppedRange::with_step($r, $crate::indexing::IndexInt::to_isize($step)),])
     };
     (@items [$($done:expr,)*] $e:expr , $($rest:tt)*) => {
         $crate::s!(@items [$($done,)* $crate::indexing::IntoIndexItem::into_index_item($e),] $($rest)*)

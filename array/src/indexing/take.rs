@@ -33,7 +33,7 @@ impl Array {
         check_index_dtype("take", indices)?;
         let dev = self.device_arc();
         crate::ufunc::common_device("take", &[self, indices])?;
-        let idx = indices.astype(DType::I64)?;
+        let idx = super::indices_as_i64(indices)?;
         let (x, ax) = match axis {
             None => (self.ravel()?.ascontiguous()?, 0usize),
             Some(a) => (self.ascontiguous()?, normalize_axis("take", a, self.ndim())?),
@@ -74,7 +74,7 @@ impl Array {
         if !self.is_contiguous() {
             return Err(Error::value("put", "the target must be C-contiguous (put writes its flat elements)"));
         }
-        let idx = indices.astype(DType::I64)?;
+        let idx = super::indices_as_i64(indices)?;
         if idx.size() == 0 {
             return Ok(());
         }
@@ -88,7 +88,12 @@ impl Array {
         let (lo, hi) = (idx.min(None, false)?.item::<i64>()?, idx.max(None, false)?.item::<i64>()?);
         let len = self.size() as i64;
         if lo < -len || hi >= len {
-            let bad = if lo < -len { lo } else { hi };
+            let bad = match (lo < -len, indices.dtype()) {
+                (true, _) => i128::from(lo),
+                // `indices_as_i64` held uint64 indices beyond int64 at int64's maximum.
+                (false, DType::U64) => i128::from(indices.max(None, false)?.item::<u64>()?),
+                (false, _) => i128::from(hi),
+            };
             return Err(Error::Index {
                 op: "put".into(),
                 reason: format!("index {bad} is out of bounds for size {len}"),

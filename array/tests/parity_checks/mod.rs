@@ -1,15 +1,18 @@
 //! NumPy-parity checks of `put`, `fill`, the order of complex numbers, `numpy.linalg`'s
 //! solvers and decompositions, sorting and searching, random bits identical across devices,
-//! long scans, `convolve2d` and sparse matrices, written once for any device and listed once, in
+//! long scans, `convolve2d` and sparse matrices, float → integer casts, indices beyond int64's
+//! range and ufuncs whose `out` overlaps an input, written once for any device and listed once, in
 //! `parity_tests!`: `array/tests/parity.rs` makes each a test on the CPU backend, the root
 //! package's `tests/parity_gpu.rs` a test on every GPU found.
 //!
 //! No `allow(dead_code)` here: a check left out of the list is never used, a warning that
 //! clippy's `-D warnings` makes an error.
 
+pub mod casts;
 pub mod complex_order;
 pub mod fill;
 pub mod host;
+pub mod index_range;
 pub mod linalg;
 pub mod put_last_write;
 pub mod random;
@@ -17,6 +20,7 @@ pub mod scan;
 pub mod signal;
 pub mod sort;
 pub mod sparse;
+pub mod ufunc_out;
 
 /// Every check of this module, each as its own `#[test]` named after it that runs
 /// `$run(name, check)` (`device_tests!`, `../device_tests/mod.rs`), for a test crate that mounts
@@ -24,6 +28,12 @@ pub mod sparse;
 macro_rules! parity_tests {
     ($run:path) => {
         device_tests!($run; parity_checks::{
+            casts: [
+                float_to_integer_casts_saturate_and_send_nan_to_zero,
+                host_float_to_integer_conversions_match_the_device_cast,
+            ],
+            index_range: [uint64_indices_beyond_int64_are_out_of_bounds],
+            ufunc_out: [out_overlapping_an_input_gives_numpy_values],
             complex_order: [
                 complex_max_and_min_return_the_first_nan,
                 complex_max_along_an_axis,
