@@ -515,8 +515,11 @@ impl Array {
         Ok(true)
     }
 
-    /// A copy converted to `dtype` (NumPy's `astype`; float → integer truncates, NaN gives 0,
-    /// values beyond the integer range saturate — one answer on every backend).
+    /// A copy converted to `dtype` (NumPy's `astype`). Float → integer is NumPy's on x86-64
+    /// where NumPy defines it (truncation, and within the int64 range a wrap to the target's
+    /// width: -1.0 to uint32 is 4294967295), and where NumPy's result is undefined (NaN,
+    /// infinities, beyond int64) one answer on every backend: NaN gives 0, the others
+    /// saturate to the target's range ([`crate::promote::float_to_int`]).
     pub fn astype(&self, dtype: DType) -> Result<Array> {
         let out = Array::empty_on(&self.storage.device, self.shape(), dtype)?;
         self.copy_into(&out)?;

@@ -13,8 +13,10 @@
 //!   panic with the op's error message.
 //! - Promotion is NumPy 2's (NEP 50): Rust scalars are weak, so `&a * 2.0` keeps `float32`,
 //!   and `uint8` plus 300 is an `Overflow` error.
-//! - Casting float → integer truncates; NaN gives 0 and values beyond the integer range
-//!   saturate — NumPy leaves these undefined, xp gives the same answer on every backend.
+//! - Casting float → integer is NumPy's where NumPy defines it (truncation, and within the
+//!   int64 range a wrap to the target's width, as on x86-64); where its result is undefined
+//!   (NaN, infinities, beyond int64) xp gives one answer on every backend: NaN gives 0, the
+//!   others saturate to the target's range.
 //! - Ops are queued on the current stream and return at once; reading to the host waits.
 //! - `a[.., 1::2, -1]` is `a.at(s![.., 1..;2, -1])`, `a[mask] = 0` is `a.set(s![&mask], 0.0)`
 //!   ([`s!`], [`indexing::slicing`]).

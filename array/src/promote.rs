@@ -263,16 +263,33 @@ pub fn int_range(d: DType) -> Option<(i128, i128)> {
 }
 
 /// Float `f` converted to integer dtype `d`: the rule of the whole library, on the host as
-/// `xp::float_to_int` is on every device (`kernels/include/xp_prelude.h`). Truncation toward
-/// zero where the result fits; NaN gives 0, values below the range give its minimum and values
-/// above it its maximum (NumPy leaves these undefined; CuPy on NVIDIA GPUs saturates too).
-/// Every host path that stores a float into an integer (`full`, `arange`, `linspace`, scalar
-/// operands) goes through here. `None` when `d` is not an integer dtype.
+/// `xp::float_to_int` is on every device (`kernels/include/xp_prelude.h`). NumPy's result on
+/// x86-64 wherever NumPy defines it: truncation toward zero, then, within the int64 range, a
+/// wrap to `d`'s width (-1.0 to uint32 is 4294967295, 300.0 to uint8 is 44). Where NumPy's
+/// result is undefined (NaN, infinities, beyond the int64 range) the value saturates: NaN gives
+/// 0, values at or above 2^63 the maximum (to uint64: exact below 2^64), below -2^63 the
+/// minimum. Every host path that stores a float into an integer (`full`, `arange`, `linspace`,
+/// scalar operands) goes through here. `None` when `d` is not an integer dtype.
 pub fn float_to_int(f: f64, d: DType) -> Option<i128> {
     let (lo, hi) = int_range(d)?;
-    // Rust's `as` is this rule for i128 (which holds every finite f64 below 2^127 exactly
-    // truncated, and saturates beyond); the clamp narrows it to `d`.
-    Some((f as i128).clamp(lo, hi))
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() {
+        return Some(0);
+    }
+    if d == DType::U64 && f >= TWO_63 {
+        return Some((f as i128).min(hi));
+    }
+    if f >= TWO_63 {
+        return Some(hi);
+    }
+    if f < -TWO_63 {
+        return Some(lo);
+    }
+    // Within int64: truncate, then keep the low bits of `d`'s width, read in its signedness.
+    let t = f as i64;
+    let bits = d.size() * 8;
+    let low = (t as i128) & ((1i128 << bits) - 1);
+    Some(if lo < 0 && low > hi { low - (1i128 << bits) } else { low })
 }
 
 /// `Overflow` when integer `v` does not fit integer dtype `d` (other dtypes always take it).
@@ -292,9 +309,9 @@ mod tests {
 
     #[test]
     fn floats_into_integers_truncate_and_saturate() {
-        assert_eq!(float_to_int(-1.0, U32), Some(0));
+        assert_eq!(float_to_int(-1.0, U32), Some(u32::MAX as i128));
         assert_eq!(float_to_int(f64::INFINITY, I32), Some(i32::MAX as i128));
-        assert_eq!(float_to_int(300.0, U8), Some(255));
+        assert_eq!(float_to_int(300.0, U8), Some(44));
         assert_eq!(float_to_int(-2.9, I8), Some(-2));
         assert_eq!(float_to_int(-0.5, U64), Some(0));
         assert_eq!(float_to_int(f64::NAN, I64), Some(0));

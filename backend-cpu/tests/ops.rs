@@ -370,14 +370,15 @@ fn cast_f64_to(to: DType, values: &[f64]) -> Vec<u64> {
 }
 
 #[test]
-fn float_to_integer_casts_truncate_and_saturate_the_same_everywhere() {
+fn float_to_integer_casts_wrap_like_numpy_and_saturate_where_it_is_undefined() {
     let v = [-4.7, 300.7, f64::NAN, 1e20, -1e20, 1.8e19, 3e9, -0.5, -9.3e18, 2f64.powi(64)];
-    // Truncate, NaN to 0, saturate at the target's range (never wrap: -4.7 to uint8 is 0).
-    assert_eq!(cast_f64_to(DType::U8, &v), [0, 255, 0, 255, 0, 255, 255, 0, 0, 255]);
+    // Truncate; within int64 wrap to the width as NumPy on x86-64 (-4.7 to uint8 is 252); NaN
+    // to 0; beyond int64 saturate at the target's range (uint64: exact below 2^64).
+    assert_eq!(cast_f64_to(DType::U8, &v), [252, 44, 0, 255, 0, 255, 0, 0, 0, 255]);
     let (lo, hi) = (i32::MIN, i32::MAX);
     assert_eq!(
         cast_f64_to(DType::I32, &v).iter().map(|b| *b as u32 as i32).collect::<Vec<_>>(),
-        [-4, 300, 0, hi, lo, hi, hi, 0, lo, hi]
+        [-4, 300, 0, hi, lo, hi, -1294967296, 0, lo, hi]
     );
     assert_eq!(
         cast_f64_to(DType::I64, &v).iter().map(|b| *b as i64).collect::<Vec<_>>(),
@@ -385,7 +386,7 @@ fn float_to_integer_casts_truncate_and_saturate_the_same_everywhere() {
     );
     assert_eq!(
         cast_f64_to(DType::U64, &v),
-        [0, 300, 0, u64::MAX, 0, 18_000_000_000_000_000_000, 3_000_000_000, 0, 0, u64::MAX]
+        [(-4i64) as u64, 300, 0, u64::MAX, 0, 18_000_000_000_000_000_000, 3_000_000_000, 0, 0, u64::MAX]
     );
     // To bool: nonzero, NaN included.
     assert_eq!(cast_f64_to(DType::Bool, &[0.0, -0.0, f64::NAN, 0.25]), [0, 0, 1, 1]);

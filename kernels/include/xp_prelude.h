@@ -1153,23 +1153,25 @@ template <class T> XP_DEVICE T clip(T x, T lo, T hi) {
 // part, anything to bool tests against zero (NaN is true), and real to complex has a zero
 // imaginary part.
 //
-// Float to integer truncates toward zero where the result fits, and is the same on every
-// backend where NumPy and C++ leave it undefined: NaN gives 0, values below the type's minimum
-// give the minimum and values above its maximum the maximum (saturation: -1.0 to uint32 is 0,
-// +inf to int32 is INT32_MAX, 300.0 to uint8 is 255, as CuPy on NVIDIA GPUs). The host side
-// follows the same rule (`promote::float_to_int` in the array crate). float16, bfloat16 and
-// float convert through double, exactly.
-//
-// `(double)highest` is exact below 64 bits and rounds up to 2^63 or 2^64 for int64 and uint64,
-// so `v >= (double)highest` catches exactly the values that truncate above the maximum, and
-// every other value truncates to one in range: the final C++ conversion is always defined.
+// Float to integer is NumPy's on x86-64 wherever NumPy defines it, and the same on every
+// backend (C++ leaves out-of-range conversions undefined): truncate toward zero; a value within
+// the int64 range converts to int64 and then wraps to the target's width, so -1.0 to uint32 is
+// 4294967295 and 300.0 to uint8 is 44, as NumPy gives (and its conformance cases check). Where
+// NumPy's own result is undefined (it warns "invalid value encountered in cast" and returns
+// whatever the processor does) xp saturates to the target's range: NaN gives 0, +inf and values
+// at or above 2^63 give the maximum, -inf and values below -2^63 the minimum (+inf to int32 is
+// INT32_MAX, as CuPy on NVIDIA GPUs). To uint64, values in [2^63, 2^64) convert exactly. The
+// host side follows the same rule (`promote::float_to_int` in the array crate). float16,
+// bfloat16 and float convert through double, exactly.
 template <class To> XP_DEVICE To float_to_int(double v) {
-  constexpr To lo = int_traits<To>::lowest;
-  constexpr To hi = int_traits<To>::highest;
   if (v != v) return (To)0;
-  if (v <= (double)lo) return lo;
-  if (v >= (double)hi) return hi;
-  return (To)v;
+  if constexpr (is_same<To, u64>::value) {
+    if (v >= 18446744073709551616.0) return int_traits<To>::highest;
+    if (v >= 9223372036854775808.0) return (u64)v;
+  }
+  if (v >= 9223372036854775808.0) return int_traits<To>::highest;
+  if (v < -9223372036854775808.0) return int_traits<To>::lowest;
+  return (To)(i64)v;
 }
 template <class To, class From> XP_DEVICE To cast(From v) {
   if constexpr (is_same<To, From>::value) {

@@ -29,7 +29,7 @@ macro_rules! parity_tests {
     ($run:path) => {
         device_tests!($run; parity_checks::{
             casts: [
-                float_to_integer_casts_saturate_and_send_nan_to_zero,
+                float_to_integer_casts_follow_numpy_and_saturate_where_it_is_undefined,
                 host_float_to_integer_conversions_match_the_device_cast,
             ],
             index_range: [uint64_indices_beyond_int64_are_out_of_bounds],
