@@ -29,6 +29,6 @@ if [ -d "$shared/conformance" ]; then
   cp "$shared/conformance/generate.py" "$shared/conformance/check.py" "$shared/bench/cupy_side_by_side.py" "$out/"
 fi
 # Unit-test binaries of the library itself and the compile checks (which need no GPU) stay here.
-rm -f "$out"/*-lib-* "$out"/*-test-compile_*
+rm -f "$out"/*-lib-* "$out"/*-test-compile
 strip "$out"/*-test-* "$out"/examples/* 2>/dev/null || true
 du -sh "$out"

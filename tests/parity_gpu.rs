@@ -6,12 +6,4 @@
 //! prints a `SKIPPED` line (`gpus/mod.rs`). `array/tests/parity.rs` runs the same list on the
 //! CPU backend.
 
-#[macro_use]
-#[path = "../array/tests/device_tests/mod.rs"]
-mod device_tests;
-#[macro_use]
-#[path = "../array/tests/parity_checks/mod.rs"]
-mod parity_checks;
-mod gpus;
-
-parity_tests!(gpus::on_every_gpu);
+parity_tests!(crate::gpus::on_every_gpu);

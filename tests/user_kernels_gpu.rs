@@ -8,15 +8,7 @@
 #[cfg(any(feature = "cuda", feature = "hip"))]
 use std::io::Write;
 
-#[macro_use]
-#[path = "../array/tests/device_tests/mod.rs"]
-mod device_tests;
-#[macro_use]
-#[path = "../array/tests/user_kernel_checks/mod.rs"]
-mod user_kernel_checks;
-mod gpus;
-
-user_kernel_tests!(gpus::on_every_gpu);
+user_kernel_tests!(crate::gpus::on_every_gpu);
 
 /// The sources of the seeds' kernels in every layout and index width a GPU launch can pick.
 #[cfg(any(feature = "cuda", feature = "hip"))]
@@ -25,11 +17,11 @@ fn seed_sources() -> Vec<(String, String)> {
     use xp::DType;
     let mut out = Vec::new();
     let ew = [
-        (user_kernel_checks::my_kernel(), vec![DType::F32, DType::F32]),
-        (user_kernel_checks::my_kernel_generic(), vec![DType::F32, DType::F32]),
-        (user_kernel_checks::my_kernel_generic(), vec![DType::F64, DType::F64]),
-        (user_kernel_checks::axpb(), vec![DType::F32, DType::F32, DType::F32]),
-        (user_kernel_checks::leaky_relu(), vec![DType::F32, DType::F32]),
+        (crate::user_kernel_checks::my_kernel(), vec![DType::F32, DType::F32]),
+        (crate::user_kernel_checks::my_kernel_generic(), vec![DType::F32, DType::F32]),
+        (crate::user_kernel_checks::my_kernel_generic(), vec![DType::F64, DType::F64]),
+        (crate::user_kernel_checks::axpb(), vec![DType::F32, DType::F32, DType::F32]),
+        (crate::user_kernel_checks::leaky_relu(), vec![DType::F32, DType::F32]),
         (xp::array::ElementwiseKernel::new("raw T x", "T y", "y = x[n - 1 - i]", "reverse").unwrap(), vec![DType::F32]),
     ];
     for (k, dts) in &ew {
@@ -41,9 +33,9 @@ fn seed_sources() -> Vec<(String, String)> {
         }
     }
     for (k, dt) in [
-        (user_kernel_checks::sum_squares(), DType::F32),
-        (user_kernel_checks::l2norm(), DType::F32),
-        (user_kernel_checks::l2norm(), DType::F64),
+        (crate::user_kernel_checks::sum_squares(), DType::F32),
+        (crate::user_kernel_checks::l2norm(), DType::F32),
+        (crate::user_kernel_checks::l2norm(), DType::F64),
     ] {
         for index in [IndexWidth::I32, IndexWidth::I64] {
             let r = k.render(dt, index).unwrap();

@@ -13,9 +13,7 @@ use xp_backend_api::solver::real_of;
 use xp_backend_api::BackendHandle;
 use xp_backend_cpu::CpuBackend;
 
-#[path = "parity_checks/host.rs"]
-mod host;
-use host::*;
+use crate::parity_checks::host::*;
 
 fn cpu() -> Arc<dyn xp_backend_api::DynDevice> {
     register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));

@@ -10,11 +10,6 @@ use xp_array::{device, register_backend};
 use xp_backend_api::{BackendHandle, DynDevice};
 use xp_backend_cpu::CpuBackend;
 
-#[macro_use]
-mod device_tests;
-#[macro_use]
-mod parity_checks;
-
 /// Runs `check` on the CPU device.
 fn on_the_cpu(_test: &str, check: fn(&Arc<dyn DynDevice>)) {
     register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));

@@ -1,0 +1,30 @@
+//! The integration tests of `xp-array`, as one binary: every file of this folder is a module
+//! here (a new file is added to this list). `device_tests!` and the check lists it expands
+//! (`parity_checks/`, `user_kernel_checks/`) are mounted first, at the root, as their macros
+//! expect. `fft.rs` is a binary of its own (see `Cargo.toml`).
+
+#[macro_use]
+mod device_tests;
+#[macro_use]
+mod parity_checks;
+#[macro_use]
+mod user_kernel_checks;
+
+mod basic;
+mod binning;
+mod errors;
+mod linalg;
+mod mixed_devices;
+mod more_routines;
+mod npy_numpy;
+mod order;
+mod parity;
+mod products;
+mod properties;
+mod random;
+mod routines;
+mod rows_cpu;
+mod signal;
+mod slicing;
+mod sparse;
+mod user_kernels;
