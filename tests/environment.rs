@@ -70,3 +70,72 @@ fn every_variable_is_in_the_table_and_documented() {
         assert!(names.contains(&expected), "{expected} is not in the table");
     }
 }
+
+/// Runs this binary's ignored test `case` in a child process with `envs`: its success and
+/// output.
+fn child(case: &str, envs: &[(&str, &str)]) -> (bool, String) {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = Command::new(exe);
+    cmd.args([case, "--exact", "--ignored", "--nocapture", "--test-threads=1"]).env("XP_ENV_CHILD", case);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// cuSOLVER, cuSPARSE and NCCL looked for in a folder that holds none of them: on every GPU,
+/// the SVD, a sparse product and a communicator are errors that name the library (no panic, no
+/// fallback to another device), and the next dense operation works.
+#[test]
+fn missing_vendor_libraries_are_errors_naming_them() {
+    let empty = std::env::temp_dir().join(format!("xp-no-libraries-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let dir = empty.to_str().unwrap();
+    let (ok, out) = child(
+        "child_without_vendor_libraries",
+        &[("XP_CUSOLVER_PATH", dir), ("XP_CUSPARSE_PATH", dir), ("XP_NCCL_PATH", dir), ("XP_ROCSOLVER_PATH", dir)],
+    );
+    std::fs::remove_dir_all(&empty).unwrap();
+    assert!(ok, "{out}");
+    assert!(!out.contains("panicked"), "{out}");
+    eprint!("{}", out.lines().filter(|l| l.starts_with("SKIPPED")).map(|l| format!("{l}\n")).collect::<String>());
+}
+
+#[test]
+#[ignore = "entry point of a child process, run by its parent test"]
+fn child_without_vendor_libraries() {
+    if std::env::var_os("XP_ENV_CHILD").is_none() {
+        return;
+    }
+    let gpus: Vec<_> = xp::devices().into_iter().filter(|d| !d.properties().is_host).collect();
+    if gpus.is_empty() {
+        println!("SKIPPED missing_vendor_libraries_are_errors_naming_them: no GPU");
+        return;
+    }
+    for d in &gpus {
+        xp::with_device(d, || {
+            let a = xp::arange(0.0, 16.0, 1.0, Some(xp::DType::F64)).unwrap().reshape(&[4, 4]).unwrap();
+            let e = xp::linalg::svd(&a, false).unwrap_err().to_string();
+            assert!(e.contains("cuSOLVER") || e.contains("rocSOLVER"), "{}: svd: {e}", d.label());
+            let m = xp::sparse::CsrMatrix::from_dense(&xp::eye(4, None, 0, xp::DType::F64).unwrap()).unwrap();
+            let x = xp::ones(&[4], xp::DType::F64).unwrap();
+            // Sparse products may run on xp's own kernels; when they reach for the library,
+            // its absence is an error naming it.
+            match m.dot(&x) {
+                Ok(y) => assert_eq!(y.to_vec::<f64>().unwrap(), vec![1.0; 4]),
+                Err(e) => assert!(e.to_string().to_lowercase().contains("sparse"), "{}: csr.dot: {e}", d.label()),
+            }
+            match xp::distributed::init_all(std::slice::from_ref(d)) {
+                Ok(_) => panic!("{}: init_all found a collective library in an empty folder", d.label()),
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(e.contains("NCCL") || e.contains("RCCL"), "{}: init_all: {e}", d.label());
+                }
+            }
+            // The device works on.
+            assert_eq!(a.sum(None, false).unwrap().item::<f64>().unwrap(), 120.0);
+        });
+    }
+}

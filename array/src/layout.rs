@@ -350,8 +350,13 @@ impl Layout {
 
     /// The layout of the same elements in C order with `shape`, if one exists without
     /// copying (NumPy's rule: groups of dimensions that are contiguous among themselves may
-    /// be split and merged). `shape` must have the same element count.
+    /// be split and merged). `None` too when `shape` has another element count (or too many
+    /// dimensions): a layout never reaches past the elements it was made from.
     pub fn reshaped(&self, shape: &[usize]) -> Option<Layout> {
+        let count = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        if count != Some(self.size()) || shape.len() > MAX_DIMS {
+            return None;
+        }
         if self.size() == 0 || self.is_c_contiguous() {
             return Some(Layout { shape: shape.to_vec(), strides: c_strides(shape), offset: self.offset });
         }
@@ -467,6 +472,20 @@ fn slice_indices(n: isize, start: Option<isize>, stop: Option<isize>, step: isiz
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reshaped_refuses_another_element_count() {
+        // An empty layout once took any shape, [5, 2] included: a view of 10 elements in a
+        // buffer of none (found by the `index` fuzz target).
+        let empty = Layout::contiguous("t", &[3, 0]).unwrap();
+        assert!(empty.reshaped(&[5, 2]).is_none());
+        assert_eq!(empty.reshaped(&[0, 7]).unwrap().shape(), &[0, 7]);
+        let l = Layout::contiguous("t", &[4, 6]).unwrap();
+        assert!(l.reshaped(&[5, 5]).is_none());
+        assert!(l.reshaped(&[usize::MAX, 2]).is_none());
+        assert!(l.transposed().reshaped(&[25]).is_none());
+        assert_eq!(l.reshaped(&[2, 12]).unwrap().strides(), &[12, 1]);
+    }
 
     #[test]
     fn slicing_as_python() {

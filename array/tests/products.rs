@@ -134,6 +134,33 @@ fn einsum_takes_numpy_grammar() {
         assert!(linalg::einsum("ij,jk->ik", &[&a, &b]).is_err());
         assert!(linalg::einsum("ij->iz", &[&s]).is_err());
         assert!(linalg::einsum("ij,jk->ik", &[&s, &b]).is_err());
+        // Two ellipses in a term (once read as labels '.', past the operand's axes: a panic).
+        for bad in ["......", "...i...", "...,......", "ij->......"] {
+            let e = linalg::einsum(bad, &[&s, &s][..bad.matches(',').count() + 1]).unwrap_err();
+            assert_eq!(e.kind(), "Value", "{bad}: {e}");
+        }
+    });
+}
+
+#[test]
+fn einsum_ellipsis_of_many_axes_never_meets_a_letter() {
+    // Broadcast axes once had the labels '0', '1', …: the eighteenth was 'A', and "A..." over
+    // 19 axes took the first axis's label for a broadcast axis's.
+    with_device(&cpu(), || {
+        let mut shape = vec![1usize; 19];
+        shape[0] = 3;
+        shape[1] = 2;
+        let v = seq(6, 1.0);
+        let a = Array::from_slice(&v, &shape).unwrap();
+        let r = linalg::einsum("A...->A", &[&a]).unwrap();
+        assert_eq!(r.shape(), &[3]);
+        close(&r.to_vec::<f64>().unwrap(), &[v[0] + v[1], v[2] + v[3], v[4] + v[5]], 1e-12);
+        // Implicit output: the broadcast axes, then the labels seen once.
+        let r = linalg::einsum("A...", &[&a]).unwrap();
+        assert_eq!(r.shape(), [&shape[1..], &[3]].concat());
+        let t = linalg::einsum("...A->A...", &[&a]).unwrap();
+        assert_eq!(t.shape()[0], 1);
+        assert_eq!(t.shape()[1..3], [3, 2]);
     });
 }
 

@@ -16,3 +16,30 @@ fn on_the_cpu(_test: &str, check: fn(&Arc<dyn DynDevice>)) {
 }
 
 user_kernel_tests!(on_the_cpu);
+
+/// A kernel with a barrier runs its threads on fibers of 128 KiB; one whose locals need more
+/// asks for larger stacks (`with_stack_size`) and runs. (Without it, this kernel would meet the
+/// fibers' guard page.)
+#[test]
+fn a_kernel_with_large_locals_runs_on_larger_fiber_stacks() {
+    register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
+    let cpu = device("cpu").unwrap();
+    const BIG: &str = r#"
+extern "C" __global__ void big_locals(float* out) {
+    volatile float local[65536];  // 256 KiB
+    for (int i = 0; i < 65536; ++i) local[i] = (float)(i + threadIdx.x);
+    __syncthreads();
+    float s = 0.0f;
+    for (int i = 0; i < 65536; i += 4096) s += local[i];
+    out[threadIdx.x] = s;
+}
+"#;
+    xp_array::with_device(&cpu, || {
+        let k = xp_array::RawKernel::new(BIG, "big_locals").with_stack_size(1 << 20).unwrap();
+        let out = xp_array::zeros(&[4], xp_array::DType::F32).unwrap();
+        k.launch(1, 4, &[xp_array::LaunchArg::Array(&out)]).unwrap();
+        let want: Vec<f32> = (0..4).map(|t| (4096 * 120 + 16 * t) as f32).collect();
+        assert_eq!(out.to_vec::<f32>().unwrap(), want);
+        assert!(xp_array::RawKernel::new(BIG, "big_locals").with_stack_size(usize::MAX).is_err());
+    });
+}

@@ -50,12 +50,23 @@ pub struct LaunchConfig {
     pub block: Dim3,
     /// Dynamic shared memory per block, in bytes.
     pub shared_mem_bytes: u32,
+    /// The stack of each thread, in bytes, where the backend runs threads on stacks of its own:
+    /// the CPU backend's fibers (kernels with `__syncthreads`), 128 KiB when 0. GPU backends
+    /// keep the driver's per-thread stack and ignore it.
+    pub stack_bytes: u32,
 }
 
 impl LaunchConfig {
     /// A launch of `grid` blocks of `block` threads with no dynamic shared memory.
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> Self {
-        LaunchConfig { grid: grid.into(), block: block.into(), shared_mem_bytes: 0 }
+        LaunchConfig { grid: grid.into(), block: block.into(), shared_mem_bytes: 0, stack_bytes: 0 }
+    }
+
+    /// The same launch with stacks of `bytes` per thread where the backend gives threads stacks
+    /// of their own (see [`LaunchConfig::stack_bytes`]).
+    pub fn with_stack(mut self, bytes: u32) -> Self {
+        self.stack_bytes = bytes;
+        self
     }
 
     /// The same launch with `bytes` of dynamic shared memory.

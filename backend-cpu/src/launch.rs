@@ -11,6 +11,7 @@
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use corosensei::stack::DefaultStack;
@@ -101,19 +102,36 @@ impl ArgPtrs {
     }
 }
 
-unsafe extern "C" fn no_barrier(_: *mut c_void) {
-    // Kernels without `__syncthreads` in their source run as plain loops; reaching a barrier
-    // here means the scan missed one, and continuing would compute wrong results.
-    eprintln!("xp: __syncthreads() reached in a kernel launched without fibers");
-    std::process::abort();
+unsafe extern "C" fn no_barrier(data: *mut c_void) {
+    // Kernels without `__syncthreads` in their source run as plain loops, where a barrier
+    // cannot be kept (a header or a macro hid it from the scan). Reaching one is noted, and the
+    // launch fails once its blocks return (`execute`); unwinding through the compiled code
+    // instead would be undefined.
+    // SAFETY: `data` is the `AtomicBool` that `execute` installed for this launch, alive until
+    // every block has returned.
+    unsafe { (*(data as *const AtomicBool)).store(true, Ordering::Relaxed) };
+}
+
+/// How a kernel task fails without a panic's message: the stream reports `name` and
+/// `message` (see the stream module's docs).
+pub(crate) struct TaskFault {
+    pub(crate) name: &'static str,
+    pub(crate) message: String,
 }
 
 thread_local! {
     static CURRENT_YIELDER: Cell<*const Yielder<(), ()>> = const { Cell::new(std::ptr::null()) };
-    static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
+    /// Fiber stacks kept for reuse, with the size each was asked for.
+    static STACKS: RefCell<Vec<(usize, DefaultStack)>> = const { RefCell::new(Vec::new()) };
 }
 
+/// A fiber's stack when the launch does not say (`LaunchConfig::stack_bytes`). Below it lies a
+/// guard page: a thread that overflows its stack faults there (the process ends with a
+/// segmentation fault) instead of writing over other memory.
 const FIBER_STACK: usize = 128 << 10;
+
+/// The smallest fiber stack a launch may ask for.
+const MIN_FIBER_STACK: usize = 16 << 10;
 
 unsafe extern "C" fn fiber_barrier(_: *mut c_void) {
     let y = CURRENT_YIELDER.with(|c| c.get());
@@ -127,8 +145,10 @@ fn dim(d: xp_backend_api::Dim3) -> Dim3C {
     Dim3C { x: d.x, y: d.y, z: d.z }
 }
 
-/// Run a whole grid; returns when every block has finished.
+/// Run a whole grid; returns when every block has finished. A kernel that reached
+/// `__syncthreads()` without fibers fails its stream with `CPU_BARRIER_WITHOUT_FIBERS`.
 pub(crate) fn execute(k: &CpuKernel, cfg: &LaunchConfig, args: &OwnedArgs) {
+    let missed = AtomicBool::new(false);
     let ptrs = ArgPtrs(args.storage.iter().map(|v| v.as_ptr() as *mut c_void).collect());
     let nblocks = cfg.grid.volume();
     let workers = rayon::current_num_threads().max(1) as u64;
@@ -136,6 +156,7 @@ pub(crate) fn execute(k: &CpuKernel, cfg: &LaunchConfig, args: &OwnedArgs) {
     let per = nblocks.div_ceil(chunks);
     let shared_words = (cfg.shared_mem_bytes as usize).div_ceil(8);
     let ptrs = &ptrs;
+    let missed_ptr = &missed as *const AtomicBool as usize;
     (0..chunks).into_par_iter().for_each(|c| {
         let b0 = c * per;
         let b1 = ((c + 1) * per).min(nblocks);
@@ -149,7 +170,7 @@ pub(crate) fn execute(k: &CpuKernel, cfg: &LaunchConfig, args: &OwnedArgs) {
             block_dim: dim(cfg.block),
             grid_dim: dim(cfg.grid),
             sync: if k.fibers { fiber_barrier } else { no_barrier },
-            sync_data: std::ptr::null_mut(),
+            sync_data: if k.fibers { std::ptr::null_mut() } else { missed_ptr as *mut c_void },
             dyn_shared: shared.as_mut_ptr() as *mut c_void,
         };
         let argv = ptrs.argv();
@@ -164,6 +185,17 @@ pub(crate) fn execute(k: &CpuKernel, cfg: &LaunchConfig, args: &OwnedArgs) {
             }
         }
     });
+    if missed.load(Ordering::Relaxed) {
+        std::panic::resume_unwind(Box::new(TaskFault {
+            name: "CPU_BARRIER_WITHOUT_FIBERS",
+            message: format!(
+                "kernel `{}` reached __syncthreads(), which its source does not name (a header or a macro \
+                 hid it), so the CPU backend ran its threads without a barrier and its results are wrong; \
+                 name __syncthreads in the kernel's own source",
+                k.name
+            ),
+        }));
+    }
 }
 
 fn run_block_fibers(thread: ThreadFn, argv: *mut *mut c_void, ctx: &mut Ctx, b: u64, cfg: &LaunchConfig) {
@@ -172,11 +204,26 @@ fn run_block_fibers(thread: ThreadFn, argv: *mut *mut c_void, ctx: &mut Ctx, b: 
     let n = cfg.block.volume() as usize;
     let ctx_ptr = ctx as *mut Ctx as usize;
     let argv_u = argv as usize;
+    let size = match cfg.stack_bytes {
+        0 => FIBER_STACK,
+        b => (b as usize).max(MIN_FIBER_STACK),
+    };
     let mut fibers: Vec<Option<Coroutine<(), (), (), DefaultStack>>> = STACKS.with(|s| {
         let mut s = s.borrow_mut();
+        if s.last().is_some_and(|(z, _)| *z != size) {
+            // Another size than the kept stacks': they go back to the system.
+            s.clear();
+        }
         (0..n)
             .map(|_| {
-                let stack = s.pop().unwrap_or_else(|| DefaultStack::new(FIBER_STACK).expect("mmap of a fiber stack"));
+                let stack = match s.pop() {
+                    Some((_, st)) => st,
+                    // A fiber stack the system refuses (mmap) ends the launch as a panic,
+                    // which fails the stream with its message (see the stream's docs).
+                    None => {
+                        DefaultStack::new(size).unwrap_or_else(|e| panic!("mmap of a {size}-byte fiber stack: {e}"))
+                    }
+                };
                 Some(Coroutine::with_stack(stack, move |y: &Yielder<(), ()>, ()| {
                     CURRENT_YIELDER.with(|c| c.set(y as *const _));
                     // SAFETY: as in `execute`; the scheduler set this fiber's thread index in
@@ -200,7 +247,7 @@ fn run_block_fibers(thread: ThreadFn, argv: *mut *mut c_void, ctx: &mut Ctx, b: 
                 CoroutineResult::Yield(()) => {}
                 CoroutineResult::Return(()) => {
                     let done = slot.take().expect("present");
-                    STACKS.with(|s| s.borrow_mut().push(done.into_stack()));
+                    STACKS.with(|s| s.borrow_mut().push((size, done.into_stack())));
                     alive -= 1;
                 }
             }

@@ -5,10 +5,15 @@
 //! A panic inside a task (a library call, a kernel's host side) is caught on the worker, which
 //! lives on: the stream becomes failed, as a GPU context does after a sticky error. Its first
 //! message is kept, and every later call on the stream — queueing work, synchronising, reading
-//! to the host — returns it as an [`Error::Driver`] named `CPU_TASK_PANICKED`. Tasks queued
+//! to the host — returns it as an [`Error::Driver`] named `CPU_TASK_PANICKED`. A kernel that
+//! reaches `__syncthreads()` though its source does not name it (a header or a macro hid the
+//! barrier, so its threads ran without one) fails the stream the same way, named
+//! `CPU_BARRIER_WITHOUT_FIBERS`, once its blocks have returned. Tasks queued
 //! before the failure still run in order, so events recorded on the stream still fire and no
-//! other stream waiting for them hangs. What the CPU backend cannot catch: a kernel that
-//! corrupts memory or aborts (a C++ `abort`, a stack overflow outside the fibers' guard) takes
+//! other stream waiting for them hangs; events may still be recorded on a failed stream (the
+//! pool records one to reuse memory the stream used), and fire once the queue before them ran.
+//! What the CPU backend cannot catch: a kernel that corrupts memory or aborts (a C++ `abort`, an
+//! out-of-bounds store, a fiber's stack overflow, which meets its guard page) takes
 //! the process down, as an illegal address takes a CUDA context down.
 
 use std::any::Any;
@@ -23,7 +28,7 @@ use xp_backend_api::{
 };
 
 use crate::event::{CpuEvent, EventState};
-use crate::launch::{execute, CpuKernel, OwnedArgs};
+use crate::launch::{execute, CpuKernel, OwnedArgs, TaskFault};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -38,18 +43,20 @@ pub(crate) struct Progress {
     id: u64,
     submitted: Mutex<(u64, u64)>,
     cv: Condvar,
-    /// The message of the first task that panicked, once one has.
-    failed: Mutex<Option<String>>,
+    /// The error name and message of the first task that failed, once one has.
+    failed: Mutex<Option<(&'static str, String)>>,
 }
 
-/// The text of a panic's payload.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
+/// The error name and text of a failed task's payload: a kernel's [`TaskFault`], or a panic.
+fn failure(payload: &(dyn Any + Send)) -> (&'static str, String) {
+    if let Some(f) = payload.downcast_ref::<TaskFault>() {
+        (f.name, f.message.clone())
+    } else if let Some(s) = payload.downcast_ref::<&str>() {
+        ("CPU_TASK_PANICKED", format!("a task panicked: {s}"))
     } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
+        ("CPU_TASK_PANICKED", format!("a task panicked: {s}"))
     } else {
-        "a panic without a message".to_string()
+        ("CPU_TASK_PANICKED", "a task panicked without a message".to_string())
     }
 }
 
@@ -59,13 +66,11 @@ impl Progress {
         let id = self.id;
         match self.failed.lock().as_ref() {
             None => Ok(()),
-            Some(msg) => Err(Error::Driver {
+            Some((name, msg)) => Err(Error::Driver {
                 api: op.to_string(),
                 code: -1,
-                name: "CPU_TASK_PANICKED".into(),
-                detail: format!(
-                    "a task on CPU stream {id} panicked ({msg}); the stream is failed and refuses every later call"
-                ),
+                name: (*name).into(),
+                detail: format!("CPU stream {id}: {msg}; the stream is failed and refuses every later call"),
             }),
         }
     }
@@ -102,7 +107,7 @@ impl CpuStream {
                 while let Ok(task) = rx.recv() {
                     // A panicking task fails the stream and leaves the worker running (module docs).
                     if let Err(payload) = std::panic::catch_unwind(AssertUnwindSafe(task)) {
-                        p.failed.lock().get_or_insert_with(|| panic_message(&*payload));
+                        p.failed.lock().get_or_insert_with(|| failure(&*payload));
                     }
                     let mut g = p.submitted.lock();
                     g.1 += 1;
@@ -120,6 +125,11 @@ impl CpuStream {
     /// Queue a task for `op`, unless the stream has failed (module docs).
     pub(crate) fn enqueue(&self, op: &str, task: Task) -> Result<()> {
         self.progress.check(op)?;
+        self.send(op, task)
+    }
+
+    /// Queue a task for `op`, failed stream or not.
+    fn send(&self, op: &str, task: Task) -> Result<()> {
         let tx = self.tx.lock();
         self.progress.submitted.lock().0 += 1;
         // The worker stops only when the sender is dropped, with the stream, and survives
@@ -163,7 +173,10 @@ impl xp_backend_api::Stream for CpuStream {
     fn record_event(&self) -> Result<Arc<dyn Event>> {
         let state = Arc::new(EventState::default());
         let s = Arc::clone(&state);
-        self.enqueue("record_event", Box::new(move || s.fire()))?;
+        // Even on a failed stream: an event only marks a point in the queue, and the pool
+        // records one when a buffer that the stream used is freed, to reuse the memory once the
+        // stream's earlier tasks are done. Refusing it would fail allocations on other streams.
+        self.send("record_event", Box::new(move || s.fire()))?;
         Ok(Arc::new(CpuEvent { state }))
     }
 

@@ -199,3 +199,38 @@ fn events_time_stream_work() {
     s.copy_to_host(&o, 4 * (n - 1), &mut bytes).unwrap();
     assert_eq!(f32::from_ne_bytes(bytes.try_into().unwrap()), 4.0);
 }
+
+/// A barrier the source scan cannot see (its name pasted together by a macro) once made the
+/// process abort; now the launch fails its stream, naming the kernel and what to do, and a new
+/// stream works.
+#[test]
+fn a_hidden_barrier_fails_the_stream_instead_of_aborting() {
+    let d = dev();
+    const HIDDEN: &str = r#"
+#define BARRIER(x) __sync##x()
+extern "C" __global__ void hidden(float* a) {
+    a[threadIdx.x] = 1.0f;
+    BARRIER(threads);
+    a[threadIdx.x] += a[(threadIdx.x + 1) % blockDim.x];
+}
+"#;
+    let s = d.new_stream().unwrap();
+    let a = d.alloc(32 * 4, &s).unwrap();
+    let m = d.compile(&KernelSource::new("hidden", HIDDEN), &Default::default()).unwrap();
+    let k = m.function("hidden").unwrap();
+    // Queued without complaint (the fault shows once the blocks have run), then reported by
+    // the next call on the stream.
+    let _ = s.launch(&*k, &LaunchConfig::new(1, 32), &[KernelArg::buffer(&a)]);
+    let e = s.synchronize().unwrap_err();
+    match &e {
+        Error::Driver { name, detail, .. } => {
+            assert_eq!(name, "CPU_BARRIER_WITHOUT_FIBERS", "{e}");
+            assert!(detail.contains("hidden") && detail.contains("__syncthreads"), "{e}");
+        }
+        other => panic!("expected a driver error, got {other}"),
+    }
+    // The stream stays failed; another stream of the device runs on.
+    assert!(s.synchronize().is_err());
+    let x = upload(&*d, &[1.0, 2.0]);
+    assert_eq!(download(&*d, &x, 2), vec![1.0, 2.0]);
+}

@@ -143,7 +143,7 @@ pub fn load_npz(path: impl AsRef<Path>) -> Result<Vec<(String, HostData)>> {
     let op = format!("load_npz {}", path.display());
     let file = File::open(path).map_err(|e| Error::io(format!("{op}: opening"), e))?;
     let len = file.metadata().map_err(|e| Error::io(format!("{op}: reading its size"), e))?.len();
-    read_npz(BufReader::new(file), len, &op)
+    read_npz_from(BufReader::new(file), len, &op)
 }
 
 /// Writes `arrays` to a `.npz` file at `path`, each as the member `NAME.npy`: deflated when
@@ -156,8 +156,17 @@ pub fn save_npz(path: impl AsRef<Path>, arrays: &[(&str, HostDataRef<'_>)], comp
     w.flush().map_err(|e| Error::io(format!("{op}: writing"), e))
 }
 
+/// Reads every array of the `.npz` archive in `r` (a file, or bytes in a `Cursor`), as
+/// [`load_npz`] reads a file: in archive order, named as their members without `.npy`.
+pub fn read_npz<R: Read + Seek>(mut r: R) -> Result<Vec<(String, HostData)>> {
+    let op = "read_npz";
+    let len = r.seek(std::io::SeekFrom::End(0)).map_err(|e| Error::io(format!("{op}: finding its size"), e))?;
+    r.seek(std::io::SeekFrom::Start(0)).map_err(|e| Error::io(format!("{op}: seeking"), e))?;
+    read_npz_from(r, len, op)
+}
+
 /// Reads every member of the zip archive in `r`, of `archive_len` bytes, as a `.npy` array.
-fn read_npz<R: Read + Seek>(r: R, archive_len: u64, op: &str) -> Result<Vec<(String, HostData)>> {
+fn read_npz_from<R: Read + Seek>(r: R, archive_len: u64, op: &str) -> Result<Vec<(String, HostData)>> {
     let mut archive = zip::ZipArchive::new(r).map_err(|e| zip_error(op, "reading the archive", e))?;
     let mut arrays = Vec::with_capacity(archive.len().min(1024));
     for i in 0..archive.len() {
@@ -1067,7 +1076,7 @@ mod tests {
         let refs: Vec<_> = arrays.iter().map(|(n, d)| (*n, d.view())).collect();
         for compressed in [false, true] {
             let archive = write_npz(Cursor::new(Vec::new()), &refs, compressed, "test").unwrap().into_inner();
-            let back = read_npz(Cursor::new(archive), u64::MAX, "test").unwrap();
+            let back = read_npz(Cursor::new(archive)).unwrap();
             let expected: Vec<_> = arrays.iter().map(|(n, d)| (n.to_string(), d.clone())).collect();
             assert_eq!(back, expected, "compressed: {compressed}");
         }
@@ -1081,9 +1090,9 @@ mod tests {
         let mut broken = archive.clone();
         let at = broken.windows(6).position(|w| w == MAGIC).unwrap();
         broken[at] = b'X';
-        let err = read_npz(Cursor::new(broken), u64::MAX, "test").unwrap_err();
+        let err = read_npz(Cursor::new(broken)).unwrap_err();
         assert!(err.to_string().contains("member ok.npy") && err.to_string().contains("not a .npy file"), "{err}");
-        let err = read_npz(Cursor::new(&archive[..archive.len() / 2]), u64::MAX, "test").unwrap_err();
+        let err = read_npz(Cursor::new(&archive[..archive.len() / 2])).unwrap_err();
         assert_eq!(err.kind(), "Value", "{err}");
         let twice = [("a", good.view()), ("a", good.view())];
         let err = write_npz(Cursor::new(Vec::new()), &twice, true, "test").unwrap_err();

@@ -352,7 +352,14 @@ impl Array {
 
 // ---- einsum -----------------------------------------------------------------------------------
 
-/// An operand's labels after `...` is expanded (`'0'..` stand for the broadcast axes).
+/// The label of the broadcast axis `k` places from the right of `...`: a character of Unicode's
+/// private use area, which no subscript letter can equal (digits would meet the capitals past
+/// ten axes).
+fn ellipsis_label(k: usize) -> char {
+    char::from_u32(0xE000 + k as u32).expect("fewer broadcast axes than the private use area holds")
+}
+
+/// An operand's labels after `...` is expanded ([`ellipsis_label`] stands for the broadcast axes).
 fn parse_operands(subscripts: &str, ops: &[&Array]) -> Result<(Vec<Vec<char>>, Vec<char>)> {
     let op = "einsum";
     let s: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
@@ -361,6 +368,9 @@ fn parse_operands(subscripts: &str, ops: &[&Array]) -> Result<(Vec<Vec<char>>, V
         None => (s.clone(), None),
     };
     let terms: Vec<&str> = lhs.split(',').collect();
+    if let Some(t) = terms.iter().copied().chain(rhs.as_deref()).find(|t| t.matches("...").count() > 1) {
+        return Err(Error::value(op, format!("subscript term {t:?} holds more than one ellipsis, in {subscripts:?}")));
+    }
     if terms.len() != ops.len() {
         return Err(Error::value(op, format!("{} operands for {} subscript terms", ops.len(), terms.len())));
     }
@@ -380,8 +390,8 @@ fn parse_operands(subscripts: &str, ops: &[&Array]) -> Result<(Vec<Vec<char>>, V
             ell = ell.max(e);
             let (pre, post) = t.split_once("...").expect("checked");
             let mut v: Vec<char> = pre.chars().collect();
-            // Broadcast axes align from the right: the last is '0' + (ell - 1) … counted later.
-            v.extend((0..e).map(|i| char::from(b'0' + (e - 1 - i) as u8)));
+            // Broadcast axes align from the right: the last is ellipsis_label(0).
+            v.extend((0..e).map(|i| ellipsis_label(e - 1 - i)));
             v.extend(post.chars());
             v
         } else {
@@ -395,7 +405,7 @@ fn parse_operands(subscripts: &str, ops: &[&Array]) -> Result<(Vec<Vec<char>>, V
         };
         labels.push(l);
     }
-    let ell_labels: Vec<char> = (0..ell).rev().map(|i| char::from(b'0' + i as u8)).collect();
+    let ell_labels: Vec<char> = (0..ell).rev().map(ellipsis_label).collect();
     let output = match rhs {
         Some(r) => {
             let explicit: Vec<char> = r.replace("...", "").chars().collect();

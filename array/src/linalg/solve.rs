@@ -409,6 +409,14 @@ fn svd_impl(op: &str, a: &Array, job: SvdJob) -> Result<(Option<Array>, Array, O
         let info = statuses(&dev, batch)?;
         run(&dev, dtype, batch, SolverCall::Gesvd { m, n, job }, &[&f, &s, &u, &vt, &info])?;
         check_statuses(op, &info, a.shape(), "SVD did not converge")?;
+        // An input with NaNs can end the iterations without a status saying so (cuSOLVER's
+        // Jacobi SVD; faer returns NaNs): a NaN singular value is NumPy's non-convergence.
+        if s.isnan()?.any(None, false)?.item::<bool>()? {
+            return Err(Error::LinAlg {
+                op: op.into(),
+                reason: format!("SVD did not converge (input of shape {:?})", a.shape()),
+            });
+        }
     } else if job != SvdJob::ValuesOnly && batch > 0 {
         let eye = |r: usize, c: usize| -> Result<Array> {
             let e = crate::with_device(&dev, || crate::eye(r, Some(c), 0, dtype))?;

@@ -227,7 +227,7 @@ impl RawModule {
                 format!("the module defines no kernel `{name}` (it has: {})", self.source.names.join(", ")),
             ));
         }
-        Ok(RawKernel { source: Arc::clone(&self.source), name: name.to_string() })
+        Ok(RawKernel { source: Arc::clone(&self.source), name: name.to_string(), stack_bytes: 0 })
     }
 }
 
@@ -238,6 +238,8 @@ impl RawModule {
 pub struct RawKernel {
     source: Arc<ModuleSource>,
     name: String,
+    /// Each thread's stack on backends that give threads stacks of their own (0: theirs).
+    stack_bytes: u32,
 }
 
 impl std::fmt::Debug for RawKernel {
@@ -255,7 +257,20 @@ impl RawKernel {
     /// As [`RawKernel::new`], with compiler flags.
     pub fn with_options(code: &str, name: &str, options: &[&str]) -> RawKernel {
         let m = RawModule::new(code, options);
-        RawKernel { source: m.source, name: name.to_string() }
+        RawKernel { source: m.source, name: name.to_string(), stack_bytes: 0 }
+    }
+
+    /// The same kernel with `bytes` of stack for each thread where the backend runs threads on
+    /// stacks of its own: the CPU backend's fibers, which run kernels that call
+    /// `__syncthreads()` (128 KiB each unless set; 16 KiB at least). A kernel with large local
+    /// arrays needs more; a thread that overflows its stack meets a guard page, which ends the
+    /// process with a segmentation fault rather than overwriting memory. GPU backends keep the
+    /// driver's per-thread stack (CUDA's `cudaLimitStackSize`) and ignore this.
+    pub fn with_stack_size(mut self, bytes: usize) -> Result<RawKernel> {
+        self.stack_bytes = u32::try_from(bytes).map_err(|_| {
+            Error::value(&self.name, format!("a stack of {bytes} bytes is more than the 4 GiB a launch can ask for"))
+        })?;
+        Ok(self)
     }
 
     /// The kernel's name.
@@ -353,7 +368,7 @@ impl RawKernel {
                 _ => KernelArg::Value(v.as_deref().expect("scalars have bytes")),
             })
             .collect();
-        let config = LaunchConfig::new(grid, block).with_shared_mem(shared_mem_bytes);
+        let config = LaunchConfig::new(grid, block).with_shared_mem(shared_mem_bytes).with_stack(self.stack_bytes);
         let stream = match stream {
             Some(s) => Arc::clone(s),
             None => current_stream(&device),

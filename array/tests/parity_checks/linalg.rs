@@ -359,6 +359,29 @@ pub fn failures_name_the_failing_matrix_of_a_stack(d: &Arc<dyn DynDevice>) {
     });
 }
 
+/// A matrix with a NaN: the SVD and the 2-norm through it are NumPy's `LinAlgError` ("SVD did
+/// not converge"), not NaNs or a hang, and the next SVD works.
+pub fn svd_of_a_matrix_with_nans_does_not_converge(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        for dt in [DType::F32, DType::F64, DType::C128] {
+            let mut v = vec![1.0f64; 16];
+            v[5] = f64::NAN;
+            let a = Array::from_slice(&v, &[4, 4]).unwrap().astype(dt).unwrap();
+            for full in [false, true] {
+                let e = linalg::svd(&a, full).unwrap_err();
+                assert_eq!(e.kind(), "LinAlg", "{dt} svd: {e}");
+                assert!(e.to_string().contains("SVD did not converge"), "{dt}: {e}");
+            }
+            let all_nan = Array::from_slice(&[f64::NAN; 6], &[3, 2]).unwrap().astype(dt).unwrap();
+            assert_eq!(linalg::svd(&all_nan, false).unwrap_err().kind(), "LinAlg", "{dt}");
+            let good = Array::from_slice(&[3.0f64, 0.0, 0.0, 4.0], &[2, 2]).unwrap().astype(dt).unwrap();
+            let (_, s, _) = linalg::svd(&good, false).unwrap();
+            let s: Vec<f64> = s.astype(DType::F64).unwrap().to_vec().unwrap();
+            assert!((s[0] - 4.0).abs() < 1e-5 && (s[1] - 3.0).abs() < 1e-5, "{dt} {s:?}");
+        }
+    });
+}
+
 /// `eig` and `eigvals` of general real and complex stacks: `A v = w v` with unit
 /// eigenvectors, conjugate pairs for real matrices, the trace and determinant as the sum and
 /// product of the eigenvalues. (A library without a real general eigensolver computes a real

@@ -63,6 +63,7 @@ macro_rules! parity_tests {
                 svd_full_reduced_and_svdvals,
                 eigh_and_eigvalsh_read_the_uplo_triangle,
                 failures_name_the_failing_matrix_of_a_stack,
+                svd_of_a_matrix_with_nans_does_not_converge,
                 eig_of_general_and_complex_matrices,
             ],
             random: [random_draws_have_the_same_bits_as_on_the_cpu],

@@ -253,7 +253,8 @@ fn launch(
 }
 
 /// Plan the reduction of an input of `shape` and `strides` (in elements, any sign) over
-/// `axes` (distinct, each below the rank; the rank is at most [`MAX_RANK`](crate::plan::MAX_RANK)).
+/// `axes` (distinct, each below the rank). Once extents of 1 are dropped and neighbours merged,
+/// at most [`MAX_RANK`](crate::plan::MAX_RANK) kept and as many reduced dimensions may remain.
 pub fn plan_reduce(
     op: &ReduceOp,
     shape: &[usize],
@@ -261,13 +262,19 @@ pub fn plan_reduce(
     axes: &[usize],
     target: Target,
 ) -> Result<ReducePlan> {
-    check_rank("reduce", shape, strides)?;
+    if shape.len() != strides.len() {
+        check_rank("reduce", shape, strides)?;
+    }
     for (i, &a) in axes.iter().enumerate() {
         if a >= shape.len() || axes[..i].contains(&a) {
             return Err(Error::Axis { op: op.name.clone(), reason: format!("axes {axes:?} for rank {}", shape.len()) });
         }
     }
+    // The kernels index at most MAX_RANK kept and reduced dimensions: the rank that counts is
+    // the one left once extents of 1 are dropped and neighbours merged.
     let c = collapse_reduction(shape, strides, axes, op.uses_index());
+    check_rank("reduce", &c.kshape, &c.kstrides)?;
+    check_rank("reduce", &c.rshape, &c.rstrides)?;
     Ok(plan_collapsed(op, &c, target))
 }
 
