@@ -238,18 +238,25 @@ impl Array {
         Array::from_bytes_on(device, &[], dtype, &scalar_bytes(value.into(), dtype)?)
     }
 
-    /// An array of `shape` filled with `value` converted to `dtype`, on `device`.
+    /// An array of `shape` filled with `value` converted to `dtype`, on `device`. An integer
+    /// `value` that `dtype` cannot hold is `Overflow`, as in NumPy 2.
     pub fn full_on(
         device: &Arc<dyn DynDevice>,
         shape: &[usize],
         value: impl Into<Scalar>,
         dtype: DType,
     ) -> Result<Array> {
+        let value = value.into();
+        // NumPy 2: an integer the dtype cannot hold is an OverflowError (`full(2, 300, uint8)`),
+        // not its wrapped value; a float converts as `astype` does.
+        if let Scalar::Int(i) = value {
+            crate::promote::check_int_fits("full", i, dtype)?;
+        }
         let out = Array::empty_on(device, shape, dtype)?;
         if out.size() == 0 {
             return Ok(out);
         }
-        out.fill_bytes(&scalar_bytes(value.into(), dtype)?)?;
+        out.fill_bytes(&scalar_bytes(value, dtype)?)?;
         Ok(out)
     }
 

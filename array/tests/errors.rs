@@ -71,6 +71,16 @@ fn each_kind_of_bad_input_is_refused_with_a_clear_error() {
         let e = u.add_scalar(300).unwrap_err();
         assert_eq!(e.kind(), "Overflow");
         assert!(e.to_string().contains("300") && e.to_string().contains("uint8"), "{e}");
+        // An integer fill value the dtype cannot hold (NumPy 2's OverflowError; it once wrapped
+        // to 44); a float converts as astype does; a bool array takes any integer.
+        for (v, d) in [(300i64, DType::U8), (-1, DType::U16), (1 << 40, DType::I32)] {
+            let e = full(&[2], v, d).unwrap_err();
+            assert_eq!(e.kind(), "Overflow", "full({v}, {d}): {e}");
+            assert!(e.to_string().contains(&v.to_string()), "{e}");
+        }
+        assert_eq!(full(&[2], 255i64, DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![255, 255]);
+        assert_eq!(full(&[1], 300.0, DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![44]);
+        assert_eq!(full(&[1], 7i64, DType::Bool).unwrap().to_vec::<bool>().unwrap(), vec![true]);
 
         // Arrays on two devices are refused by get_array_module (one device here: the same
         // array twice is fine).

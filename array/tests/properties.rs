@@ -1,11 +1,13 @@
 //! Property tests: random shapes, slices (negative and huge steps and bounds, integer indices,
 //! new axes) and views of views, held against a plain-Rust model of NumPy's views on the CPU
-//! backend; element-wise ops on those views against the model's arithmetic.
+//! backend; element-wise ops on those views against the model's arithmetic, and `set` through
+//! them against the model's writes.
 
 use std::sync::Arc;
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use xp_array::indexing::IndexItem;
 use xp_array::{device, register_backend, with_device, Array, DType, SliceArg};
 use xp_backend_api::{BackendHandle, DynDevice};
 use xp_backend_cpu::CpuBackend;
@@ -36,12 +38,17 @@ impl View {
 
     /// The elements in C order.
     fn values(&self) -> Vec<f64> {
+        self.offsets().into_iter().map(|at| self.data[at]).collect()
+    }
+
+    /// Where each element lies in the data, in C order.
+    fn offsets(&self) -> Vec<usize> {
         let n: usize = self.shape.iter().product();
         let mut out = Vec::with_capacity(n);
         let mut idx = vec![0usize; self.shape.len()];
         for _ in 0..n {
             let at: isize = self.offset + idx.iter().zip(&self.strides).map(|(&i, &s)| i as isize * s).sum::<isize>();
-            out.push(self.data[at as usize]);
+            out.push(at as usize);
             for d in (0..idx.len()).rev() {
                 idx[d] += 1;
                 if idx[d] < self.shape[d] {
@@ -192,5 +199,35 @@ proptest! {
         let want: Vec<f64> = m2.values().iter().map(|v| v * 2.0 + 1.0).collect();
         prop_assert_eq!(y.to_vec::<f64>().unwrap(), want);
         prop_assert!(Array::is_contiguous(&y));
+    }
+
+    /// `set` of a scalar through a slice writes exactly the elements the model's view reaches,
+    /// and no other.
+    #[test]
+    fn set_through_a_slice_writes_the_models_elements(
+        (shape, args) in shape().prop_flat_map(|s| (Just(s.clone()), args_for(s))),
+        value in -100i64..0,
+    ) {
+        let d = cpu();
+        let n: usize = shape.iter().product();
+        let a = with_device(&d, || xp_array::arange(0i64, n as i64, 1i64, Some(DType::F64)))
+            .unwrap()
+            .reshape(&shape.iter().map(|&v| v as isize).collect::<Vec<_>>())
+            .unwrap();
+        let items: Vec<IndexItem<'_>> = args
+            .iter()
+            .map(|a| match *a {
+                SliceArg::Index(i) => IndexItem::Int(i),
+                SliceArg::Range { start, stop, step } => IndexItem::Slice(start, stop, step),
+                SliceArg::NewAxis => IndexItem::NewAxis,
+                SliceArg::Ellipsis => IndexItem::Ellipsis,
+            })
+            .collect();
+        a.set(&items, value as f64).unwrap();
+        let mut want: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        for at in View::new(&shape).slice(&args).offsets() {
+            want[at] = value as f64;
+        }
+        prop_assert_eq!(a.to_vec::<f64>().unwrap(), want);
     }
 }

@@ -158,14 +158,19 @@ struct ModuleSource {
     options: CompileOptions,
     names: Vec<String>,
     compiled: Mutex<HashMap<usize, Arc<dyn Module>>>,
-    params: Mutex<HashMap<String, Option<Vec<xp_kernels::signature::Param>>>>,
+    params: Mutex<HashMap<String, Option<Arc<[xp_kernels::signature::Param]>>>>,
 }
 
 impl ModuleSource {
-    /// The parameters of kernel `name`, read from the source once.
-    fn params(&self, name: &str) -> Option<Vec<xp_kernels::signature::Param>> {
+    /// The parameters of kernel `name`, read from the source once and shared by every launch.
+    fn params(&self, name: &str) -> Option<Arc<[xp_kernels::signature::Param]>> {
         let mut cache = self.params.lock();
-        cache.entry(name.to_string()).or_insert_with(|| xp_kernels::signature::kernel_params(&self.code, name)).clone()
+        if let Some(p) = cache.get(name) {
+            return p.clone();
+        }
+        let p: Option<Arc<[_]>> = xp_kernels::signature::kernel_params(&self.code, name).map(Arc::from);
+        cache.insert(name.to_string(), p.clone());
+        p
     }
 
     fn module(&self, device: &Arc<dyn DynDevice>) -> Result<Arc<dyn Module>> {

@@ -14,6 +14,7 @@ pub mod fill;
 pub mod host;
 pub mod index_range;
 pub mod linalg;
+pub mod op_chains;
 pub mod put_last_write;
 pub mod random;
 pub mod scan;
@@ -34,6 +35,7 @@ macro_rules! parity_tests {
             ],
             index_range: [uint64_indices_beyond_int64_are_out_of_bounds],
             ufunc_out: [out_overlapping_an_input_gives_numpy_values],
+            op_chains: [random_views_and_op_chains_match_the_cpu],
             complex_order: [
                 complex_max_and_min_return_the_first_nan,
                 complex_max_along_an_axis,
