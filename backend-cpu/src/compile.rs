@@ -2,7 +2,8 @@
 //! compiled at run time by the system C++ compiler and opened with `libloading`.
 //!
 //! The compiler is found the way the `cc` crate finds it (`CXX`, else `c++`); flags are
-//! `-std=c++17 -O3 -march=native -fPIC -shared -fno-exceptions` plus the caller's options.
+//! `-std=c++17 -O3 -march=native -fPIC -shared -fno-exceptions -fstack-clash-protection` plus the
+//! caller's options.
 //! Without a compiler, built-in ops still run and a user kernel fails with an
 //! [`Error::Compile`] that says a C++ compiler is needed.
 
@@ -90,7 +91,11 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
-const FLAGS: &[&str] = &["-std=c++17", "-O3", "-march=native", "-fPIC", "-shared", "-fno-exceptions", "-w"];
+/// `-fstack-clash-protection` probes every page of a large stack frame as it is made, so a
+/// kernel whose locals overflow a fiber's stack meets the guard page below it (and faults, an
+/// error of the launch: the `trap` module) instead of writing past it into other memory.
+const FLAGS: &[&str] =
+    &["-std=c++17", "-O3", "-march=native", "-fPIC", "-shared", "-fno-exceptions", "-fstack-clash-protection", "-w"];
 
 impl CpuCompiler {
     /// The compiler as configured by the environment (`CXX`).

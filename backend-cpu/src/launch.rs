@@ -146,9 +146,11 @@ fn dim(d: xp_backend_api::Dim3) -> Dim3C {
 }
 
 /// Run a whole grid; returns when every block has finished. A kernel that reached
-/// `__syncthreads()` without fibers fails its stream with `CPU_BARRIER_WITHOUT_FIBERS`.
+/// `__syncthreads()` without fibers fails its stream with `CPU_BARRIER_WITHOUT_FIBERS`; a fault
+/// of a fiber (a stack overflow, an illegal address) with `CPU_FIBER_FAULT`.
 pub(crate) fn execute(k: &CpuKernel, cfg: &LaunchConfig, args: &OwnedArgs) {
     let missed = AtomicBool::new(false);
+    let faulted: parking_lot::Mutex<Option<(usize, usize, usize)>> = parking_lot::Mutex::new(None);
     let ptrs = ArgPtrs(args.storage.iter().map(|v| v.as_ptr() as *mut c_void).collect());
     let nblocks = cfg.grid.volume();
     let workers = rayon::current_num_threads().max(1) as u64;
@@ -181,10 +183,30 @@ pub(crate) fn execute(k: &CpuKernel, cfg: &LaunchConfig, args: &OwnedArgs) {
             unsafe { (k.blocks)(argv, &mut ctx, b0, b1) };
         } else {
             for b in b0..b1 {
-                run_block_fibers(k.thread, argv, &mut ctx, b, cfg);
+                if let Some(f) = run_block_fibers(k.thread, argv, &mut ctx, b, cfg) {
+                    faulted.lock().get_or_insert(f);
+                    // The launch has failed: its other blocks need not run.
+                    break;
+                }
             }
         }
     });
+    if let Some((addr, sp, size)) = faulted.into_inner() {
+        // A fault within a page or so below the stack pointer is the stack running out.
+        let overflow = addr <= sp && sp - addr < 64 << 10;
+        let what = if overflow {
+            format!(
+                "overflowed its {size}-byte stack (give its threads more with RawKernel::with_stack_size or \
+                 LaunchConfig::with_stack)"
+            )
+        } else {
+            format!("touched unmapped memory at {addr:#x} (an illegal address)")
+        };
+        std::panic::resume_unwind(Box::new(TaskFault {
+            name: "CPU_FIBER_FAULT",
+            message: format!("a thread of kernel `{}` {what}; its results are undefined", k.name),
+        }));
+    }
     if missed.load(Ordering::Relaxed) {
         std::panic::resume_unwind(Box::new(TaskFault {
             name: "CPU_BARRIER_WITHOUT_FIBERS",
@@ -198,7 +220,17 @@ pub(crate) fn execute(k: &CpuKernel, cfg: &LaunchConfig, args: &OwnedArgs) {
     }
 }
 
-fn run_block_fibers(thread: ThreadFn, argv: *mut *mut c_void, ctx: &mut Ctx, b: u64, cfg: &LaunchConfig) {
+/// Run block `b` on fibers: the first fault of one of its threads, if any, as (address, stack
+/// pointer, stack size) (see the `trap` module).
+fn run_block_fibers(
+    thread: ThreadFn,
+    argv: *mut *mut c_void,
+    ctx: &mut Ctx,
+    b: u64,
+    cfg: &LaunchConfig,
+) -> Option<(usize, usize, usize)> {
+    crate::trap::prepare();
+    let mut fault = None;
     let (gx, gy) = (cfg.grid.x as u64, cfg.grid.y as u64);
     ctx.block_idx = Dim3C { x: (b % gx) as u32, y: ((b / gx) % gy) as u32, z: (b / (gx * gy)) as u32 };
     let n = cfg.block.volume() as usize;
@@ -243,7 +275,11 @@ fn run_block_fibers(thread: ThreadFn, argv: *mut *mut c_void, ctx: &mut Ctx, b: 
                 (*(ctx_ptr as *mut Ctx)).thread_idx =
                     Dim3C { x: (t % bx) as u32, y: ((t / bx) % by) as u32, z: (t / (bx * by)) as u32 }
             };
-            match f.resume(()) {
+            let (r, trapped) = crate::trap::guarded(f.trap_handler(), || f.resume(()));
+            if let Some((addr, sp)) = trapped {
+                fault.get_or_insert((addr, sp, size));
+            }
+            match r {
                 CoroutineResult::Yield(()) => {}
                 CoroutineResult::Return(()) => {
                     let done = slot.take().expect("present");
@@ -253,4 +289,5 @@ fn run_block_fibers(thread: ThreadFn, argv: *mut *mut c_void, ctx: &mut Ctx, b: 
             }
         }
     }
+    fault
 }

@@ -24,6 +24,7 @@ mod memory;
 mod pinned;
 pub mod solver;
 mod stream;
+mod trap;
 
 use std::sync::Arc;
 

@@ -12,9 +12,11 @@
 //! before the failure still run in order, so events recorded on the stream still fire and no
 //! other stream waiting for them hangs; events may still be recorded on a failed stream (the
 //! pool records one to reuse memory the stream used), and fire once the queue before them ran.
-//! What the CPU backend cannot catch: a kernel that corrupts memory or aborts (a C++ `abort`, an
-//! out-of-bounds store, a fiber's stack overflow, which meets its guard page) takes
-//! the process down, as an illegal address takes a CUDA context down.
+//! A thread of a kernel with a barrier that overflows its fiber's stack or touches unmapped
+//! memory fails the stream with `CPU_FIBER_FAULT` (the `trap` module). What the CPU backend
+//! cannot catch: a kernel without a barrier that faults, aborts (a C++ `abort`) or overflows its
+//! worker's stack, and any out-of-bounds store that lands in mapped memory (nothing faults; the
+//! memory is corrupted, as a wild store on a GPU corrupts device memory).
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;

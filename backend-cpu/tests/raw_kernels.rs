@@ -234,3 +234,61 @@ extern "C" __global__ void hidden(float* a) {
     let x = upload(&*d, &[1.0, 2.0]);
     assert_eq!(download(&*d, &x, 2), vec![1.0, 2.0]);
 }
+
+/// Run `code`'s kernel `name` (with a barrier, so on fibers) on a new stream of one block of
+/// four threads writing `out`: the stream's error.
+fn faulting_launch(d: &Arc<dyn DynDevice>, name: &str, code: &str) -> Error {
+    let s = d.new_stream().unwrap();
+    let out = d.alloc(64, &s).unwrap();
+    let m = d.compile(&KernelSource::new(name, code), &Default::default()).unwrap();
+    let k = m.function(name).unwrap();
+    let _ = s.launch(&*k, &LaunchConfig::new(1, 4), &[KernelArg::buffer(&out)]);
+    s.synchronize().unwrap_err()
+}
+
+/// A thread whose locals overflow its fiber's stack, or that touches unmapped memory, once
+/// ended the process (a segmentation fault; before guard pages were probed, an overflow could
+/// write over other memory). Now the launch fails its stream with `CPU_FIBER_FAULT`, saying
+/// which, and the device works on.
+#[test]
+fn a_fiber_that_overflows_its_stack_or_faults_fails_the_launch() {
+    let d = dev();
+    const DEEP: &str = r#"
+extern "C" __global__ void deep(float* out) {
+    volatile float local[1 << 20];  // 4 MiB, past the 128 KiB fiber stack
+    for (int i = 0; i < (1 << 20); i += 1024) local[i] = (float)i;
+    __syncthreads();
+    out[threadIdx.x] = local[threadIdx.x * 1024];
+}
+"#;
+    const WILD: &str = r#"
+extern "C" __global__ void wild(float* out) {
+    __syncthreads();
+    if (threadIdx.x == 2) *(volatile float*)(16) = 1.0f;
+    out[threadIdx.x] = 1.0f;
+}
+"#;
+    for (name, code, says) in
+        [("deep", DEEP, "overflowed its 131072-byte stack"), ("wild", WILD, "unmapped memory at 0x10")]
+    {
+        match faulting_launch(&d, name, code) {
+            Error::Driver { name: code_name, detail, .. } => {
+                assert_eq!(code_name, "CPU_FIBER_FAULT", "{detail}");
+                assert!(detail.contains(name) && detail.contains(says), "{detail}");
+            }
+            other => panic!("{name}: expected a driver error, got {other}"),
+        }
+    }
+    // The same deep kernel with stacks large enough runs.
+    let s = d.new_stream().unwrap();
+    let out = d.alloc(16, &s).unwrap();
+    let m = d.compile(&KernelSource::new("deep", DEEP), &Default::default()).unwrap();
+    let k = m.function("deep").unwrap();
+    s.launch(&*k, &LaunchConfig::new(1, 4).with_stack(8 << 20), &[KernelArg::buffer(&out)]).unwrap();
+    s.synchronize().unwrap();
+    let mut bytes = vec![0u8; 16];
+    s.copy_to_host(&out, 0, &mut bytes).unwrap();
+    s.synchronize().unwrap();
+    let got: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(got, vec![0.0, 1024.0, 2048.0, 3072.0]);
+}
