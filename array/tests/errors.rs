@@ -81,6 +81,11 @@ fn each_kind_of_bad_input_is_refused_with_a_clear_error() {
         assert_eq!(full(&[2], 255i64, DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![255, 255]);
         assert_eq!(full(&[1], 300.0, DType::U8).unwrap().to_vec::<u8>().unwrap(), vec![44]);
         assert_eq!(full(&[1], 7i64, DType::Bool).unwrap().to_vec::<bool>().unwrap(), vec![true]);
+        let small = full(&[3], 1i64, DType::U8).unwrap();
+        assert_eq!(small.set(xp_array::s![1], 300i64).unwrap_err().kind(), "Overflow");
+        assert_eq!(small.set(xp_array::s![..], -1i64).unwrap_err().kind(), "Overflow");
+        small.set(xp_array::s![2], 255i64).unwrap();
+        assert_eq!(small.to_vec::<u8>().unwrap(), vec![1, 1, 255], "a refused store changed the array");
 
         // Arrays on two devices are refused by get_array_module (one device here: the same
         // array twice is fine).

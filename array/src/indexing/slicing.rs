@@ -200,12 +200,17 @@ impl Array {
     }
 
     /// NumPy's `a[index] = value` in place, with an index from [`s!`](crate::s) and an array
-    /// or a scalar value (broadcast to the selection, cast to `a`'s dtype):
+    /// or a scalar value (broadcast to the selection, cast to `a`'s dtype; an integer the dtype
+    /// cannot hold is `Overflow`, as in NumPy 2):
     /// `a.set(s![0..5], &b)`, `a.set(s![&mask], 0.0)`. `a` must be C-contiguous.
     pub fn set<'i, 'v>(&self, index: impl AsRef<[IndexItem<'i>]>, value: impl Into<Operand<'v>>) -> Result<()> {
         match value.into() {
             Operand::Array(v) => self.setitem(index.as_ref(), v),
             Operand::Scalar(s) => {
+                // NumPy 2: `a[i] = 300` into uint8 is an OverflowError, not 44.
+                if let crate::Scalar::Int(i) = s {
+                    crate::promote::check_int_fits("set", i, self.dtype())?;
+                }
                 let v = Array::scalar_on(&self.device_arc(), s, self.dtype())?;
                 self.setitem(index.as_ref(), &v)
             }
