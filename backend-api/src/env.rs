@@ -151,15 +151,9 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
 /// `0` (no limit).
 pub fn limit_in(env: &dyn Fn(&str) -> Option<OsString>, name: &str, total: usize) -> Result<Option<usize>> {
     let Some(v) = text_in(env, name)? else { return Ok(None) };
-    let bytes = if let Some(p) = v.strip_suffix('%') {
-        match p.trim().parse::<f64>() {
-            Ok(pct) if (0.0..=100.0).contains(&pct) => (total as f64 * pct / 100.0) as u64,
-            _ => return Err(bad(name, &v, "a percentage between 0% and 100%")),
-        }
-    } else {
-        parse_bytes(&v).ok_or_else(|| bad(name, &v, LIMIT_EXPECTED))?
-    };
-    Ok((bytes != 0).then(|| usize::try_from(bytes).unwrap_or(usize::MAX)))
+    let expected = if v.ends_with('%') { "a percentage between 0% and 100%" } else { LIMIT_EXPECTED };
+    let bytes = crate::memory::parse_limit(&v, total).ok_or_else(|| bad(name, &v, expected))?;
+    Ok((bytes != 0).then_some(bytes))
 }
 
 const LIMIT_EXPECTED: &str = "a size in bytes (such as 1000000, 512MB or 2GiB), a percentage (50%) or 0 for none";

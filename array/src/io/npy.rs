@@ -158,6 +158,21 @@ pub fn save_npz(path: impl AsRef<Path>, arrays: &[(&str, HostDataRef<'_>)], comp
 
 /// Reads every array of the `.npz` archive in `r` (a file, or bytes in a `Cursor`), as
 /// [`load_npz`] reads a file: in archive order, named as their members without `.npy`.
+///
+/// ```
+/// use xp_array::io::npy::{read_npz, save_npz, HostDataRef};
+/// use xp_array::DType;
+///
+/// let path = std::env::temp_dir().join(format!("read_npz_doc_{}.npz", std::process::id()));
+/// let bytes: Vec<u8> = [1.5f32, 2.5].iter().flat_map(|v| v.to_le_bytes()).collect();
+/// let x = HostDataRef { dtype: DType::F32, shape: &[2], bytes: &bytes };
+/// save_npz(&path, &[("x", x)], true).unwrap();
+/// let arrays = read_npz(std::fs::File::open(&path).unwrap()).unwrap();
+/// std::fs::remove_file(&path).unwrap();
+/// assert_eq!(arrays[0].0, "x");
+/// assert_eq!((arrays[0].1.dtype, &arrays[0].1.shape[..]), (DType::F32, &[2usize][..]));
+/// assert!(read_npz(std::io::Cursor::new(b"not a zip")).is_err());
+/// ```
 pub fn read_npz<R: Read + Seek>(mut r: R) -> Result<Vec<(String, HostData)>> {
     let op = "read_npz";
     let len = r.seek(std::io::SeekFrom::End(0)).map_err(|e| Error::io(format!("{op}: finding its size"), e))?;
