@@ -126,8 +126,8 @@ thread_local! {
 }
 
 /// A fiber's stack when the launch does not say (`LaunchConfig::stack_bytes`). Below it lies a
-/// guard page: a thread that overflows its stack faults there (the process ends with a
-/// segmentation fault) instead of writing over other memory.
+/// guard page: a thread that overflows its stack faults there instead of writing over other
+/// memory, and the launch fails (the `trap` module).
 const FIBER_STACK: usize = 128 << 10;
 
 /// The smallest fiber stack a launch may ask for.

@@ -268,8 +268,8 @@ impl RawKernel {
     /// The same kernel with `bytes` of stack for each thread where the backend runs threads on
     /// stacks of its own: the CPU backend's fibers, which run kernels that call
     /// `__syncthreads()` (128 KiB each unless set; 16 KiB at least). A kernel with large local
-    /// arrays needs more; a thread that overflows its stack meets a guard page, which ends the
-    /// process with a segmentation fault rather than overwriting memory. GPU backends keep the
+    /// arrays needs more; a thread that overflows its stack meets a guard page, and the launch
+    /// fails with `CPU_FIBER_FAULT` (on x86-64 Linux; elsewhere the process ends). GPU backends keep the
     /// driver's per-thread stack (CUDA's `cudaLimitStackSize`) and ignore this.
     pub fn with_stack_size(mut self, bytes: usize) -> Result<RawKernel> {
         self.stack_bytes = u32::try_from(bytes).map_err(|_| {
