@@ -378,12 +378,150 @@ fn distributed_workloads(r: &mut Report) -> xp::Result<()> {
     Ok(())
 }
 
+/// `cupyx`-style Black-Scholes in plain array ops (CuPy's `examples/finance/black_scholes.py`).
+fn black_scholes(s: &Array, x: &Array, t: &Array, r: f64, v: f64) -> xp::Result<(Array, Array)> {
+    let sqrt_t = t.sqrt()?;
+    let d1 = s.div(x)?.log()?.add(&t.mul(r + v * v / 2.0)?)?.div(&sqrt_t.mul(v)?)?;
+    let d2 = d1.sub(&sqrt_t.mul(v)?)?;
+    let cdf = |d: &Array| -> xp::Result<Array> {
+        let k = d.abs()?.mul(0.2316419)?.add(1.0)?.reciprocal()?;
+        let poly = k
+            .mul(1.330274429)?
+            .add(-1.821255978)?
+            .mul(&k)?
+            .add(1.781477937)?
+            .mul(&k)?
+            .add(-0.356563782)?
+            .mul(&k)?
+            .add(0.31938153)?
+            .mul(&k)?;
+        let cnd = d.mul(d)?.mul(-0.5)?.exp()?.mul(0.398_942_280_401_432_7)?.mul(&poly)?;
+        let one_minus = cnd.negative()?.add(1.0)?;
+        xp::where_(&d.gt(0.0)?, Operand::Array(&one_minus), Operand::Array(&cnd))
+    };
+    let (c1, c2) = (cdf(&d1)?, cdf(&d2)?);
+    let exp_rt = t.mul(-r)?.exp()?;
+    let call = s.mul(&c1)?.sub(&x.mul(&exp_rt)?.mul(&c2)?)?;
+    let put = x.mul(&exp_rt)?.mul(&c2.negative()?.add(1.0)?)?.sub(&s.mul(&c1.negative()?.add(1.0)?)?)?;
+    Ok((call, put))
+}
+
+const BLACK_SCHOLES_KERNEL: &str = "
+    const T sqrt_t = sqrt(t);
+    const T d1 = (log(s / x) + (r + v * v / 2) * t) / (v * sqrt_t);
+    const T d2 = d1 - v * sqrt_t;
+    const T k1 = 1 / (1 + (T)0.2316419 * fabs(d1));
+    const T k2 = 1 / (1 + (T)0.2316419 * fabs(d2));
+    T c1 = (T)0.3989422804014327 * exp((T)-0.5 * d1 * d1) * (k1 * ((T)0.31938153 + k1 * ((T)-0.356563782 + k1 * ((T)1.781477937 + k1 * ((T)-1.821255978 + k1 * (T)1.330274429)))));
+    T c2 = (T)0.3989422804014327 * exp((T)-0.5 * d2 * d2) * (k2 * ((T)0.31938153 + k2 * ((T)-0.356563782 + k2 * ((T)1.781477937 + k2 * ((T)-1.821255978 + k2 * (T)1.330274429)))));
+    if (d1 > 0) c1 = 1 - c1;
+    if (d2 > 0) c2 = 1 - c2;
+    const T exp_rt = exp(-r * t);
+    call = s * c1 - x * exp_rt * c2;
+    put = x * exp_rt * (1 - c2) - s * (1 - c1);
+";
+
+/// Chains of elementwise ops and the maps around reductions, which lazy fusion runs as one
+/// kernel (`scripts/bench/cupy_fusion.py` on GPUs, `scripts/bench/numpy_fusion.py` on the CPU).
+fn fusion_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    xp::with_device(d, || -> xp::Result<()> {
+        let done = |a: Array| xp::eval(&[&a]);
+        let (warm, iters) = if gpu { (3, 20) } else { (1, 7) };
+        let gb = |bytes: usize, ms: f64| format!("{:.1} GB/s", bytes as f64 / ms / 1e6);
+        let n = 1usize << 24;
+        let x = Array::from_vec(random(n, 31))?;
+        let ms = bench(d, warm, iters, || done(x.sin()?.add(&x.mul(0.1)?)?.tanh()?))?;
+        r.rep("tanh(sin(x)+0.1*x) f32 2^24", ms, gb(2 * n * 4, ms));
+        let side = if gpu { 4096usize } else { 1024 };
+        let m = Array::from_vec(random(side * side, 32))?.reshape(&[side as isize, side as isize])?;
+        let softmax = || -> xp::Result<()> {
+            let e = m.sub(&m.max(Some(&[1]), true)?)?.exp()?;
+            done(e.div(&e.sum(Some(&[1]), true)?)?)
+        };
+        let ms = bench(d, warm, iters, softmax)?;
+        r.rep(&format!("softmax rows {side}^2 f32"), ms, gb(2 * side * side * 4, ms));
+        if gpu {
+            let ms = bench(d, warm, iters, || {
+                done(m.sub(&m.mean(Some(&[0]), true)?)?.div(&m.std(Some(&[0]), 0, true)?)?)
+            })?;
+            r.rep("(x-mean0)/std0 4096^2 f32", ms, gb(2 * side * side * 4, ms));
+            let big = 1usize << 28;
+            let a = Array::from_vec(random(big, 33))?;
+            let b = Array::from_vec(random(big, 34))?;
+            let f = || a.mul(&a)?.add(&b.mul(2.0)?)?.sum(None, false).map(|_| ());
+            let ms = bench(d, warm, iters, f)?;
+            r.rep("sum(x*x+2*y) f32 N=2^28", ms, gb(2 * big * 4, ms));
+            let ms = xp::lazy::disabled(|| bench(d, warm, iters, f))?;
+            r.rep("sum(x*x+2*y) f32 N=2^28 (xp unfused)", ms, gb(2 * big * 4, ms));
+        }
+        // Black-Scholes over 2^22 options, plain ops against one ElementwiseKernel.
+        let nb = 1usize << 22;
+        let s = Array::from_vec(random(nb, 35))?.mul(25.0)?.add(5.0)?;
+        let k = Array::from_vec(random(nb, 36))?.mul(99.0)?.add(1.0)?;
+        let t = Array::from_vec(random(nb, 37))?.mul(9.75)?.add(0.25)?;
+        xp::eval(&[&s, &k, &t])?;
+        let ms = bench(d, warm, iters, || {
+            let (c, p) = black_scholes(&s, &k, &t, 0.02, 0.3)?;
+            xp::eval(&[&c, &p])
+        })?;
+        r.rep("black-scholes f32 2^22 (plain ops)", ms, gb(5 * nb * 4, ms));
+        let ek = xp::array::user::ElementwiseKernel::new(
+            "T s, T x, T t, T r, T v",
+            "T call, T put",
+            BLACK_SCHOLES_KERNEL,
+            "black_scholes",
+        )?;
+        let (call_o, put_o) = (xp::empty(&[nb], DType::F32)?, xp::empty(&[nb], DType::F32)?);
+        let ms = bench(d, warm, iters, || {
+            ek.call(&[
+                (&s).into(),
+                (&k).into(),
+                (&t).into(),
+                0.02f32.into(),
+                0.3f32.into(),
+                (&call_o).into(),
+                (&put_o).into(),
+            ])
+            .map(|_| ())
+        })?;
+        r.rep("black-scholes f32 2^22 (ElementwiseKernel)", ms, gb(5 * nb * 4, ms));
+        // Host time per op of a chain of 10 ops on 1,000 elements, read at the end.
+        let sm = xp::arange(0, 1000, 1, Some(DType::F32))?;
+        let chain = || -> xp::Result<()> {
+            let mut v = sm.clone();
+            for j in 0..5 {
+                v = v.mul(1.0001)?.add(j as f64)?;
+            }
+            done(v)
+        };
+        for _ in 0..50 {
+            chain()?;
+        }
+        let st = current_stream(d);
+        st.synchronize()?;
+        let mut us = Vec::new();
+        for _ in 0..7 {
+            let reps = 500;
+            let t0 = std::time::Instant::now();
+            for _ in 0..reps {
+                chain()?;
+            }
+            st.synchronize()?;
+            us.push(t0.elapsed().as_secs_f64() / (reps * 10) as f64 * 1e6);
+        }
+        let per_op = median(&mut us);
+        println!("chain of 10 ops on 1000 elements: {per_op:.2} us per op (host)");
+        r.0.insert("chain of 10 ops 1000 (host-timed per op, us)".into(), per_op);
+        Ok(())
+    })
+}
+
 fn run() -> xp::Result<()> {
     let d = default_device()?;
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
-    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|distributed` runs that group of workloads alone.
+    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|distributed` runs that group of workloads alone.
     if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
         match only.as_str() {
             "fft" => fft_workloads(&d, gpu, &mut r)?,
@@ -391,6 +529,7 @@ fn run() -> xp::Result<()> {
             "sparse" => sparse_workloads(&d, gpu, &mut r)?,
             "signal" => signal_workloads(&d, gpu, &mut r)?,
             "products" => product_workloads(&d, gpu, &mut r)?,
+            "fusion" => fusion_workloads(&d, gpu, &mut r)?,
             "distributed" => distributed_workloads(&mut r)?,
             other => return Err(Error::value("bench", format!("no workload group {other}"))),
         }
@@ -413,10 +552,11 @@ fn run() -> xp::Result<()> {
         let ms =
             bench(&d, warm, iters, || call("add", &[Operand::Array(&a), Operand::Array(&b)], Some(&out)).map(|_| ()))?;
         r.rep(add, ms, gb(3 * nb, ms));
-        let ms = bench(&d, warm, iters, || a.pow(2)?.add(&b.mul_scalar(2)?).map(|_| ()))?;
+        // Elementwise results are pending (lazy fusion) until something needs them: `eval`.
+        let ms = bench(&d, warm, iters, || xp::eval(&[&a.pow(2)?.add(&b.mul_scalar(2)?)?]))?;
         r.rep(sq, ms, gb(3 * nb, ms));
         if !gpu {
-            let ms = bench(&d, warm, iters, || a.sin().map(|_| ()))?;
+            let ms = bench(&d, warm, iters, || xp::eval(&[&a.sin()?]))?;
             r.rep(sin, ms, gb(2 * nb, ms));
         }
         let ms = bench(&d, warm, iters, || a.sum(None, false).map(|_| ()))?;
@@ -467,12 +607,13 @@ fn run() -> xp::Result<()> {
     sparse_workloads(&d, gpu, &mut r)?;
     signal_workloads(&d, gpu, &mut r)?;
     product_workloads(&d, gpu, &mut r)?;
+    fusion_workloads(&d, gpu, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.
     xp::with_device(&d, || -> xp::Result<()> {
         let sm = xp::arange(0, 1000, 1, Some(DType::F32))?;
         let s = current_stream(&d);
         for _ in 0..100 {
-            let _ = sm.add(&sm)?;
+            xp::eval(&[&sm.add(&sm)?])?;
         }
         s.synchronize()?;
         // Rounds of 2,000 ops, xp's and the bare launch's interleaved so that both see the
@@ -487,7 +628,7 @@ fn run() -> xp::Result<()> {
             let reps = 2000;
             let t0 = std::time::Instant::now();
             for _ in 0..reps {
-                let _ = sm.add(&sm)?;
+                xp::eval(&[&sm.add(&sm)?])?;
             }
             s.synchronize()?;
             xs.push(t0.elapsed().as_secs_f64() / reps as f64 * 1e6);

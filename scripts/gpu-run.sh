@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run what scripts/gpu-build.sh built, on a machine with an NVIDIA GPU. Nothing may skip.
 #   scripts/gpu-run.sh            tests, tour, conformance on cuda:0
-#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_{fft,linalg,sort,sparse}.py (same run)
+#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_{fft,linalg,sort,sparse,fusion}.py (same run)
 #   scripts/gpu-run.sh distributed  several GPUs: the collective tests (every GPU required), the
 #                                 example in one process and in two, and the bench beside torch
 #   scripts/gpu-run.sh sanitize   compute-sanitizer memcheck over the GPU tests, pool off
@@ -40,6 +40,8 @@ bench)
   python3 scripts/bench/cupy_linalg.py "$out/cupy_linalg.json" 2>&1 | grep -v "^$"
   echo "=== cupy (sort)"
   python3 scripts/bench/cupy_sort.py "$out/cupy_sort.json" 2>&1 | grep -v "^$"
+  echo "=== cupy (fusion)"
+  python3 scripts/bench/cupy_fusion.py "$out/cupy_fusion.json" 2>&1 | grep -v "^$"
   echo "=== cupy (sparse)"
   python3 scripts/bench/cupy_sparse.py "$out/cupy_sparse.json" 2>&1 | grep -v "^$"
   echo "=== xp"

@@ -39,6 +39,12 @@ pub use xp_array::distributed;
 /// Discrete Fourier transforms (`numpy.fft`, CuPy's `cupy.fft`) and the plan cache
 /// (`xp::fft::config::get_plan_cache()`).
 pub use xp_array::fft;
+/// Lazy fusion: elementwise ops return pending arrays that chains run as one kernel, with the
+/// bits of the ops run one by one. `xp::eval(&[&a, &b])` computes pending arrays now (one
+/// kernel for those of one shape), `xp::lazy::disabled(|| …)` or `XP_LAZY=0` turns fusion off,
+/// `XP_TRACE_FUSION=1` logs each evaluation.
+pub use xp_array::lazy;
+pub use xp_array::lazy::eval;
 /// Linear algebra (`numpy.linalg`, CuPy's `cupy.linalg`); the products are also at `xp::`.
 pub use xp_array::linalg;
 pub use xp_array::linalg::{diag, dot, einsum, inner, kron, matmul, outer, tensordot, trace, vdot, TensorAxes};

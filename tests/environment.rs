@@ -56,6 +56,8 @@ fn a_memory_limit_of_zero_is_no_limit() {
 fn switches_sizes_and_choices_that_do_not_parse_are_errors() {
     refused("XP_MEMORY_POOL", "sometimes", Some("cpu"));
     refused("XP_FAST_COMPILE", "perhaps", Some("cpu"));
+    refused("XP_LAZY", "maybe", Some("cpu"));
+    refused("XP_TRACE_FUSION", "loud", Some("cpu"));
     refused("XP_DEVICE", "tpu:0", None);
 }
 

@@ -1,19 +1,119 @@
 //! The [`Array`] type: a shared device buffer, a [`Layout`] and a dtype.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 
+use parking_lot::{Mutex, RwLock};
 use xp_backend_api::{Buffer, DType, DynDevice, Error, KernelArg, Result};
 use xp_kernels::elementwise::cast_spec;
 
 use crate::element::{as_bytes, from_bytes, scalar_bytes, scalar_from_bytes, Element};
 use crate::exec::{current_stream, launch_elementwise, DTypes, EwIn, KernelKey};
 use crate::layout::{checked_size, Layout, SliceArg};
+use crate::lazy::{Expr, Reason};
 use crate::promote::{check_int_fits, int_range, Scalar};
 
+/// What an [`Array`] views: a device buffer, or the pending expression that will fill one
+/// (lazy fusion, [`crate::lazy`]).
+///
+/// A pending storage gets its buffer once, from the first thread that needs it; the
+/// expression is dropped then, releasing the arrays it read. `readers` are the pending
+/// storages whose expressions read this one: each is computed before anything writes here
+/// (see [`Storage::buffer_for_write`]), so a pending value never sees a later write.
 pub(crate) struct Storage {
-    pub(crate) buffer: Buffer,
+    buffer: OnceLock<Buffer>,
+    pending: RwLock<Option<Arc<Expr>>>,
+    readers: Mutex<Vec<Weak<Storage>>>,
     pub(crate) device: Arc<dyn DynDevice>,
+}
+
+impl Storage {
+    /// A storage over `buffer`.
+    pub(crate) fn ready(buffer: Buffer, device: &Arc<dyn DynDevice>) -> Storage {
+        Storage {
+            buffer: OnceLock::from(buffer),
+            pending: RwLock::new(None),
+            readers: Mutex::new(Vec::new()),
+            device: Arc::clone(device),
+        }
+    }
+
+    /// A storage whose elements `expr` will compute, registered as a reader of every array
+    /// the expression reads.
+    pub(crate) fn pending(expr: Arc<Expr>, device: &Arc<dyn DynDevice>) -> Arc<Storage> {
+        let s = Arc::new(Storage {
+            buffer: OnceLock::new(),
+            pending: RwLock::new(Some(Arc::clone(&expr))),
+            readers: Mutex::new(Vec::new()),
+            device: Arc::clone(device),
+        });
+        for a in expr.arrays() {
+            a.storage.add_reader(&s);
+        }
+        s
+    }
+
+    fn add_reader(&self, reader: &Arc<Storage>) {
+        let mut r = self.readers.lock();
+        if r.len() >= 16 {
+            r.retain(|w| w.upgrade().is_some_and(|s| s.is_pending()));
+        }
+        r.push(Arc::downgrade(reader));
+    }
+
+    /// Whether the elements are still to be computed.
+    pub(crate) fn is_pending(&self) -> bool {
+        self.buffer.get().is_none()
+    }
+
+    /// The expression that will compute the elements, while they are pending.
+    pub(crate) fn expr(&self) -> Option<Arc<Expr>> {
+        if self.buffer.get().is_some() {
+            return None;
+        }
+        self.pending.read().clone()
+    }
+
+    /// The buffer, computing the elements first when they are pending (`why` says for whom,
+    /// for `XP_TRACE_FUSION`).
+    pub(crate) fn buffer_because(&self, why: Reason) -> Result<&Buffer> {
+        if let Some(b) = self.buffer.get() {
+            return Ok(b);
+        }
+        crate::lazy::evaluate(&[self], why)?;
+        Ok(self.buffer.get().expect("an evaluation fills the buffer"))
+    }
+
+    /// The buffer, to be read by a kernel, a library or a copy.
+    pub(crate) fn buffer(&self) -> Result<&Buffer> {
+        self.buffer_because(Reason::Consumer)
+    }
+
+    /// The buffer, about to be written: the pending arrays that read it are computed first.
+    pub(crate) fn buffer_for_write(&self) -> Result<&Buffer> {
+        self.flush_readers()?;
+        self.buffer_because(Reason::Consumer)
+    }
+
+    /// Compute every pending array that reads this storage.
+    pub(crate) fn flush_readers(&self) -> Result<()> {
+        let readers: Vec<Arc<Storage>> = {
+            let mut r = self.readers.lock();
+            if r.is_empty() {
+                return Ok(());
+            }
+            r.drain(..).filter_map(|w| w.upgrade()).filter(|s| s.is_pending()).collect()
+        };
+        let refs: Vec<&Storage> = readers.iter().map(|s| &**s).collect();
+        crate::lazy::evaluate(&refs, Reason::Overwrite)
+    }
+
+    /// Fill a pending storage with `buffer` (computed by `expr`'s evaluation). Another thread
+    /// may have filled it first: its buffer holds the same values and stays.
+    pub(crate) fn fulfil(&self, buffer: Buffer) {
+        let _ = self.buffer.set(buffer);
+        *self.pending.write() = None;
+    }
 }
 
 /// An N-d array on a device, NumPy style: run-time dtype and rank, views that share the
@@ -103,8 +203,45 @@ impl Array {
         a0 < b1 && b0 < a1 && !(self.itemsize() == other.itemsize() && self.layout == other.layout)
     }
 
-    pub(crate) fn kernel_arg(&self) -> KernelArg<'_> {
-        KernelArg::Buffer { buffer: &self.storage.buffer, offset_bytes: self.layout.offset() * self.itemsize() }
+    /// The array as a kernel argument read by the kernel (pending values are computed first).
+    pub(crate) fn kernel_arg(&self) -> Result<KernelArg<'_>> {
+        Ok(KernelArg::Buffer { buffer: self.storage.buffer()?, offset_bytes: self.layout.offset() * self.itemsize() })
+    }
+
+    /// The array as a kernel argument the kernel may write: the pending arrays that read it
+    /// are computed first.
+    pub(crate) fn kernel_arg_mut(&self) -> Result<KernelArg<'_>> {
+        Ok(KernelArg::Buffer {
+            buffer: self.storage.buffer_for_write()?,
+            offset_bytes: self.layout.offset() * self.itemsize(),
+        })
+    }
+
+    /// Bytes of the buffer this array views (of its whole result when pending).
+    pub(crate) fn storage_bytes(&self) -> usize {
+        match self.storage.buffer.get() {
+            Some(b) => b.len(),
+            None => self.storage.expr().map_or(0, |e| e.shape.iter().product::<usize>() * e.dtype.size()),
+        }
+    }
+
+    /// Whether the elements are pending (an expression of lazy fusion not computed yet).
+    pub fn is_pending(&self) -> bool {
+        self.storage.is_pending()
+    }
+
+    /// A pending array of `shape` (C-contiguous) computed by `expr`.
+    pub(crate) fn pending(expr: Arc<Expr>) -> Array {
+        let layout = Layout::contiguous("lazy", &expr.shape).expect("the shape of an existing result");
+        let dtype = expr.dtype;
+        let device = Arc::clone(&expr.device);
+        Array { storage: Storage::pending(expr, &device), layout, dtype }
+    }
+
+    /// The buffer of a freshly made array that nothing else views (for moving the result of
+    /// an evaluation into a pending storage).
+    pub(crate) fn into_buffer(self) -> Option<Buffer> {
+        Arc::try_unwrap(self.storage).ok().and_then(|s| s.buffer.into_inner())
     }
 
     /// NumPy's `a.real`: a view of the real parts of a complex array (float32 for complex64),
@@ -141,12 +278,12 @@ impl Array {
     /// filled).
     pub(crate) fn from_buffer(device: &Arc<dyn DynDevice>, buffer: Buffer, shape: &[usize], dtype: DType) -> Array {
         let layout = Layout::contiguous("from_buffer", shape).expect("a shape whose buffer exists");
-        Array { storage: Arc::new(Storage { buffer, device: Arc::clone(device) }), layout, dtype }
+        Array { storage: Arc::new(Storage::ready(buffer, device)), layout, dtype }
     }
 
-    /// The buffer and the byte offset of the first element (for library calls).
-    pub(crate) fn buffer_at(&self) -> (&Buffer, usize) {
-        (&self.storage.buffer, self.layout.offset() * self.itemsize())
+    /// The buffer and the byte offset of the first element, to be read by a library call.
+    pub(crate) fn buffer_at(&self) -> Result<(&Buffer, usize)> {
+        Ok((self.storage.buffer()?, self.layout.offset() * self.itemsize()))
     }
 
     /// An uninitialised array (its elements are whatever the memory held) on `device`.
@@ -158,7 +295,7 @@ impl Array {
         })?;
         let stream = current_stream(device);
         let buffer = device.alloc(bytes.max(1), &stream)?;
-        Ok(Array { storage: Arc::new(Storage { buffer, device: Arc::clone(device) }), layout, dtype })
+        Ok(Array { storage: Arc::new(Storage::ready(buffer, device)), layout, dtype })
     }
 
     /// An array of `shape` and `dtype` from its bytes in C order (little-endian).
@@ -179,9 +316,9 @@ impl Array {
             let stream = current_stream(device);
             if dtype == DType::Bool && bytes.iter().any(|&b| b > 1) {
                 let norm: Vec<u8> = bytes.iter().map(|&b| (b != 0) as u8).collect();
-                stream.copy_from_host(&a.storage.buffer, 0, &norm)?;
+                stream.copy_from_host(a.storage.buffer_for_write()?, 0, &norm)?;
             } else {
-                stream.copy_from_host(&a.storage.buffer, 0, bytes)?;
+                stream.copy_from_host(a.storage.buffer_for_write()?, 0, bytes)?;
             }
         }
         Ok(a)
@@ -195,7 +332,7 @@ impl Array {
         }
         if !bytes.is_empty() {
             let stream = current_stream(&self.storage.device);
-            stream.copy_from_host(&self.storage.buffer, self.layout.offset() * self.itemsize(), bytes)?;
+            stream.copy_from_host(self.storage.buffer_for_write()?, self.layout.offset() * self.itemsize(), bytes)?;
         }
         Ok(())
     }
@@ -319,13 +456,13 @@ impl Array {
     /// stream wrote the array (a stricter rule than CUDA's and CuPy's, which read after the
     /// current stream alone).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        self.storage.buffer.order_after_users(&current_stream(&self.storage.device))?;
+        self.storage.buffer_because(Reason::HostRead)?.order_after_users(&current_stream(&self.storage.device))?;
         let a = self.ascontiguous()?;
         let mut out = crate::creation::host_vec::<u8>(a.nbytes())?;
         out.resize(a.nbytes(), 0);
         if !out.is_empty() {
             let stream = current_stream(&a.storage.device);
-            stream.copy_to_host(&a.storage.buffer, a.layout.offset() * a.itemsize(), &mut out)?;
+            stream.copy_to_host(a.storage.buffer()?, a.layout.offset() * a.itemsize(), &mut out)?;
             stream.synchronize()?;
         }
         Ok(out)
@@ -373,7 +510,8 @@ impl Array {
             let bytes = self.nbytes();
             let offset = src.layout.offset() * self.itemsize();
             let (src_stream, dst_stream) = (current_stream(from), current_stream(to));
-            if src_stream.copy_peer(&src.storage.buffer, offset, &dst_stream, &out.storage.buffer, 0, bytes)? {
+            let (from_buf, to_buf) = (src.storage.buffer()?, out.storage.buffer_for_write()?);
+            if src_stream.copy_peer(from_buf, offset, &dst_stream, to_buf, 0, bytes)? {
                 return Ok(out);
             }
         }
@@ -527,7 +665,23 @@ impl Array {
     /// width: -1.0 to uint32 is 4294967295), and where NumPy's result is undefined (NaN,
     /// infinities, beyond int64) one answer on every backend: NaN gives 0, the others
     /// saturate to the target's range ([`crate::promote::float_to_int`]).
+    ///
+    /// To another dtype the result is pending when lazy fusion is on ([`crate::lazy`]).
     pub fn astype(&self, dtype: DType) -> Result<Array> {
+        if dtype != self.dtype && crate::lazy::should_defer(&self.storage.device, self.size())? {
+            return crate::lazy::defer(
+                crate::lazy::Kind::Cast,
+                vec![crate::lazy::Arg::Array(self.clone())],
+                self.shape().to_vec(),
+                dtype,
+                self.device_arc(),
+            );
+        }
+        self.astype_now(dtype)
+    }
+
+    /// [`Array::astype`] computed at the call.
+    pub(crate) fn astype_now(&self, dtype: DType) -> Result<Array> {
         let out = Array::empty_on(&self.storage.device, self.shape(), dtype)?;
         self.copy_into(&out)?;
         Ok(out)

@@ -244,7 +244,7 @@ impl Communicator {
     pub fn all_reduce(&self, x: &Array, op: ReduceOp) -> Result<Array> {
         let x = self.operand("all_reduce", x, Some(op))?;
         let out = self.empty(x.shape(), x.dtype())?;
-        self.comm.all_reduce(x.operand(), out.operand(), x.size(), x.dtype(), op, &self.stream())?;
+        self.comm.all_reduce(x.operand()?, out.operand()?, x.size(), x.dtype(), op, &self.stream())?;
         Ok(out)
     }
 
@@ -255,14 +255,14 @@ impl Communicator {
             return Err(Error::value("all_reduce_", "reducing in place needs a C-contiguous array"));
         }
         let x = self.operand("all_reduce_", x, Some(op))?;
-        self.comm.all_reduce(x.operand(), x.operand(), x.size(), x.dtype(), op, &self.stream())
+        self.comm.all_reduce(x.operand()?, x.operand()?, x.size(), x.dtype(), op, &self.stream())
     }
 
     /// `root`'s `x` on every rank (the other ranks' `x` gives the shape and dtype).
     pub fn broadcast(&self, x: &Array, root: usize) -> Result<Array> {
         let x = self.operand("broadcast", x, None)?;
         let out = self.empty(x.shape(), x.dtype())?;
-        self.comm.broadcast(x.operand(), out.operand(), x.size(), x.dtype(), root, &self.stream())?;
+        self.comm.broadcast(x.operand()?, out.operand()?, x.size(), x.dtype(), root, &self.stream())?;
         Ok(out)
     }
 
@@ -271,7 +271,7 @@ impl Communicator {
     pub fn reduce(&self, x: &Array, op: ReduceOp, root: usize) -> Result<Array> {
         let x = self.operand("reduce", x, Some(op))?;
         let out = self.empty(x.shape(), x.dtype())?;
-        self.comm.reduce(x.operand(), out.operand(), x.size(), x.dtype(), op, root, &self.stream())?;
+        self.comm.reduce(x.operand()?, out.operand()?, x.size(), x.dtype(), op, root, &self.stream())?;
         Ok(out)
     }
 
@@ -282,7 +282,7 @@ impl Communicator {
         let mut shape = vec![self.world_size()];
         shape.extend_from_slice(x.shape());
         let out = self.empty(&shape, x.dtype())?;
-        self.comm.all_gather(x.operand(), out.operand(), x.size(), x.dtype(), &self.stream())?;
+        self.comm.all_gather(x.operand()?, out.operand()?, x.size(), x.dtype(), &self.stream())?;
         Ok(out)
     }
 
@@ -309,7 +309,7 @@ impl Communicator {
         let shape = self.split_first_axis("reduce_scatter", x)?;
         let x = self.operand("reduce_scatter", x, Some(op))?;
         let out = self.empty(&shape, x.dtype())?;
-        self.comm.reduce_scatter(x.operand(), out.operand(), out.size(), x.dtype(), op, &self.stream())?;
+        self.comm.reduce_scatter(x.operand()?, out.operand()?, out.size(), x.dtype(), op, &self.stream())?;
         Ok(out)
     }
 
@@ -320,7 +320,7 @@ impl Communicator {
         let x = self.operand("all_to_all", x, None)?;
         let out = self.empty(x.shape(), x.dtype())?;
         let n: usize = block.iter().product();
-        self.comm.all_to_all(x.operand(), out.operand(), n, x.dtype(), &self.stream())?;
+        self.comm.all_to_all(x.operand()?, out.operand()?, n, x.dtype(), &self.stream())?;
         Ok(out)
     }
 
@@ -328,14 +328,14 @@ impl Communicator {
     /// dtype).
     pub fn send(&self, x: &Array, peer: usize) -> Result<()> {
         let x = self.operand("send", x, None)?;
-        self.comm.send(x.operand(), x.size(), x.dtype(), peer, &self.stream())
+        self.comm.send(x.operand()?, x.size(), x.dtype(), peer, &self.stream())
     }
 
     /// Receive an array of `shape` and `dtype` from rank `peer`.
     pub fn recv(&self, shape: &[usize], dtype: DType, peer: usize) -> Result<Array> {
         self.lib.check_dtype("recv", dtype, None)?;
         let out = self.empty(shape, dtype)?;
-        self.comm.recv(out.operand(), out.size(), dtype, peer, &self.stream())?;
+        self.comm.recv(out.operand()?, out.size(), dtype, peer, &self.stream())?;
         Ok(out)
     }
 
@@ -361,7 +361,8 @@ impl Communicator {
 }
 
 impl Array {
-    fn operand(&self) -> Operand<'_> {
-        Operand { buffer: &self.storage.buffer, offset: self.layout.offset() * self.itemsize() }
+    /// The array as a collective's operand, which may write it.
+    fn operand(&self) -> Result<Operand<'_>> {
+        Ok(Operand { buffer: self.storage.buffer_for_write()?, offset: self.layout.offset() * self.itemsize() })
     }
 }

@@ -65,14 +65,16 @@ pub(crate) fn device_id(d: &Arc<dyn DynDevice>) -> usize {
     Arc::as_ptr(d) as *const () as usize
 }
 
-/// How xp's elementwise kernels are compiled: with the compiler's quicker optimisation level
+/// How xp's elementwise kernels are compiled: without floating-point contraction, as every
+/// kernel of xp's own (see [`CompileOptions::no_contraction`]: a fused chain of ops gives the
+/// bits of the ops run one by one), and with the compiler's quicker optimisation level
 /// ([`CompileOptions::fast_compile`]) unless `XP_FAST_COMPILE=0`. Their loops lose nothing by
 /// it on an H100, where reductions, scans and the tiled transpose lost 10–25% and keep the
 /// full level. A bad value of the variable is the error of every such compile.
 fn elementwise_options() -> Result<CompileOptions> {
     static FAST: OnceLock<Result<bool>> = OnceLock::new();
     let fast = FAST.get_or_init(|| xp_backend_api::env::switch("XP_FAST_COMPILE", true)).clone()?;
-    Ok(CompileOptions::default().with_fast_compile(fast))
+    Ok(CompileOptions::default().with_fast_compile(fast).with_no_contraction(true))
 }
 
 /// The kernel for `key` on `device`, compiled from `render()` the first time.
@@ -81,7 +83,7 @@ pub(crate) fn kernel(
     key: KernelKey,
     render: impl FnOnce() -> (String, String),
 ) -> Result<Arc<dyn Kernel>> {
-    kernel_with(device, key, &CompileOptions::default(), render)
+    kernel_with(device, key, &CompileOptions::default().with_no_contraction(true), render)
 }
 
 /// [`kernel`] for an elementwise kernel (see [`elementwise_options`]).
@@ -200,11 +202,12 @@ pub(crate) fn launch_planned(
                 let input = bind.input.ok_or_else(|| missing("an input"))?;
                 let off = input.layout.offset() as isize + offset_elems;
                 debug_assert!(off >= 0, "plans address inside the input");
-                KernelArg::Buffer { buffer: &input.storage.buffer, offset_bytes: off as usize * input.itemsize() }
+                KernelArg::Buffer { buffer: input.storage.buffer()?, offset_bytes: off as usize * input.itemsize() }
             }
-            (PlanArg::Output, None) => bind.output.ok_or_else(|| missing("an output"))?.kernel_arg(),
+            (PlanArg::Output, None) => bind.output.ok_or_else(|| missing("an output"))?.kernel_arg_mut()?,
+            // Operands may be read or written (scatters, in-place updates).
             (PlanArg::Operand(k), None) => {
-                bind.operands.get(*k).ok_or_else(|| missing(&format!("operand {k}")))?.kernel_arg()
+                bind.operands.get(*k).ok_or_else(|| missing(&format!("operand {k}")))?.kernel_arg_mut()?
             }
             (PlanArg::Scratch { offset_bytes }, None) => KernelArg::Buffer {
                 buffer: bind.scratch.ok_or_else(|| missing("scratch memory"))?,
@@ -290,11 +293,15 @@ pub(crate) fn launch_elementwise(
         (r.name, r.code)
     })?;
     let mut lead: Vec<KernelArg<'_>> = Vec::with_capacity(inputs.len() + outputs.len());
-    lead.extend(inputs.iter().map(|i| match i {
-        EwIn::Array(a) => a.kernel_arg(),
-        EwIn::Value(v) => KernelArg::Value(v),
-    }));
-    lead.extend(outputs.iter().map(|o| o.kernel_arg()));
+    for i in inputs {
+        lead.push(match i {
+            EwIn::Array(a) => a.kernel_arg()?,
+            EwIn::Value(v) => KernelArg::Value(v),
+        });
+    }
+    for o in outputs {
+        lead.push(o.kernel_arg_mut()?);
+    }
     launch_planned(&device, &*f, &plan.config, &lead, &plan.tail, Bindings::default())
 }
 

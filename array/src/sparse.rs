@@ -398,15 +398,15 @@ fn spgemm_by_library(dev: &Arc<dyn DynDevice>, a: &mut CsrMatrix, b: &mut CsrMat
         index: idx,
         dtype: t,
     };
-    fn bufs(x: &CsrMatrix) -> xp_backend_api::sparse::CsrBuffers<'_> {
-        xp_backend_api::sparse::CsrBuffers {
-            indptr: x.indptr.buffer_at(),
-            indices: x.indices.buffer_at(),
-            data: x.data.buffer_at(),
-        }
+    fn bufs(x: &CsrMatrix) -> Result<xp_backend_api::sparse::CsrBuffers<'_>> {
+        Ok(xp_backend_api::sparse::CsrBuffers {
+            indptr: x.indptr.buffer_at()?,
+            indices: x.indices.buffer_at()?,
+            data: x.data.buffer_at()?,
+        })
     }
     let (da, db) = (desc(a), desc(b));
-    let p = lib.spgemm((&da, bufs(a)), (&db, bufs(b)), &crate::current_stream(dev))?;
+    let p = lib.spgemm((&da, bufs(a)?), (&db, bufs(b)?), &crate::current_stream(dev))?;
     let (m, n) = (a.shape.0, b.shape.1);
     let mut c = CsrMatrix {
         data: Array::from_buffer(dev, p.data, &[p.nnz], t),

@@ -159,8 +159,23 @@ pub(crate) fn common_device(op: &str, arrays: &[&Array]) -> Result<Arc<dyn DynDe
     Ok(d)
 }
 
-/// Call `op` (one output) on `inputs`.
+/// Call `op` (one output) on `inputs`. Without `out`, the result is pending when lazy fusion
+/// is on ([`crate::lazy`]): checked now, computed when needed.
 pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&Array>) -> Result<Array> {
+    call_op_impl(op, inputs, out, true)
+}
+
+/// [`call_op`] computed at the call (one kernel), whatever lazy fusion's setting.
+pub(crate) fn call_op_now(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&Array>) -> Result<Array> {
+    call_op_impl(op, inputs, out, false)
+}
+
+fn call_op_impl(
+    op: &'static ElementwiseOp,
+    inputs: &[Operand<'_>],
+    out: Option<&Array>,
+    allow_lazy: bool,
+) -> Result<Array> {
     if inputs.len() != op.nin || op.nout != 1 {
         return Err(Error::value(op.name, format!("takes {} inputs, {} given", op.nin, inputs.len())));
     }
@@ -200,6 +215,24 @@ pub fn call_op(op: &'static ElementwiseOp, inputs: &[Operand<'_>], out: Option<&
                 reason: format!("cannot cast the result of dtype {out_dt} to `out` of dtype {} (same_kind)", o.dtype()),
             });
         }
+    }
+    if allow_lazy && out.is_none() && crate::lazy::should_defer(&device, shape.iter().product())? {
+        // Every error of the call is raised here, as without fusion: a scalar the loop's
+        // dtype cannot hold, or cannot take at all.
+        let mut args = Vec::with_capacity(inputs.len());
+        for (k, i) in inputs.iter().enumerate() {
+            args.push(match i {
+                Operand::Array(a) => crate::lazy::Arg::Array((*a).clone()),
+                Operand::Scalar(s) => {
+                    if let (Scalar::Int(v), true) = (s, loop_in[k].kind() != DTypeKind::Bool) {
+                        check_int_fits(op.name, *v, loop_in[k])?;
+                    }
+                    scalar_bytes(*s, loop_in[k])?;
+                    crate::lazy::Arg::Scalar(*s)
+                }
+            });
+        }
+        return crate::lazy::defer(crate::lazy::Kind::Op { op, lp }, args, shape, out_dt, device);
     }
     // The kernel writes `out` itself when it has the loop's dtype; otherwise, or when an input
     // overlaps it (below), a temporary that is then copied into it.

@@ -71,17 +71,33 @@ pub struct CompileOptions {
     /// xp's elementwise kernels set it (built-in ops, `ElementwiseKernel`, `fuse`); reductions,
     /// scans, other built-in kernels and raw user sources keep the compiler's default.
     pub fast_compile: bool,
+    /// Never contract `a * b + c` into a fused multiply-add (NVRTC `-fmad=false`, hiprtc and
+    /// the CPU's compiler `-ffp-contract=off`), so every operation rounds as written. xp's own
+    /// kernels set it: a chain of ops fused into one kernel then gives the bits of the same
+    /// ops run one kernel each (the lazy fusion of `xp-array`). Raw user sources keep the
+    /// compiler's default unless they ask.
+    pub no_contraction: bool,
 }
 
 impl CompileOptions {
     /// Options from a list of flags.
     pub fn new<I: IntoIterator<Item = S>, S: Into<String>>(flags: I) -> Self {
-        CompileOptions { flags: flags.into_iter().map(Into::into).collect(), fast_compile: false }
+        CompileOptions {
+            flags: flags.into_iter().map(Into::into).collect(),
+            fast_compile: false,
+            no_contraction: false,
+        }
     }
 
     /// These options with [`CompileOptions::fast_compile`] set to `on`.
     pub fn with_fast_compile(mut self, on: bool) -> Self {
         self.fast_compile = on;
+        self
+    }
+
+    /// These options with [`CompileOptions::no_contraction`] set to `on`.
+    pub fn with_no_contraction(mut self, on: bool) -> Self {
+        self.no_contraction = on;
         self
     }
 
@@ -181,7 +197,7 @@ pub fn cache_key(source: &KernelSource, options: &CompileOptions, identity: &str
         h.update(f.as_bytes());
         h.update(&[0]);
     }
-    h.update(&[1, options.fast_compile as u8]);
+    h.update(&[1, options.fast_compile as u8, options.no_contraction as u8]);
     h.update(identity.as_bytes());
     h.digest128()
 }

@@ -54,6 +54,8 @@ pub const VARIABLES: &[Variable] = &[
     var("XP_CACHE_DIR", "a folder, or `off`", "`~/.cache/xp/kernels`", "the disk cache of compiled kernels"),
     var("XP_CACHE_MAX_BYTES", "bytes; `0` for no bound", "1 GiB", "the bound of the disk cache"),
     var("XP_FAST_COMPILE", "a switch", "on", "NVRTC's fast-compile options for generated kernels"),
+    var("XP_LAZY", "a switch", "on", "lazy fusion: elementwise ops pending until needed, chains run as one kernel"),
+    var("XP_TRACE_FUSION", "a switch", "off", "one line on stderr per lazy evaluation: why, ops, outputs, new kernel"),
     var(
         "XP_SPARSE_OWN_KERNELS",
         "a switch",

@@ -2,7 +2,7 @@
 //! compiled at run time by the system C++ compiler and opened with `libloading`.
 //!
 //! The compiler is found the way the `cc` crate finds it (`CXX`, else `c++`); flags are
-//! `-std=c++17 -O3 -march=native -fPIC -shared -fno-exceptions -fstack-clash-protection` plus the
+//! `-std=c++17 -O3 -march=native -fPIC -shared -fno-exceptions -fstack-clash-protection -ffp-contract=off` plus the
 //! caller's options.
 //! Without a compiler, built-in ops still run and a user kernel fails with an
 //! [`Error::Compile`] that says a C++ compiler is needed.
@@ -94,8 +94,21 @@ fn cpu_model() -> String {
 /// `-fstack-clash-protection` probes every page of a large stack frame as it is made, so a
 /// kernel whose locals overflow a fiber's stack meets the guard page below it (and faults, an
 /// error of the launch: the `trap` module) instead of writing past it into other memory.
-const FLAGS: &[&str] =
-    &["-std=c++17", "-O3", "-march=native", "-fPIC", "-shared", "-fno-exceptions", "-fstack-clash-protection", "-w"];
+///
+/// `-ffp-contract=off` keeps `a * b + c` two roundings, as the built-in kernels (compiled with it
+/// too) and the GPUs' xp kernels (`CompileOptions::no_contraction`) do: a fused chain of ops
+/// gives the bits of the same ops run one by one.
+const FLAGS: &[&str] = &[
+    "-std=c++17",
+    "-O3",
+    "-march=native",
+    "-fPIC",
+    "-shared",
+    "-fno-exceptions",
+    "-fstack-clash-protection",
+    "-ffp-contract=off",
+    "-w",
+];
 
 impl CpuCompiler {
     /// The compiler as configured by the environment (`CXX`).

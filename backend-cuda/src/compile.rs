@@ -82,6 +82,9 @@ fn nvrtc_options(options: &CompileOptions, arch: &str) -> Vec<String> {
     if !names_std {
         out.push("-std=c++17".to_string());
     }
+    if options.no_contraction && !options.flags.iter().any(|f| f.starts_with("-fmad") || f.starts_with("--fmad")) {
+        out.push("-fmad=false".to_string());
+    }
     out.extend(options.flags.iter().cloned());
     out
 }
@@ -469,5 +472,13 @@ mod tests {
         let chosen = CompileOptions::new(["-Ofc=max"]).with_fast_compile(true);
         assert_eq!(quick_options(&chosen).unwrap(), ["-minimal", "-pch"]);
         assert!(quick_options(&CompileOptions::new(["-minimal"]).with_fast_compile(true)).is_none());
+    }
+
+    #[test]
+    fn no_contraction_turns_fmad_off_unless_the_flags_choose() {
+        let exact = CompileOptions::new(["-DTILE=16"]).with_no_contraction(true);
+        assert_eq!(nvrtc_options(&exact, "sm_90"), ["-arch=sm_90", "-std=c++17", "-fmad=false", "-DTILE=16"]);
+        let chosen = CompileOptions::new(["-fmad=true"]).with_no_contraction(true);
+        assert_eq!(nvrtc_options(&chosen, "sm_90"), ["-arch=sm_90", "-std=c++17", "-fmad=true"]);
     }
 }

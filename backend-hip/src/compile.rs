@@ -33,6 +33,9 @@ pub fn hiprtc_options(arch: &str, options: &CompileOptions) -> Vec<String> {
         out.push("-std=c++17".into());
     }
     out.push("-O3".into());
+    if options.no_contraction && !options.flags.iter().any(|f| f.starts_with("-ffp-contract")) {
+        out.push("-ffp-contract=off".into());
+    }
     for f in &options.flags {
         out.push(match f.as_str() {
             "--use_fast_math" | "-use_fast_math" => "-ffast-math".into(),
@@ -248,6 +251,8 @@ mod tests {
         assert_eq!(o, ["--offload-arch=gfx90a", "-std=c++17", "-O3", "-DTILE=16", "-ffast-math"]);
         let o = hiprtc_options("gfx90a", &CompileOptions::new(["--std=c++20"]));
         assert_eq!(o, ["--offload-arch=gfx90a", "-O3", "-std=c++20"]);
+        let o = hiprtc_options("gfx90a", &CompileOptions::default().with_no_contraction(true));
+        assert_eq!(o, ["--offload-arch=gfx90a", "-std=c++17", "-O3", "-ffp-contract=off"]);
     }
 
     #[test]

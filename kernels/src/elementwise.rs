@@ -242,6 +242,10 @@ pub fn gpu_layout(n: usize, contiguous: bool) -> Layout {
     }
 }
 
+/// Inputs up to which a [`Layout::Rows`] kernel has a straight loop for every pattern of unit
+/// and zero input strides (2^inputs loops); a kernel of more inputs has one for unit strides.
+pub const MAX_PATTERN_INPUTS: usize = 3;
+
 /// Elements per block of a row kernel's buffered loop (see `blocked_row`).
 pub const BLOCK: usize = 256;
 
@@ -339,8 +343,12 @@ impl ElementwiseSpec {
         // then the general loop.
         let ins: Vec<&String> = arrays.iter().filter(|(a, _)| a.starts_with("in")).map(|(a, _)| a).collect();
         let outs: Vec<&String> = arrays.iter().filter(|(a, _)| a.starts_with("out")).map(|(a, _)| a).collect();
-        let patterns = 1usize << ins.len();
-        for p in (0..patterns).rev() {
+        // Every pattern is 2^inputs loops: kernels of more inputs (fused chains) get the
+        // all-unit-stride loop only, before the general one.
+        let all_unit = (1u64 << ins.len()) - 1;
+        let patterns: Vec<u64> =
+            if ins.len() > MAX_PATTERN_INPUTS { vec![all_unit] } else { (0..=all_unit).rev().collect() };
+        for (nth, &p) in patterns.iter().enumerate() {
             let mut conds = Vec::new();
             let mut stride_of = std::collections::HashMap::new();
             for (bit, a) in ins.iter().enumerate() {
@@ -352,7 +360,7 @@ impl ElementwiseSpec {
                 conds.push(format!("s_{a} == 1"));
                 stride_of.insert(a.to_string(), "j_".to_string());
             }
-            let _ = writeln!(w, "    {}if ({}) {{", if p + 1 == patterns { "" } else { "else " }, conds.join(" && "));
+            let _ = writeln!(w, "    {}if ({}) {{", if nth == 0 { "" } else { "else " }, conds.join(" && "));
             self.blocked_row(w, &stride_of, idx);
             let _ = writeln!(w, "    }}");
         }

@@ -217,8 +217,8 @@ fn execute(x: &Array, out: &Array, desc: &FftDesc, shifts: &[(usize, usize)], fo
     for &(si, so) in shifts {
         plan.execute(
             &stream,
-            (&x.storage.buffer, xo + si * x.itemsize()),
-            (&out.storage.buffer, oo + so * out.itemsize()),
+            (x.storage.buffer()?, xo + si * x.itemsize()),
+            (out.storage.buffer_for_write()?, oo + so * out.itemsize()),
             work.as_ref(),
             forward,
         )?;

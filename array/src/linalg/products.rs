@@ -99,9 +99,9 @@ fn gemm_stacked(dev: &Arc<dyn DynDevice>, blas: &dyn Blas, a: &Array, b: &Array,
     blas.gemm(
         &current_stream(dev),
         &desc,
-        (&ca.storage.buffer, bytes(&ca)),
-        (&cb.storage.buffer, bytes(&cb)),
-        (&out.storage.buffer, bytes(&out)),
+        (ca.storage.buffer()?, bytes(&ca)),
+        (cb.storage.buffer()?, bytes(&cb)),
+        (out.storage.buffer_for_write()?, bytes(&out)),
     )?;
     Ok(out)
 }

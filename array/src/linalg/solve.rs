@@ -114,7 +114,7 @@ fn run(dev: &Arc<dyn DynDevice>, dtype: DType, batch: usize, call: SolverCall, o
     let solver = dev.solver()?;
     let desc = SolverDesc { dtype, batch, call };
     let bytes = |x: &Array| x.layout().offset() * x.itemsize();
-    let ops: Vec<_> = operands.iter().map(|x| (&x.storage.buffer, bytes(x))).collect();
+    let ops: Vec<_> = operands.iter().map(|x| Ok((x.storage.buffer_for_write()?, bytes(x)))).collect::<Result<_>>()?;
     solver.run(&current_stream(dev), &desc, &ops)
 }
 

@@ -91,11 +91,15 @@ pub(super) fn launch_user(
         (r.name, r.code)
     })?;
     let mut lead: Vec<KernelArg<'_>> = Vec::with_capacity(inputs.len() + outputs.len());
-    lead.extend(inputs.iter().map(|i| match i {
-        UserIn::Array(a) | UserIn::Raw(a) => a.kernel_arg(),
-        UserIn::Value(v) => KernelArg::Value(v),
-    }));
-    lead.extend(outputs.iter().map(|o| o.kernel_arg()));
+    for i in inputs {
+        lead.push(match i {
+            UserIn::Array(a) | UserIn::Raw(a) => a.kernel_arg()?,
+            UserIn::Value(v) => KernelArg::Value(v),
+        });
+    }
+    for o in outputs {
+        lead.push(o.kernel_arg_mut()?);
+    }
     launch_planned(device, &*f, &plan.config, &lead, &plan.tail, ExecBindings::default())
 }
 

@@ -365,14 +365,15 @@ impl RawKernel {
             }
         }
         let values: Vec<Option<Vec<u8>>> = args.iter().map(|a| a.value_bytes()).collect();
+        // A raw kernel may write any array it is given.
         let kargs: Vec<KernelArg<'_>> = args
             .iter()
             .zip(&values)
             .map(|(a, v)| match a {
-                LaunchArg::Array(a) | LaunchArg::View(a) => a.kernel_arg(),
-                _ => KernelArg::Value(v.as_deref().expect("scalars have bytes")),
+                LaunchArg::Array(a) | LaunchArg::View(a) => a.kernel_arg_mut(),
+                _ => Ok(KernelArg::Value(v.as_deref().expect("scalars have bytes"))),
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let config = LaunchConfig::new(grid, block).with_shared_mem(shared_mem_bytes).with_stack(self.stack_bytes);
         let stream = match stream {
             Some(s) => Arc::clone(s),

@@ -13,6 +13,7 @@ pub mod complex_order;
 pub mod fill;
 pub mod host;
 pub mod index_range;
+pub mod lazy;
 pub mod linalg;
 pub mod op_chains;
 pub mod put_last_write;
@@ -36,6 +37,14 @@ macro_rules! parity_tests {
             index_range: [uint64_indices_beyond_int64_are_out_of_bounds],
             ufunc_out: [out_overlapping_an_input_gives_numpy_values],
             op_chains: [random_views_and_op_chains_match_the_cpu],
+            lazy: [
+                fused_chains_give_the_bits_of_op_by_op_kernels,
+                loops_with_changing_scalars_reuse_a_few_kernels,
+                pending_values_never_see_later_writes,
+                errors_come_from_the_call_that_makes_them,
+                views_consumers_and_joint_evaluation_of_pending_arrays,
+                long_chains_are_cut_by_the_depth_bound,
+            ],
             complex_order: [
                 complex_max_and_min_return_the_first_nan,
                 complex_max_along_an_axis,

@@ -1,0 +1,720 @@
+//! Lazy fusion: elementwise ops return pending arrays, and chains of them run as one kernel
+//! when their values are needed, with the bits the ops give one kernel each.
+//!
+//! # The model
+//! An elementwise op ([`crate::ufunc::call`] and everything built on it: every ufunc method,
+//! the operators, `where`, `clip`, weak scalars) and [`Array::astype`] return at once an
+//! [`Array`] whose values are *pending*: an expression (the op, its type loop, its operands:
+//! arrays, other pending arrays, scalars) with the result's shape, dtype and device. The call
+//! checks everything it checked before — dtypes, broadcasting, a weak scalar's range, devices —
+//! so an error comes from the call that makes it, as without fusion.
+//!
+//! The values are computed the first time something needs them:
+//! - a host read (`to_vec`, `item`, printing), a copy to another device;
+//! - anything that is not an elementwise op: a reduction, a sort, indexing that gathers or
+//!   scatters, a library call (BLAS, FFT, solvers, sparse), a user kernel, a collective;
+//! - a write into an array that a pending expression reads (`fill`, `set`, `out=`, a kernel
+//!   writing it): the readers are computed first, so they see the values they were made from;
+//! - [`eval`] on one or more arrays;
+//! - a bound at the call: more than [`MAX_DEPTH`] ops deep, more kernel parameters than
+//!   [`MAX_PARAM_BYTES`], or operands keeping more than a tenth of the device's memory alive.
+//!
+//! Views need nothing: a reshape, slice or transpose of a pending array is pending too, and
+//! its consumer reads it as any array. An elementwise op on a pending operand of its own shape
+//! (C order, on the same stream) inlines the operand's expression; other pending operands are
+//! computed first, as their own kernels.
+//!
+//! The evaluation lowers the expressions through the elementwise code generator of the
+//! built-in ops ([`xp_kernels::elementwise`]): each op's loop body in its own block, its
+//! inputs converted to the loop's dtypes with `xp::cast` and its result held in the loop's
+//! output dtype, as the op's own kernel reads and stores them. Arrays an expression reads
+//! twice are read once; scalars are kernel parameters, never part of the code, so a loop such
+//! as `b = &b + 0.02` compiles one kernel whatever the value. A kernel is cached by the
+//! expression's shape (ops, loops, dtypes, which operand feeds which input), then by layout
+//! and index width, as every elementwise kernel. Several pending arrays computed together
+//! ([`eval`]) of one shape are outputs of one kernel. An expression of one op runs the op's
+//! own kernel.
+//!
+//! # The same bits
+//! Every kernel of xp is compiled without floating-point contraction
+//! ([`xp_backend_api::CompileOptions::no_contraction`]: NVRTC `-fmad=false`, hiprtc and the
+//! CPU's compiler `-ffp-contract=off`), and each intermediate is rounded to the dtype its op
+//! stores, so a fused result equals the op-by-op result bit for bit.
+//!
+//! # Turning it off, watching it
+//! `XP_LAZY=0` turns fusion off for the process, [`disabled`] for a closure; ops then run at
+//! the call, one kernel each. `XP_TRACE_FUSION=1` writes one line to stderr per evaluation:
+//! why it ran, its ops, its outputs, and whether its kernel was new. [`stats`] counts the same.
+//!
+//! # Pitfalls (and what xp does about them)
+//! - **Memory held by pending arrays.** A pending array keeps the arrays it reads alive until
+//!   it is computed: `y = &x * 2.0; drop(x)` frees `x` only when `y` is computed. The memory
+//!   bound computes an expression whose operands hold more than a tenth of the device; call
+//!   [`eval`] to free inputs early.
+//! - **Recompile storms.** Kernels are keyed by the expression's shape, never by scalar values,
+//!   and the depth bound cuts long loops into equal pieces, so a loop reuses a few kernels.
+//!   Shapes that change every iteration (a chain that grows by one op each time and is read
+//!   each time) compile one kernel each; [`stats`] and `XP_TRACE_FUSION=1` show it.
+//! - **Errors found by a kernel** (a device fault) surface at the evaluation, and name the ops
+//!   of the fused kernel (its name lists them).
+//! - **The CPU without a C++ compiler.** Built-in ops need no compiler, fused kernels do: when
+//!   none can be run, expressions are computed op by op with the built-in kernels and new ops
+//!   on that device run at the call (`XP_TRACE_FUSION=1` says so).
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::RwLock;
+use xp_backend_api::{DType, DynDevice, Error, KernelArg, Result, Stream};
+use xp_kernels::elementwise::{ElementwiseSpec, Operand as KOperand};
+use xp_kernels::ops::{ElementwiseOp, TypeLoop};
+use xp_kernels::plan::plan_elementwise;
+
+use crate::array::Storage;
+use crate::element::scalar_bytes;
+use crate::exec::{
+    current_stream, device_id, elementwise_kernel, elementwise_operands, launch_planned, target_of, with_stream,
+    Bindings, KernelKey,
+};
+use crate::promote::Scalar;
+use crate::Array;
+
+/// Ops an expression may chain before it is computed at the call that would make it deeper.
+pub const MAX_DEPTH: u32 = 32;
+
+/// Kernel-parameter bytes an expression's operands may take (a pointer and strides per array,
+/// the value of each scalar) before it is computed: CUDA and HIP take 4 KiB of parameters, and
+/// the shape and outputs need the rest.
+pub const MAX_PARAM_BYTES: usize = 3072;
+
+/// Parameter bytes an array operand takes (its pointer and strides).
+const ARRAY_PARAM_BYTES: usize = 8 + 8 * 8;
+/// Parameter bytes a scalar operand takes at most (a complex128).
+const SCALAR_PARAM_BYTES: usize = 16;
+
+/// What an expression computes.
+#[derive(Clone, Copy)]
+pub(crate) enum Kind {
+    /// Op `op` with its type loop `lp`.
+    Op { op: &'static ElementwiseOp, lp: &'static TypeLoop },
+    /// `astype` to the expression's dtype.
+    Cast,
+}
+
+impl Kind {
+    fn name(&self) -> &'static str {
+        match self {
+            Kind::Op { op, .. } => op.name,
+            Kind::Cast => "astype",
+        }
+    }
+}
+
+/// An operand of an expression.
+pub(crate) enum Arg {
+    /// An array (computed or pending), not yet broadcast.
+    Array(Array),
+    /// A weak scalar, converted to the loop's input dtype at the launch.
+    Scalar(Scalar),
+}
+
+/// A pending array's expression.
+pub(crate) struct Expr {
+    pub(crate) kind: Kind,
+    pub(crate) args: Vec<Arg>,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) dtype: DType,
+    pub(crate) device: Arc<dyn DynDevice>,
+    /// The stream current at the call: the evaluation queues its kernel there.
+    stream: Arc<dyn Stream>,
+    /// Ops in the longest chain of pending operands, this one included.
+    depth: u32,
+    /// The computed arrays the pending graph reads: (storage address, bytes), sorted, each once.
+    leaves: Vec<(usize, usize)>,
+    /// The pending expressions of the graph, this one excluded: (address, scalar operands),
+    /// sorted, each once.
+    inner: Vec<(usize, usize)>,
+}
+
+/// The sorted union of `a` and `b` (sorted, without repeats).
+fn union(a: &[(usize, usize)], b: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// What a pending graph would take: depth, leaves, inner expressions; and from them the
+/// kernel-parameter bytes and the bytes of the arrays it holds.
+struct Measure {
+    depth: u32,
+    leaves: Vec<(usize, usize)>,
+    inner: Vec<(usize, usize)>,
+    scalars: usize,
+}
+
+impl Measure {
+    fn of(args: &[Arg]) -> Measure {
+        let mut m = Measure { depth: 0, leaves: Vec::new(), inner: Vec::new(), scalars: 0 };
+        for a in args {
+            match a {
+                Arg::Scalar(_) => m.scalars += 1,
+                Arg::Array(a) => match a.storage.expr() {
+                    Some(e) => {
+                        m.depth = m.depth.max(e.depth);
+                        m.leaves = union(&m.leaves, &e.leaves);
+                        let own = [(Arc::as_ptr(&e) as usize, e.scalar_count())];
+                        m.inner = union(&union(&m.inner, &e.inner), &own);
+                    }
+                    None => m.leaves = union(&m.leaves, &[(Arc::as_ptr(&a.storage) as usize, a.storage_bytes())]),
+                },
+            }
+        }
+        m.depth += 1;
+        m
+    }
+
+    fn params(&self) -> usize {
+        let scalars = self.scalars + self.inner.iter().map(|(_, s)| s).sum::<usize>();
+        self.leaves.len() * ARRAY_PARAM_BYTES + scalars * SCALAR_PARAM_BYTES
+    }
+
+    fn held(&self) -> usize {
+        self.leaves.iter().map(|(_, b)| b).sum()
+    }
+}
+
+impl Expr {
+    fn scalar_count(&self) -> usize {
+        self.args.iter().filter(|a| matches!(a, Arg::Scalar(_))).count()
+    }
+
+    /// The arrays among the operands.
+    pub(crate) fn arrays(&self) -> impl Iterator<Item = &Array> {
+        self.args.iter().filter_map(|a| match a {
+            Arg::Array(a) => Some(a),
+            Arg::Scalar(_) => None,
+        })
+    }
+}
+
+/// Why an evaluation ran (for `XP_TRACE_FUSION`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reason {
+    /// A host read.
+    HostRead,
+    /// A kernel, library call or copy reads the values.
+    Consumer,
+    /// An array the expression reads is about to be written.
+    Overwrite,
+    /// [`eval`].
+    Eval,
+    /// The depth bound.
+    Depth,
+    /// The kernel-parameter bound.
+    Params,
+    /// The memory bound.
+    Memory,
+}
+
+impl Reason {
+    fn label(self) -> &'static str {
+        match self {
+            Reason::HostRead => "host read",
+            Reason::Consumer => "read by a kernel, library or copy",
+            Reason::Overwrite => "an operand is about to be written",
+            Reason::Eval => "eval",
+            Reason::Depth => "depth bound",
+            Reason::Params => "kernel-parameter bound",
+            Reason::Memory => "memory bound",
+        }
+    }
+}
+
+// ---- switches and counters -------------------------------------------------------------------
+
+thread_local! {
+    static DISABLED: Cell<u32> = const { Cell::new(0) };
+}
+
+fn env_lazy() -> Result<bool> {
+    static V: OnceLock<Result<bool>> = OnceLock::new();
+    V.get_or_init(|| xp_backend_api::env::switch("XP_LAZY", true)).clone()
+}
+
+fn env_trace() -> Result<bool> {
+    static V: OnceLock<Result<bool>> = OnceLock::new();
+    V.get_or_init(|| xp_backend_api::env::switch("XP_TRACE_FUSION", false)).clone()
+}
+
+/// Whether elementwise ops on this thread return pending arrays now: `XP_LAZY` (default on)
+/// and no enclosing [`disabled`]. A bad `XP_LAZY` value is an error.
+pub fn enabled() -> Result<bool> {
+    Ok(env_lazy()? && DISABLED.with(|d| d.get()) == 0)
+}
+
+/// Run `f` with lazy fusion off on this thread: ops inside it run at their call, one kernel
+/// each. Arrays made pending before stay pending.
+pub fn disabled<R>(f: impl FnOnce() -> R) -> R {
+    DISABLED.with(|d| d.set(d.get() + 1));
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DISABLED.with(|d| d.set(d.get() - 1));
+        }
+    }
+    let _restore = Restore;
+    f()
+}
+
+thread_local! {
+    static STATS: Cell<Stats> = const {
+        Cell::new(Stats { evaluations: 0, fused_kernels: 0, fused_ops: 0, compiles: 0 })
+    };
+}
+
+fn count(f: impl FnOnce(&mut Stats)) {
+    STATS.with(|s| {
+        let mut v = s.get();
+        f(&mut v);
+        s.set(v);
+    });
+}
+
+/// Counts of the lazy evaluations this thread ran, since it started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    /// Evaluations (each ran one kernel, or one per op without fusion).
+    pub evaluations: u64,
+    /// Evaluations that ran a fused kernel of two or more ops.
+    pub fused_kernels: u64,
+    /// Ops those fused kernels computed.
+    pub fused_ops: u64,
+    /// Fused kernels generated (not found among the kernels this process already loaded).
+    pub compiles: u64,
+}
+
+/// This thread's counts so far.
+pub fn stats() -> Stats {
+    STATS.with(|s| s.get())
+}
+
+/// Devices on which fused kernels cannot be compiled (the CPU without a C++ compiler).
+fn unfusable() -> &'static RwLock<Vec<usize>> {
+    static U: OnceLock<RwLock<Vec<usize>>> = OnceLock::new();
+    U.get_or_init(Default::default)
+}
+
+fn can_fuse_on(device: &Arc<dyn DynDevice>) -> bool {
+    !unfusable().read().contains(&device_id(device))
+}
+
+// ---- making pending arrays -------------------------------------------------------------------
+
+/// Whether an elementwise op on `device` whose result has `size` elements returns a pending
+/// array now.
+pub(crate) fn should_defer(device: &Arc<dyn DynDevice>, size: usize) -> Result<bool> {
+    Ok(size > 0 && enabled()? && can_fuse_on(device))
+}
+
+/// A pending array computing `kind` of `args` (checked by the caller) into `shape` of `dtype`
+/// on `device`. Pending operands past a bound are computed first.
+pub(crate) fn defer(
+    kind: Kind,
+    args: Vec<Arg>,
+    shape: Vec<usize>,
+    dtype: DType,
+    device: Arc<dyn DynDevice>,
+) -> Result<Array> {
+    let mut m = Measure::of(&args);
+    let memory_bound = device.properties().total_memory / 10;
+    let why = if m.depth > MAX_DEPTH {
+        Some(Reason::Depth)
+    } else if m.params() > MAX_PARAM_BYTES {
+        Some(Reason::Params)
+    } else if memory_bound > 0 && m.held() > memory_bound {
+        Some(Reason::Memory)
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        let pending: Vec<&Storage> =
+            args.iter().filter_map(|a| if let Arg::Array(a) = a { Some(&*a.storage) } else { None }).collect();
+        evaluate(&pending, why)?;
+        m = Measure::of(&args);
+    }
+    let stream = current_stream(&device);
+    let Measure { depth, leaves, inner, .. } = m;
+    Ok(Array::pending(Arc::new(Expr { kind, args, shape, dtype, device, stream, depth, leaves, inner })))
+}
+
+// ---- evaluation ------------------------------------------------------------------------------
+
+/// Compute the pending arrays among `arrays`, together: those of one device, stream and
+/// shape are outputs of one kernel. Computed arrays are left as they are.
+pub fn eval(arrays: &[&Array]) -> Result<()> {
+    let roots: Vec<&Storage> = arrays.iter().map(|a| &*a.storage).collect();
+    evaluate(&roots, Reason::Eval)
+}
+
+/// Compute the pending storages among `roots`.
+pub(crate) fn evaluate(roots: &[&Storage], why: Reason) -> Result<()> {
+    // A bad XP_TRACE_FUSION is the error of the first evaluation.
+    env_trace()?;
+    let mut todo: Vec<(&Storage, Arc<Expr>)> = Vec::new();
+    for r in roots {
+        if let Some(e) = r.expr() {
+            if !todo.iter().any(|(s, _)| std::ptr::eq(*s, *r)) {
+                todo.push((r, e));
+            }
+        }
+    }
+    while let Some((first, e)) = todo.first().cloned() {
+        // One kernel for the roots that share the first one's device, stream and shape.
+        let (group, rest): (Vec<_>, Vec<_>) = todo.into_iter().partition(|(_, o)| {
+            Arc::ptr_eq(&o.stream, &e.stream) && Arc::ptr_eq(&o.device, &e.device) && o.shape == e.shape
+        });
+        todo = rest;
+        if first.is_pending() {
+            run_group(&group, why)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a`, a pending operand of an expression of `shape` queued on `stream`, is inlined
+/// into it (else it is computed as a kernel of its own and read as an array).
+fn inlinable(a: &Array, e: &Expr, shape: &[usize], stream: &Arc<dyn Stream>) -> bool {
+    Arc::ptr_eq(&e.stream, stream)
+        && e.shape == shape
+        && a.shape() == shape
+        && a.layout().offset() == 0
+        && a.is_contiguous()
+}
+
+fn run_group(group: &[(&Storage, Arc<Expr>)], why: Reason) -> Result<()> {
+    let e0 = &group[0].1;
+    count(|s| s.evaluations += 1);
+    let single = group.len() == 1
+        && !e0.args.iter().any(|a| match a {
+            Arg::Array(a) => a.storage.expr().is_some_and(|c| inlinable(a, &c, &e0.shape, &e0.stream)),
+            Arg::Scalar(_) => false,
+        });
+    if single || !can_fuse_on(&e0.device) {
+        return with_stream(&e0.device, &e0.stream, || {
+            for (s, e) in group {
+                if !single {
+                    // Without fusion: the operands first, each on its own.
+                    let pending: Vec<&Storage> = e.arrays().map(|a| &*a.storage).collect();
+                    evaluate(&pending, why)?;
+                }
+                let out = run_single(e)?;
+                trace(why, e, 1, 1, if single { "one op, its own kernel" } else { "op by op: no fused kernels here" });
+                s.fulfil(out.into_buffer().expect("a fresh result"));
+            }
+            Ok(())
+        });
+    }
+    with_stream(&e0.device, &e0.stream, || run_fused(group, why))
+}
+
+/// Compute one expression as its op alone (the op's own kernel), into a fresh array.
+fn run_single(e: &Expr) -> Result<Array> {
+    match e.kind {
+        Kind::Op { op, .. } => {
+            let ops: Vec<crate::ufunc::Operand<'_>> = e
+                .args
+                .iter()
+                .map(|a| match a {
+                    Arg::Array(a) => crate::ufunc::Operand::Array(a),
+                    Arg::Scalar(s) => crate::ufunc::Operand::Scalar(*s),
+                })
+                .collect();
+            crate::ufunc::call_op_now(op, &ops, None)
+        }
+        Kind::Cast => {
+            let Some(Arg::Array(a)) = e.args.first() else { unreachable!("a cast has one array operand") };
+            a.astype_now(e.dtype)
+        }
+    }
+}
+
+/// Where a lowered node reads an operand.
+#[derive(Clone, Copy)]
+enum Src {
+    Leaf(usize),
+    Scalar(usize),
+    Node(usize),
+}
+
+struct Node {
+    kind: Kind,
+    dtype: DType,
+    srcs: Vec<Src>,
+}
+
+/// Expressions lowered to one kernel over `shape`.
+struct Lowering<'a> {
+    shape: &'a [usize],
+    stream: &'a Arc<dyn Stream>,
+    /// Computed arrays read, broadcast to `shape`, each once.
+    leaves: Vec<Array>,
+    /// Scalars: bytes in the dtype the loop takes.
+    scalars: Vec<(Vec<u8>, DType)>,
+    nodes: Vec<Node>,
+    /// Node of each inlined storage (by address).
+    memo: HashMap<usize, usize>,
+}
+
+impl Lowering<'_> {
+    fn node(&mut self, storage: &Storage, e: &Expr) -> Result<usize> {
+        let id = storage as *const Storage as usize;
+        if let Some(&k) = self.memo.get(&id) {
+            return Ok(k);
+        }
+        let loop_in: Vec<DType> = match e.kind {
+            Kind::Op { lp, .. } => lp.dtypes().0,
+            Kind::Cast => vec![e.dtype],
+        };
+        let mut srcs = Vec::with_capacity(e.args.len());
+        for (k, a) in e.args.iter().enumerate() {
+            srcs.push(match a {
+                Arg::Scalar(s) => {
+                    self.scalars.push((scalar_bytes(*s, loop_in[k])?, loop_in[k]));
+                    Src::Scalar(self.scalars.len() - 1)
+                }
+                Arg::Array(a) => match a.storage.expr() {
+                    Some(c) if inlinable(a, &c, self.shape, self.stream) => Src::Node(self.node(&a.storage, &c)?),
+                    _ => Src::Leaf(self.leaf(a)?),
+                },
+            });
+        }
+        self.nodes.push(Node { kind: e.kind, dtype: e.dtype, srcs });
+        let k = self.nodes.len() - 1;
+        self.memo.insert(id, k);
+        Ok(k)
+    }
+
+    fn leaf(&mut self, a: &Array) -> Result<usize> {
+        // A pending operand that is not inlined is computed now, as its own kernel(s).
+        a.storage.buffer()?;
+        let b = if a.shape() == self.shape { a.clone() } else { a.broadcast_to(self.shape)? };
+        if let Some(k) =
+            self.leaves.iter().position(|l| l.shares_buffer(&b) && l.dtype() == b.dtype() && l.layout() == b.layout())
+        {
+            return Ok(k);
+        }
+        self.leaves.push(b);
+        Ok(self.leaves.len() - 1)
+    }
+
+    /// The expression's shape, as the kernel cache's key: ops, loops, dtypes, wiring.
+    fn signature(&self, outputs: &[usize]) -> String {
+        let mut s = String::with_capacity(32 * self.nodes.len());
+        for n in &self.nodes {
+            match n.kind {
+                Kind::Op { op, lp } => {
+                    let _ = write!(s, "{}:{}(", op.name, lp.sig);
+                }
+                Kind::Cast => {
+                    let _ = write!(s, "cast:{}(", n.dtype.short());
+                }
+            }
+            for src in &n.srcs {
+                let _ = match src {
+                    Src::Leaf(k) => write!(s, "L{k},"),
+                    Src::Scalar(k) => write!(s, "S{k},"),
+                    Src::Node(k) => write!(s, "N{k},"),
+                };
+            }
+            s.push(')');
+        }
+        s.push('|');
+        for l in &self.leaves {
+            s.push_str(l.dtype().short());
+        }
+        s.push('|');
+        for (_, d) in &self.scalars {
+            s.push_str(d.short());
+        }
+        s.push('|');
+        for o in outputs {
+            let _ = write!(s, "{o},");
+        }
+        s
+    }
+
+    /// The kernel: each leaf and scalar named once, each node a block as its op's kernel
+    /// computes it, the outputs last.
+    fn spec(
+        &self,
+        outputs: &[usize],
+        layout: xp_kernels::elementwise::Layout,
+        index: xp_kernels::elementwise::IndexWidth,
+    ) -> ElementwiseSpec {
+        let mut body = String::new();
+        let nl = self.leaves.len();
+        for (k, l) in self.leaves.iter().enumerate() {
+            let _ = writeln!(body, "const {} l{k} = in{k};", l.dtype().c_name());
+        }
+        for (k, (_, d)) in self.scalars.iter().enumerate() {
+            let _ = writeln!(body, "const {} s{k} = in{};", d.c_name(), nl + k);
+        }
+        let mut preambles: Vec<&'static str> = Vec::new();
+        let name = |src: &Src| match src {
+            Src::Leaf(k) => format!("l{k}"),
+            Src::Scalar(k) => format!("s{k}"),
+            Src::Node(k) => format!("v{k}"),
+        };
+        for (k, n) in self.nodes.iter().enumerate() {
+            let oc = n.dtype.c_name();
+            match n.kind {
+                Kind::Cast => {
+                    let _ = writeln!(body, "const {oc} v{k} = xp::cast<{oc}>({});", name(&n.srcs[0]));
+                }
+                Kind::Op { op, lp } => {
+                    if !op.preamble.is_empty() && !preambles.contains(&op.preamble) {
+                        preambles.push(op.preamble);
+                    }
+                    let (lin, _) = lp.dtypes();
+                    let _ = writeln!(body, "{oc} v{k};");
+                    body.push_str("{\n");
+                    for (j, (src, d)) in n.srcs.iter().zip(&lin).enumerate() {
+                        let _ = writeln!(body, "  const {c} in{j} = xp::cast<{c}>({});", name(src), c = d.c_name());
+                    }
+                    let _ = writeln!(body, "  {oc} out0;\n  {}\n  v{k} = out0;\n}}", lp.body.unwrap_or(op.body));
+                }
+            }
+        }
+        for (j, o) in outputs.iter().enumerate() {
+            let _ = writeln!(body, "out{j} = v{o};");
+        }
+        let mut stem = String::from("lazy");
+        for n in self.nodes.iter().take(4) {
+            stem.push('_');
+            stem.push_str(n.kind.name());
+        }
+        ElementwiseSpec {
+            op: stem,
+            inputs: self
+                .leaves
+                .iter()
+                .map(|l| KOperand::array(l.dtype(), l.dtype()))
+                .chain(self.scalars.iter().map(|(_, d)| KOperand::scalar(*d, *d)))
+                .collect(),
+            outputs: outputs.iter().map(|&o| KOperand::array(self.nodes[o].dtype, self.nodes[o].dtype)).collect(),
+            body,
+            preamble: preambles.join("\n"),
+            layout,
+            index,
+            fast: None,
+        }
+    }
+}
+
+/// Compute `group` (roots of one device, stream and shape) with one fused kernel.
+fn run_fused(group: &[(&Storage, Arc<Expr>)], why: Reason) -> Result<()> {
+    let e0 = &group[0].1;
+    let device = &e0.device;
+    let mut lw = Lowering {
+        shape: &e0.shape,
+        stream: &e0.stream,
+        leaves: Vec::new(),
+        scalars: Vec::new(),
+        nodes: Vec::new(),
+        memo: HashMap::new(),
+    };
+    let mut outputs = Vec::with_capacity(group.len());
+    for (s, e) in group {
+        outputs.push(lw.node(s, e)?);
+    }
+    // A root computed while its operands were (another root reading it): done.
+    let live: Vec<usize> = (0..group.len()).filter(|&k| group[k].0.is_pending()).collect();
+    if live.is_empty() {
+        return Ok(());
+    }
+    let outputs: Vec<usize> = live.iter().map(|&k| outputs[k]).collect();
+    let results: Vec<Array> =
+        outputs.iter().map(|&o| Array::empty_on(device, &e0.shape, lw.nodes[o].dtype)).collect::<Result<_>>()?;
+    let sig = lw.signature(&outputs);
+    let operands = elementwise_operands("lazy", &e0.shape, device, lw.leaves.iter().chain(results.iter()))?;
+    let mut compiled = false;
+    if let Some(plan) = plan_elementwise("lazy", &e0.shape, &operands, 0, target_of(device))? {
+        let (layout, index) = (plan.layout, plan.index);
+        let key = KernelKey::Named(format!("lazy|{sig}|{layout:?}|{index:?}"));
+        let f = match elementwise_kernel(device, key, || {
+            compiled = true;
+            count(|s| s.compiles += 1);
+            let r = lw.spec(&outputs, layout, index).render();
+            (r.name, r.code)
+        }) {
+            Ok(f) => f,
+            Err(e) if no_compiler(device, &e) => {
+                unfusable().write().push(device_id(device));
+                drop(results);
+                return run_group(group, why);
+            }
+            Err(e) => return Err(e),
+        };
+        let mut lead: Vec<KernelArg<'_>> = Vec::with_capacity(lw.leaves.len() + lw.scalars.len() + results.len());
+        for l in &lw.leaves {
+            lead.push(l.kernel_arg()?);
+        }
+        for (b, _) in &lw.scalars {
+            lead.push(KernelArg::Value(b));
+        }
+        for r in &results {
+            lead.push(r.kernel_arg_mut()?);
+        }
+        launch_planned(device, &*f, &plan.config, &lead, &plan.tail, Bindings::default())?;
+    }
+    count(|s| {
+        s.fused_kernels += 1;
+        s.fused_ops += lw.nodes.len() as u64;
+    });
+    trace(why, e0, lw.nodes.len(), outputs.len(), if compiled { "fused, new kernel" } else { "fused" });
+    for (&k, r) in live.iter().zip(results) {
+        group[k].0.fulfil(r.into_buffer().expect("a fresh result"));
+    }
+    Ok(())
+}
+
+/// Whether `e`, from compiling a fused kernel on `device`, says that the CPU has no C++
+/// compiler (fused kernels are then computed op by op there).
+fn no_compiler(device: &Arc<dyn DynDevice>, e: &Error) -> bool {
+    device.properties().is_host && matches!(e, Error::Compile { log, .. } if log.contains("a C++ compiler is needed"))
+}
+
+fn trace(why: Reason, e: &Expr, ops: usize, outputs: usize, how: &str) {
+    if !env_trace().unwrap_or(false) {
+        return;
+    }
+    eprintln!(
+        "xp fusion: {} on {}: {ops} op(s) ending in {}, {outputs} output(s) of shape {:?} {}: {how}",
+        why.label(),
+        e.device.label(),
+        e.kind.name(),
+        e.shape,
+        e.dtype,
+    );
+}
