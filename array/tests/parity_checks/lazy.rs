@@ -123,26 +123,21 @@ pub fn loops_with_changing_scalars_reuse_a_few_kernels(d: &Arc<dyn DynDevice>) {
             .unwrap()
             .add(&im.astype(DType::C64).unwrap().mul(Scalar::Complex(0.0, 1.0)).unwrap())
             .unwrap();
-        let mut z = zeros(&[256], DType::C64).unwrap();
-        let mut count = zeros(&[256], DType::F32).unwrap();
-        for _ in 0..100 {
-            let inside = z.abs().unwrap().le(2.0).unwrap();
-            z = where_(&inside, Operand::Array(&z.mul(&z).unwrap().add(&c).unwrap()), Operand::Array(&z)).unwrap();
-            count = count.add(&inside.astype(DType::F32).unwrap()).unwrap();
-            // The mask is read by the next iteration's ops only: keep z and count bounded.
-            lazy::eval(&[&z, &count]).unwrap();
-        }
-        let eager = lazy::disabled(|| {
+        let mandelbrot = || {
             let mut z = zeros(&[256], DType::C64).unwrap();
             let mut count = zeros(&[256], DType::F32).unwrap();
             for _ in 0..100 {
                 let inside = z.abs().unwrap().le(2.0).unwrap();
                 z = where_(&inside, Operand::Array(&z.mul(&z).unwrap().add(&c).unwrap()), Operand::Array(&z)).unwrap();
                 count = count.add(&inside.astype(DType::F32).unwrap()).unwrap();
+                // Both results of the step as one kernel (a no-op without fusion).
+                lazy::eval(&[&z, &count]).unwrap();
             }
             (z.to_bytes().unwrap(), count.to_bytes().unwrap())
-        });
-        assert_eq!((z.to_bytes().unwrap(), count.to_bytes().unwrap()), eager);
+        };
+        let fused = mandelbrot();
+        let eager = lazy::disabled(mandelbrot);
+        assert_eq!(fused, eager);
         if lazy_on() {
             let s = lazy::stats();
             let compiles = s.compiles - before.compiles;
