@@ -97,15 +97,19 @@ impl Storage {
 
     /// Compute every pending array that reads this storage.
     pub(crate) fn flush_readers(&self) -> Result<()> {
+        // The readers stay registered until they are computed: if their evaluation fails, the
+        // write fails with it and a later write still computes them first.
         let readers: Vec<Arc<Storage>> = {
-            let mut r = self.readers.lock();
+            let r = self.readers.lock();
             if r.is_empty() {
                 return Ok(());
             }
-            r.drain(..).filter_map(|w| w.upgrade()).filter(|s| s.is_pending()).collect()
+            r.iter().filter_map(|w| w.upgrade()).filter(|s| s.is_pending()).collect()
         };
         let refs: Vec<&Storage> = readers.iter().map(|s| &**s).collect();
-        crate::lazy::evaluate(&refs, Reason::Overwrite)
+        crate::lazy::evaluate(&refs, Reason::Overwrite)?;
+        self.readers.lock().retain(|w| w.upgrade().is_some_and(|s| s.is_pending()));
+        Ok(())
     }
 
     /// Fill a pending storage with `buffer` (computed by `expr`'s evaluation). Another thread
