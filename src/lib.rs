@@ -61,6 +61,10 @@ pub use xp_array::signal;
 /// Sparse matrices (`scipy.sparse`, CuPy's `cupyx.scipy.sparse`): COO, CSR and CSC, their
 /// products with dense arrays and with each other.
 pub use xp_array::sparse;
+/// Special functions (`scipy.special`, CuPy's `cupyx.scipy.special`): the logistic and
+/// information-theory functions, Huber losses and Box-Cox transforms, the error functions and
+/// their inverses, the normal CDF and its inverse, `softmax`, `log_softmax`, `logsumexp`.
+pub use xp_array::special;
 pub use xp_array::{
     arange, concatenate, empty, empty_like, eye, full, full_like, get_array_module, identity, linspace, load_npy,
     load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,

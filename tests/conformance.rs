@@ -359,6 +359,8 @@ fn compute(case: &Case, dev: &Arc<dyn DynDevice>) -> Result<HostData, Failure> {
         run_linalg(case, f, &arrays)?
     } else if let Some(f) = case.op.strip_prefix("sparse.") {
         run_sparse(case, f, &arrays)?
+    } else if let Some(f) = case.op.strip_prefix("special.") {
+        run_special(case, f, &arrays)?
     } else {
         run_op(case, &arrays)?
     };
@@ -408,6 +410,34 @@ fn axes_kwarg(case: &Case) -> Result<Option<Vec<isize>>, Failure> {
             None => isizes(v).map(Some).ok_or_else(|| Failure::Case(format!("axis {v} is not an int or a list"))),
         },
     }
+}
+
+/// `scipy.special`: the reductions by name (kwargs `axis`, `keepdims`, `return_sign`; inputs
+/// a[, b]), the elementwise functions through the op table (inputs in SciPy's argument order).
+fn run_special(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
+    use xp::special;
+    let axes = || axes_kwarg(case);
+    Ok(match f {
+        "softmax" => special::softmax(&first(case, arrays)?, axes()?.as_deref())?,
+        "log_softmax" => special::log_softmax(&first(case, arrays)?, axes()?.as_deref())?,
+        "logsumexp" | "logsumexp_sign" => {
+            let a = first(case, arrays)?;
+            let b = arrays.get(1);
+            let keepdims = bool_kwarg(case, "keepdims", false)?;
+            if f == "logsumexp_sign" {
+                special::logsumexp_with_sign(&a, axes()?.as_deref(), b, keepdims)?.1
+            } else if bool_kwarg(case, "return_sign", false)? {
+                special::logsumexp_with_sign(&a, axes()?.as_deref(), b, keepdims)?.0
+            } else {
+                special::logsumexp(&a, axes()?.as_deref(), b, keepdims)?
+            }
+        }
+        name if xp::array::ufunc::find_op(name).is_some() => {
+            let operands: Vec<Operand<'_>> = arrays.iter().map(Operand::Array).collect();
+            xp::array::call(name, &operands, None)?
+        }
+        _ => return Err(unsupported(&case.op)),
+    })
 }
 
 /// `axis` of an op that takes one axis or none.

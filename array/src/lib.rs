@@ -35,14 +35,15 @@
 //! - NumPy's submodules under NumPy's names: [`linalg`], [`fft`], [`random`]. xp's own:
 //!   [`device`](mod@device) selection, [`distributed`], user kernels ([`user`]).
 //! - SciPy's modules: one folder per SciPy module, named as SciPy names it and re-exported by
-//!   the facade under that name. Today [`signal`] and [`sparse`]; to come `special/`,
-//!   `stats/`, `ndimage/`, `interpolate/`, `spatial/` (`xp::special`, `xp::stats`,
+//!   the facade under that name. Today [`signal`], [`sparse`] and [`special`]; to come
+//!   `stats/`, `ndimage/`, `interpolate/`, `spatial/` (`xp::stats`,
 //!   `xp::ndimage`, …), `sparse/linalg.rs` with `csgraph` beside it (`sparse.rs` becoming
 //!   `sparse/mod.rs`; `xp::sparse::linalg`, …) and `signal/windows.rs`
 //!   (`xp::signal::windows`). SciPy's additions to linalg (`solve_triangular`, `lu_factor`,
 //!   `expm`, special matrices) are new files in `linalg/`, still `xp::linalg`. Elementwise
-//!   special functions (`erf`, `gamma`, Bessel functions, …) are ops in the kernels' op table
-//!   (`xp_kernels::ops`), so that they fuse and pick their loops as the ufuncs do.
+//!   special functions (`erf`, `expit`, `xlogy`, …) are ops in the kernels' op table
+//!   (`xp_kernels::ops::special`), so that they fuse and pick their loops as the ufuncs do;
+//!   [`special`] calls them and holds the ones built on reductions (`softmax`, `logsumexp`).
 //! - NumPy's window functions (`xp::hanning`, …, `xp::kaiser`) stay in `routines/window.rs`
 //!   while SciPy's `signal.windows` will be `signal/windows.rs`; likewise NumPy's `i0`,
 //!   `nextafter` and `spacing` stay in `routines/special.rs`, and NumPy's statistics in
@@ -70,6 +71,7 @@ pub mod routines;
 pub mod signal;
 pub mod sort;
 pub mod sparse;
+pub mod special;
 pub mod ufunc;
 pub mod user;
 

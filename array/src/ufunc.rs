@@ -111,9 +111,18 @@ pub(crate) fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<
     let found = match cached {
         Some(f) => f,
         None => {
-            let f = op.loops.iter().find(|lp| {
+            // As NumPy's dispatch: a loop of exactly the inputs' dtypes first (SciPy lists
+            // `d->d` before `f->f`, yet float32 stays float32), then the first loop every
+            // input casts to safely.
+            let exact = op.loops.iter().find(|lp| {
                 let (ins, _) = lp.dtypes();
-                ins.len() == dts.len() && ins.iter().zip(dts).all(|(l, d)| can_cast_safe(*d, *l))
+                ins.as_slice() == dts
+            });
+            let f = exact.or_else(|| {
+                op.loops.iter().find(|lp| {
+                    let (ins, _) = lp.dtypes();
+                    ins.len() == dts.len() && ins.iter().zip(dts).all(|(l, d)| can_cast_safe(*d, *l))
+                })
             });
             memo.write().insert(key, f);
             f

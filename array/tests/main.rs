@@ -27,4 +27,5 @@ mod rows_cpu;
 mod signal;
 mod slicing;
 mod sparse;
+mod special;
 mod user_kernels;

@@ -16,8 +16,13 @@
 //! `B` uint8, `H` uint16, `I` uint32, `L` uint64, `e` float16, `E` bfloat16, `f` float32,
 //! `d` float64, `F` complex64, `D` complex128. The body names inputs `in0, in1…` and outputs
 //! `out0…`, all already of the loop's types.
+//!
+//! SciPy's elementwise special functions (`erf`, `expit`, `xlogy`, …) are ops of the same table,
+//! defined in [`special`] with SciPy's loops.
 
 use xp_backend_api::DType;
+
+pub mod special;
 
 /// One type loop of an op, with an optional expression that replaces the op's default.
 #[derive(Debug, Clone, Copy)]
@@ -1012,7 +1017,7 @@ pub const WHERE: ElementwiseOp = ElementwiseOp {
     preamble: "",
 };
 
-/// Every op, `copy` first.
+/// Every op, `copy` first; NumPy's ufuncs, then SciPy's special functions ([`special`]).
 pub const ALL: &[&ElementwiseOp] = &[
     &COPY,
     &ADD,
@@ -1083,6 +1088,29 @@ pub const ALL: &[&ElementwiseOp] = &[
     &RECIPROCAL,
     &CLIP,
     &WHERE,
+    // SciPy's special functions (`special.rs`).
+    &special::EXPIT,
+    &special::LOGIT,
+    &special::LOG_EXPIT,
+    &special::XLOGY,
+    &special::XLOG1PY,
+    &special::ENTR,
+    &special::REL_ENTR,
+    &special::KL_DIV,
+    &special::HUBER,
+    &special::PSEUDO_HUBER,
+    &special::BOXCOX,
+    &special::BOXCOX1P,
+    &special::INV_BOXCOX,
+    &special::INV_BOXCOX1P,
+    &special::ERF,
+    &special::ERFC,
+    &special::ERFCX,
+    &special::ERFINV,
+    &special::ERFCINV,
+    &special::NDTR,
+    &special::NDTRI,
+    &special::LOG_NDTR,
 ];
 
 #[cfg(test)]

@@ -1,0 +1,260 @@
+//! SciPy's special functions (`scipy.special`; CuPy's `cupyx.scipy.special`), under SciPy's
+//! names and argument order.
+//!
+//! The elementwise functions are ops of the kernels' op table (`xp_kernels::ops::special`), so
+//! they broadcast, take arrays or scalars, accept `out=` through [`crate::ufunc::call`], run on
+//! every backend and fuse lazily like NumPy's ufuncs. Their dtypes are SciPy's: each has SciPy's
+//! float32 and float64 loops in SciPy's order, so float32 stays float32, float64 stays float64,
+//! and other real dtypes go to the first loop they convert to safely — float64 for every integer
+//! where SciPy lists `d->d` first (`erf`, `expit`, `xlogy`…), float32 for bool, int8, uint8,
+//! int16, uint16 and float16 where SciPy lists `f->f` first (`entr`, `erfinv`, `boxcox`…).
+//! Complex arguments are a `DType` error (SciPy's complex loops are not here). Special values
+//! are SciPy's: poles give ±inf, points outside the domain give NaN, NaN propagates.
+//!
+//! Algorithms (the C++ is in `kernels/include/xp_special.h`; float32 computes in double and
+//! rounds once):
+//! - logistic, `xlogy`, entropies, Huber and Box-Cox functions: their definitions in the forms
+//!   that cancel least (`log1p`/`expm1`, `2 atanh(2p - 1)` for `logit` near 1/2,
+//!   `r² / (1 + sqrt(1 + (r/δ)²))` for `pseudo_huber`).
+//! - `erf`, `erfc`: the platform's (libm, CUDA's and HIP's device libraries), `erfc` flushed to
+//!   0 where `x²` passes the largest argument of `exp`, as SciPy. `erfcx`: `exp(x²)` from an
+//!   exact product (Dekker's splitting) times `erfc` up to 25, the asymptotic series beyond.
+//! - `erfinv`, `erfcinv`, `ndtri`: M. Giles' approximation (or an asymptotic fixed point in the
+//!   far tail) refined by Halley steps on `erf` or, near ±1, on `erfc`.
+//! - `ndtr`, `log_ndtr`: `erfc` at `-x/√2` carried as a double-double; `log_ndtr` below -1 as
+//!   `log(erfcx(t)/2) - x²/2`.
+//! - `softmax`, `log_softmax`, `logsumexp`: array ops and reductions, shifted by the maximum as
+//!   SciPy does; the elementwise part of each is computed (one fused kernel) before its
+//!   reduction reads it.
+
+use xp_backend_api::{DType, DTypeKind, Error, Result};
+
+use crate::layout::{broadcast_shapes, normalize_axes};
+use crate::lazy::eval;
+use crate::promote::{promote_types, Scalar};
+use crate::ufunc::{call, where_, Operand};
+use crate::Array;
+
+macro_rules! unary {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<'a>(x: impl Into<Operand<'a>>) -> Result<Array> {
+            call(stringify!($name), &[x.into()], None)
+        }
+    )*};
+}
+
+macro_rules! binary {
+    ($($(#[$doc:meta])* $name:ident($a:ident, $b:ident);)*) => {$(
+        $(#[$doc])*
+        pub fn $name<'a>($a: impl Into<Operand<'a>>, $b: impl Into<Operand<'a>>) -> Result<Array> {
+            call(stringify!($name), &[$a.into(), $b.into()], None)
+        }
+    )*};
+}
+
+unary! {
+    /// The logistic sigmoid `expit(x) = 1 / (1 + exp(-x))`, on every real `x` (0 at -inf, 1 at
+    /// inf). Loops `d->d`, `f->f`: integers give float64.
+    expit;
+    /// The log-odds `logit(p) = log(p / (1 - p))`, the inverse of [`expit`], on `[0, 1]`: -inf
+    /// at 0, inf at 1, NaN outside. Loops `d->d`, `f->f`.
+    logit;
+    /// `log_expit(x) = log(expit(x)) = -log1p(exp(-x))`, accurate where `expit` underflows.
+    /// Loops `d->d`, `f->f`.
+    log_expit;
+    /// The elementwise entropy `entr(x) = -x log(x)` for `x > 0`, 0 at 0, -inf for `x < 0`.
+    /// Loops `f->f`, `d->d`: small integers and bool give float32, int32 and int64 float64.
+    entr;
+    /// The error function `erf(x) = 2/√π ∫₀ˣ exp(-t²) dt`, on every real `x`. Loops `d->d`,
+    /// `f->f`.
+    erf;
+    /// The complementary error function `erfc(x) = 1 - erf(x)`, without cancellation for large
+    /// `x` (0 where `x² > 709.78`, as SciPy). Loops `d->d`, `f->f`.
+    erfc;
+    /// The scaled complementary error function `erfcx(x) = exp(x²) erfc(x)` (~ `1/(x√π)` for
+    /// large `x`; inf below about -26.7). Loops `d->d`, `f->f`.
+    erfcx;
+    /// The inverse error function on `[-1, 1]`: `erf(erfinv(y)) = y`; ±inf at ±1, NaN outside.
+    /// Loops `f->f`, `d->d`.
+    erfinv;
+    /// The inverse complementary error function on `[0, 2]`: `erfc(erfcinv(q)) = q`; inf at 0,
+    /// -inf at 2, NaN outside. Loops `f->f`, `d->d`.
+    erfcinv;
+    /// The standard normal CDF `ndtr(x) = (1 + erf(x/√2)) / 2 = erfc(-x/√2) / 2`. Loops `d->d`,
+    /// `f->f`.
+    ndtr;
+    /// The inverse of [`ndtr`] on `[0, 1]`: -inf at 0, inf at 1, NaN outside. Loops `f->f`,
+    /// `d->d`.
+    ndtri;
+    /// `log_ndtr(x) = log(ndtr(x))`, accurate in both tails (≈ `-x²/2` for very negative `x`).
+    /// Loops `d->d`, `f->f`.
+    log_ndtr;
+}
+
+binary! {
+    /// `xlogy(x, y) = x log(y)`, and 0 where `x = 0` unless `y` is NaN (so `0 log 0 = 0`).
+    /// Loops `dd->d`, `ff->f`: float32 operands stay float32, integers give float64.
+    xlogy(x, y);
+    /// `xlog1py(x, y) = x log1p(y)`, and 0 where `x = 0` unless `y` is NaN. Loops `dd->d`,
+    /// `ff->f`.
+    xlog1py(x, y);
+    /// The relative entropy term `rel_entr(x, y) = x log(x/y)` for `x, y > 0`; 0 where
+    /// `x = 0` and `y >= 0`; inf elsewhere (NaN for NaN). Loops `ff->f`, `dd->d`.
+    rel_entr(x, y);
+    /// The Kullback-Leibler term `kl_div(x, y) = x log(x/y) - x + y` for `x, y > 0`; `y`
+    /// where `x = 0` and `y >= 0`; inf elsewhere (NaN for NaN). Loops `ff->f`, `dd->d`.
+    kl_div(x, y);
+    /// The Huber loss `huber(delta, r)`: `r²/2` where `|r| <= delta`, `delta (|r| - delta/2)`
+    /// beyond; inf for `delta < 0`. Loops `ff->f`, `dd->d`.
+    huber(delta, r);
+    /// The pseudo-Huber loss `pseudo_huber(delta, r) = delta² (sqrt(1 + (r/delta)²) - 1)`; 0
+    /// where `delta` or `r` is 0; inf for `delta < 0`. Loops `ff->f`, `dd->d`.
+    pseudo_huber(delta, r);
+    /// The Box-Cox transform `boxcox(x, lmbda) = (x^lmbda - 1) / lmbda`, `log(x)` for
+    /// `lmbda = 0`; NaN for `x < 0`. Loops `ff->f`, `dd->d`.
+    boxcox(x, lmbda);
+    /// `boxcox1p(x, lmbda) = ((1 + x)^lmbda - 1) / lmbda`, `log1p(x)` for `lmbda = 0`; NaN for
+    /// `x < -1`. Loops `ff->f`, `dd->d`.
+    boxcox1p(x, lmbda);
+    /// The inverse of [`boxcox`]: `(1 + lmbda y)^(1/lmbda)`, `exp(y)` for `lmbda = 0`; NaN
+    /// where `1 + lmbda y < 0`. Loops `ff->f`, `dd->d`.
+    inv_boxcox(y, lmbda);
+    /// The inverse of [`boxcox1p`]: `(1 + lmbda y)^(1/lmbda) - 1`, `expm1(y)` for
+    /// `lmbda = 0`. Loops `ff->f`, `dd->d`.
+    inv_boxcox1p(y, lmbda);
+}
+
+/// `x` as the float array the reductions work on: floats as they are, integers as float64;
+/// bool and complex are `DType` errors naming `op`.
+fn real_float(op: &str, x: &Array) -> Result<Array> {
+    let t = real_float_dtype(op, x.dtype())?;
+    if t == x.dtype() {
+        Ok(x.clone())
+    } else {
+        x.astype(t)
+    }
+}
+
+/// The float dtype [`real_float`] gives `d`.
+fn real_float_dtype(op: &str, d: DType) -> Result<DType> {
+    match d.kind() {
+        DTypeKind::Float => Ok(d),
+        DTypeKind::Signed | DTypeKind::Unsigned => Ok(DType::F64),
+        _ => Err(Error::DType { op: op.into(), reason: format!("not supported for input dtype {d}") }),
+    }
+}
+
+/// SciPy's `softmax(x, axis)`: `exp(x) / sum(exp(x), axis)`, computed as
+/// `exp(x - max) / sum(exp(x - max))` over `axis` (every axis when `None`; a list reduces
+/// several). The result has `x`'s shape and float dtype (integers give float64). As SciPy's, a
+/// slice holding +inf or only -inf gives NaN. Bool and complex input are `DType` errors.
+pub fn softmax(x: &Array, axis: Option<&[isize]>) -> Result<Array> {
+    let x = real_float("softmax", x)?;
+    eval(&[&x])?;
+    let e = x.sub(&x.max(axis, true)?)?.exp()?;
+    eval(&[&e])?;
+    e.div(&e.sum(axis, true)?)
+}
+
+/// SciPy's `log_softmax(x, axis)`: `x - logsumexp(x, axis)` over `axis` (every axis when
+/// `None`), shifted by the slice's maximum where it is finite. Shape and dtypes as
+/// [`softmax`].
+pub fn log_softmax(x: &Array, axis: Option<&[isize]>) -> Result<Array> {
+    let x = real_float("log_softmax", x)?;
+    eval(&[&x])?;
+    let m = x.max(axis, true)?;
+    let m = where_(&m.isfinite()?, Operand::Array(&m), Operand::Scalar(Scalar::Float(0.0)))?;
+    let t = x.sub(&m)?;
+    let e = t.exp()?;
+    eval(&[&e])?;
+    let s = e.sum(axis, true)?;
+    t.sub(&s.log()?)
+}
+
+/// SciPy's `logsumexp(a, axis, b, keepdims)`: `log(sum(b * exp(a), axis))`, shifted by the
+/// maximum of each slice so that it neither overflows nor underflows. `axis` `None` reduces
+/// every axis; `b` (weights, broadcast against `a`) drops the terms where it is 0, even
+/// infinite or NaN ones; a negative weighted sum gives NaN (see [`logsumexp_with_sign`]). A
+/// slice of only -inf gives -inf, one with +inf gives inf, NaN propagates; an empty `a` gives
+/// -inf. `a` and `b` promote together; integers give float64; bool and complex are `DType`
+/// errors.
+pub fn logsumexp(a: &Array, axis: Option<&[isize]>, b: Option<&Array>, keepdims: bool) -> Result<Array> {
+    Ok(logsumexp_parts("logsumexp", a, axis, b, keepdims, false)?.0)
+}
+
+/// SciPy's `logsumexp(a, axis, b, keepdims, return_sign=True)`: `(log|s|, sign(s))` where
+/// `s = sum(b * exp(a), axis)`, both in the result's float dtype, so negative weights are
+/// allowed. Otherwise as [`logsumexp`].
+pub fn logsumexp_with_sign(
+    a: &Array,
+    axis: Option<&[isize]>,
+    b: Option<&Array>,
+    keepdims: bool,
+) -> Result<(Array, Array)> {
+    logsumexp_parts("logsumexp", a, axis, b, keepdims, true)
+}
+
+fn logsumexp_parts(
+    op: &str,
+    a: &Array,
+    axis: Option<&[isize]>,
+    b: Option<&Array>,
+    keepdims: bool,
+    return_sign: bool,
+) -> Result<(Array, Array)> {
+    // a and b promote together (integers to float64) and broadcast; a is at least 1-d.
+    let t = match b {
+        Some(b) => promote_types(a.dtype(), b.dtype()),
+        None => a.dtype(),
+    };
+    let t = real_float_dtype(op, t)?;
+    let mut shape = match b {
+        Some(b) => broadcast_shapes(op, &[a.shape(), b.shape()])?,
+        None => a.shape().to_vec(),
+    };
+    if shape.is_empty() {
+        shape.push(1);
+    }
+    let a = a.astype(t)?.broadcast_to(&shape)?;
+    let b = b.map(|b| b.astype(t).and_then(|b| b.broadcast_to(&shape))).transpose()?;
+    let all: Vec<isize> = (0..shape.len() as isize).collect();
+    let axes = normalize_axes(op, axis.unwrap_or(&all), shape.len())?;
+    let axes: Vec<isize> = axes.iter().map(|&d| d as isize).collect();
+    let (out, sign) = if a.size() == 0 {
+        let kept: Vec<usize> =
+            (0..shape.len()).map(|d| if axes.contains(&(d as isize)) { 1 } else { shape[d] }).collect();
+        let out = Array::full_on(&a.device_arc(), &kept, f64::NEG_INFINITY, t)?;
+        let sign = out.sign()?;
+        (out, sign)
+    } else {
+        // Terms of weight 0 drop out, whatever a holds there.
+        let a = match &b {
+            Some(b) => where_(&b.eq(0.0)?, Operand::Scalar(Scalar::Float(f64::NEG_INFINITY)), Operand::Array(&a))?,
+            None => a,
+        };
+        eval(&[&a])?;
+        let m = a.max(Some(&axes), true)?;
+        let m = where_(&m.isfinite()?, Operand::Array(&m), Operand::Scalar(Scalar::Float(0.0)))?;
+        let e = a.sub(&m)?.exp()?;
+        let e = match &b {
+            Some(b) => e.mul(b)?,
+            None => e,
+        };
+        eval(&[&e])?;
+        let s = e.sum(Some(&axes), true)?;
+        let sign = s.sign()?;
+        let out = s.abs()?.log()?.add(&m)?;
+        let out = if return_sign {
+            out
+        } else {
+            where_(&s.lt(0.0)?, Operand::Scalar(Scalar::Float(f64::NAN)), Operand::Array(&out))?
+        };
+        (out, sign)
+    };
+    if keepdims {
+        Ok((out, sign))
+    } else {
+        Ok((out.squeeze(Some(&axes))?, sign.squeeze(Some(&axes))?))
+    }
+}

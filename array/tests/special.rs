@@ -1,0 +1,259 @@
+//! SciPy's special functions (`xp_array::special`) on the CPU backend: values against
+//! high-precision references (mpmath, 50 digits), SciPy's special values, SciPy's dtype rules,
+//! the errors for dtypes SciPy has no loop for, and the reductions (`softmax`, `log_softmax`,
+//! `logsumexp`) against answers computed here.
+
+use std::sync::Arc;
+
+use xp_array::special;
+use xp_array::*;
+use xp_backend_api::BackendHandle;
+use xp_backend_cpu::CpuBackend;
+
+fn cpu() -> Arc<dyn xp_backend_api::DynDevice> {
+    register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
+    device("cpu").unwrap()
+}
+
+fn arr(dev: &Arc<dyn xp_backend_api::DynDevice>, v: &[f64]) -> Array {
+    Array::from_slice_on(dev, v, &[v.len()]).unwrap()
+}
+
+fn f64s(a: &Array) -> Vec<f64> {
+    a.astype(DType::F64).unwrap().to_vec::<f64>().unwrap()
+}
+
+/// Each element within `ulps` float64 ulps of the reference (NaN for NaN, infinities equal).
+fn within_ulps(what: &str, got: &[f64], want: &[f64], ulps: f64) {
+    assert_eq!(got.len(), want.len(), "{what}: {got:?} vs {want:?}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let ok = (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= ulps * f64::EPSILON * w.abs();
+        assert!(ok, "{what}[{i}]: got {g:e}, want {w:e}");
+    }
+}
+
+#[test]
+#[allow(clippy::excessive_precision)] // mpmath's digits, kept as printed
+fn elementwise_functions_match_high_precision_values() {
+    let d = cpu();
+    let one = |f: fn(Operand<'_>) -> Result<Array>, x: f64| f64s(&f(Operand::Array(&arr(&d, &[x]))).unwrap())[0];
+    let cases: [(&str, f64, f64, f64); 17] = [
+        ("erf(0.5)", one(|x| special::erf(x), 0.5), 0.520_499_877_813_046_5, 2.0),
+        ("erfc(10)", one(|x| special::erfc(x), 10.0), 2.088_487_583_762_544_8e-45, 4.0),
+        ("erfcx(30)", one(|x| special::erfcx(x), 30.0), 0.018_795_888_861_416_751, 4.0),
+        ("erfcx(-2)", one(|x| special::erfcx(x), -2.0), 108.940_904_389_977_97, 4.0),
+        ("erfinv(0.5)", one(|x| special::erfinv(x), 0.5), 0.476_936_276_204_469_87, 4.0),
+        ("erfinv(1-1e-10)", one(|x| special::erfinv(x), 1.0 - 1e-10), 4.572_824_958_544_925, 4.0),
+        ("ndtr(-5)", one(|x| special::ndtr(x), -5.0), 2.866_515_718_791_939e-7, 4.0),
+        ("ndtri(0.975)", one(|x| special::ndtri(x), 0.975), 1.959_963_984_540_053_9, 4.0),
+        ("ndtri(1e-100)", one(|x| special::ndtri(x), 1e-100), -21.273_453_560_965_324, 4.0),
+        ("log_ndtr(-30)", one(|x| special::log_ndtr(x), -30.0), -454.321_243_956_343_2, 4.0),
+        ("log_ndtr(10)", one(|x| special::log_ndtr(x), 10.0), -7.619_853_024_160_526e-24, 8.0),
+        ("expit(2)", one(|x| special::expit(x), 2.0), 0.880_797_077_977_882_44, 2.0),
+        ("logit(0.25)", one(|x| special::logit(x), 0.25), -1.098_612_288_668_109_7, 2.0),
+        ("log_expit(-800)", one(|x| special::log_expit(x), -800.0), -800.0, 0.0),
+        ("entr(0.5)", one(|x| special::entr(x), 0.5), 0.346_573_590_279_972_65, 2.0),
+        ("erfcinv(1e-300)", one(|x| special::erfcinv(x), 1e-300), 26.209_469_960_516_124, 8.0),
+        ("erf(-1e-300)", one(|x| special::erf(x), -1e-300), -1.128_379_167_095_512_6e-300, 2.0),
+    ];
+    for (what, got, want, ulps) in cases {
+        within_ulps(what, &[got], &[want], ulps);
+    }
+    let two = |r: Array| f64s(&r)[0];
+    within_ulps(
+        "pseudo_huber(2, 3)",
+        &[two(special::pseudo_huber(2.0, &arr(&d, &[3.0])).unwrap())],
+        &[3.211_102_550_927_978_6],
+        4.0,
+    );
+    within_ulps(
+        "boxcox(3, 0.5)",
+        &[two(special::boxcox(&arr(&d, &[3.0]), 0.5).unwrap())],
+        &[1.464_101_615_137_754_6],
+        4.0,
+    );
+    within_ulps("xlogy(3, e)", &[two(special::xlogy(3.0, &arr(&d, &[std::f64::consts::E])).unwrap())], &[3.0], 2.0);
+}
+
+#[test]
+fn special_values_follow_scipy() {
+    let d = cpu();
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let x = arr(&d, &[-1.0, 1.0, 2.0, -2.0, 0.0, nan]);
+    within_ulps("erfinv", &f64s(&special::erfinv(&x).unwrap()), &[-inf, inf, nan, nan, 0.0, nan], 0.0);
+    let q = arr(&d, &[0.0, 2.0, 1.0, -1.0, 3.0, nan]);
+    within_ulps("erfcinv", &f64s(&special::erfcinv(&q).unwrap()), &[inf, -inf, 0.0, nan, nan, nan], 0.0);
+    let p = arr(&d, &[0.0, 1.0, 0.5, -0.1, 1.1, nan]);
+    within_ulps("ndtri", &f64s(&special::ndtri(&p).unwrap()), &[-inf, inf, 0.0, nan, nan, nan], 0.0);
+    within_ulps("logit", &f64s(&special::logit(&p).unwrap()), &[-inf, inf, 0.0, nan, nan, nan], 0.0);
+    let e = arr(&d, &[inf, -inf, 27.0, -30.0, nan]);
+    within_ulps("erfc", &f64s(&special::erfc(&e).unwrap()), &[0.0, 2.0, 0.0, 2.0, nan], 0.0);
+    within_ulps("erfcx", &f64s(&special::erfcx(&e).unwrap()).as_slice()[..2], &[0.0, inf], 0.0);
+    within_ulps("ndtr", &f64s(&special::ndtr(&e).unwrap()), &[1.0, 0.0, 1.0, 4.906_713_927_148_187e-198, nan], 4.0);
+    within_ulps(
+        "expit",
+        &f64s(&special::expit(&e).unwrap()),
+        &[1.0, 0.0, 0.999_999_999_998_120_5, 9.357_622_968_839_299e-14, nan],
+        4.0,
+    );
+    let ent = arr(&d, &[0.0, -1.0, inf, nan]);
+    within_ulps("entr", &f64s(&special::entr(&ent).unwrap()), &[0.0, -inf, -inf, nan], 0.0);
+    // xlogy: 0 * log(0) is 0, but NaN stays NaN.
+    let xs = arr(&d, &[0.0, 0.0, 1.0, nan]);
+    let ys = arr(&d, &[0.0, nan, 0.0, 1.0]);
+    within_ulps("xlogy", &f64s(&special::xlogy(&xs, &ys).unwrap()), &[0.0, nan, -inf, nan], 0.0);
+    // rel_entr / kl_div outside the domain are inf; huber with a negative delta is inf.
+    let a = arr(&d, &[0.0, 0.0, 1.0, -1.0]);
+    let b = arr(&d, &[0.0, 1.0, 0.0, 1.0]);
+    within_ulps("rel_entr", &f64s(&special::rel_entr(&a, &b).unwrap()), &[0.0, 0.0, inf, inf], 0.0);
+    within_ulps("kl_div", &f64s(&special::kl_div(&a, &b).unwrap()), &[0.0, 1.0, inf, inf], 0.0);
+    within_ulps(
+        "huber",
+        &f64s(&special::huber(&arr(&d, &[-1.0, 1.0]), &arr(&d, &[1.0, 3.0])).unwrap()),
+        &[inf, 2.5],
+        0.0,
+    );
+    // Box-Cox: log at lmbda 0, NaN below the domain.
+    within_ulps(
+        "boxcox1p",
+        &f64s(&special::boxcox1p(&arr(&d, &[-1.0, -2.0, 0.0]), &arr(&d, &[0.0, 1.0, 1.0])).unwrap()),
+        &[-inf, nan, 0.0],
+        0.0,
+    );
+    within_ulps(
+        "inv_boxcox",
+        &f64s(&special::inv_boxcox(&arr(&d, &[1.0, -1.0]), &arr(&d, &[0.0, 1.0])).unwrap()),
+        &[std::f64::consts::E, 0.0],
+        1.0,
+    );
+}
+
+#[test]
+fn dtypes_follow_scipys_loops() {
+    let d = cpu();
+    let f32a = Array::from_slice_on(&d, &[0.25f32, 0.5], &[2]).unwrap();
+    // float32 stays float32 whether SciPy lists `f->f` first or second.
+    assert_eq!(special::erf(&f32a).unwrap().dtype(), DType::F32);
+    assert_eq!(special::erfinv(&f32a).unwrap().dtype(), DType::F32);
+    assert_eq!(special::xlogy(&f32a, &f32a).unwrap().dtype(), DType::F32);
+    assert_eq!(special::boxcox(&f32a, &f32a).unwrap().dtype(), DType::F32);
+    // A Rust float beside a float32 array is weak.
+    assert_eq!(special::boxcox(&f32a, 0.5).unwrap().dtype(), DType::F32);
+    // Small integers: float64 where `d->d` comes first, float32 where `f->f` does.
+    let i8a = Array::from_slice_on(&d, &[1i8, 2], &[2]).unwrap();
+    assert_eq!(special::erf(&i8a).unwrap().dtype(), DType::F64);
+    assert_eq!(special::entr(&i8a).unwrap().dtype(), DType::F32);
+    let i64a = Array::from_slice_on(&d, &[1i64, 2], &[2]).unwrap();
+    assert_eq!(special::expit(&i64a).unwrap().dtype(), DType::F64);
+    assert_eq!(special::erfinv(&i64a).unwrap().dtype(), DType::F64);
+    let b = Array::from_slice_on(&d, &[true, false], &[2]).unwrap();
+    assert_eq!(special::ndtr(&b).unwrap().dtype(), DType::F64);
+    // float32 computes in double and rounds once: erf of float32 0.5 is the float64 answer
+    // rounded.
+    let got = special::erf(&f32a).unwrap().to_vec::<f32>().unwrap();
+    assert_eq!(got[1], 0.520_499_877_813_046_5_f64 as f32);
+    // A scalar argument gives a 0-d array.
+    let s = special::xlogy(0.0, 0.0).unwrap();
+    assert_eq!((s.shape(), f64s(&s)), (&[][..], vec![0.0]));
+}
+
+#[test]
+fn complex_arguments_are_dtype_errors_naming_the_op() {
+    let d = cpu();
+    let c = arr(&d, &[1.0, 2.0]).astype(DType::C128).unwrap();
+    for (name, r) in [
+        ("erf", special::erf(&c)),
+        ("erfinv", special::erfinv(&c)),
+        ("xlogy", special::xlogy(&c, 1.0)),
+        ("softmax", special::softmax(&c, None)),
+        ("logsumexp", special::logsumexp(&c, None, None, false)),
+    ] {
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), "DType", "{name}: {e}");
+        assert!(e.to_string().contains(name), "{name}: {e}");
+    }
+    let b = Array::from_slice_on(&d, &[true, false], &[2]).unwrap();
+    assert_eq!(special::log_softmax(&b, None).unwrap_err().kind(), "DType");
+    // Shapes that do not broadcast.
+    assert_eq!(special::xlogy(&arr(&d, &[1.0, 2.0]), &arr(&d, &[1.0, 2.0, 3.0])).unwrap_err().kind(), "ShapeMismatch");
+}
+
+#[test]
+fn special_ops_fuse_with_ufuncs() {
+    let d = cpu();
+    let x = arr(&d, &[-3.0, -0.5, 0.0, 0.25, 2.0, 8.0]);
+    // A chain of special ops and ufuncs (one fused kernel when lazy evaluation is on) gives the
+    // op-by-op bits.
+    let fused = special::log_ndtr(&special::expit(&x.mul(2.0).unwrap()).unwrap()).unwrap();
+    let steps = {
+        let t = x.mul(2.0).unwrap();
+        eval(&[&t]).unwrap();
+        let t = special::expit(&t).unwrap();
+        eval(&[&t]).unwrap();
+        special::log_ndtr(&t).unwrap()
+    };
+    assert_eq!(f64s(&fused), f64s(&steps));
+}
+
+#[test]
+fn softmax_and_log_softmax_reduce_over_the_axes() {
+    let d = cpu();
+    let x = Array::from_slice_on(&d, &[1.0, 2.0, 3.0, 0.0, 0.0, 0.0], &[2, 3]).unwrap();
+    let s = special::softmax(&x, Some(&[1])).unwrap();
+    let e: Vec<f64> = [1.0f64, 2.0, 3.0].iter().map(|v| (v - 3.0).exp()).collect();
+    let z: f64 = e.iter().sum();
+    let want = [e[0] / z, e[1] / z, e[2] / z, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0];
+    within_ulps("softmax", &f64s(&s), &want, 4.0);
+    let ls = special::log_softmax(&x, Some(&[1])).unwrap();
+    let lwant: Vec<f64> = want.iter().map(|v| v.ln()).collect();
+    within_ulps("log_softmax", &f64s(&ls), &lwant, 8.0);
+    // axis None: one distribution over every element.
+    let all = f64s(&special::softmax(&x, None).unwrap());
+    assert!((all.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+    // A row of -inf is NaN for softmax, as SciPy's.
+    let m = Array::from_slice_on(&d, &[f64::NEG_INFINITY, f64::NEG_INFINITY], &[1, 2]).unwrap();
+    assert!(f64s(&special::softmax(&m, Some(&[1])).unwrap()).iter().all(|v| v.is_nan()));
+    // Integers give float64.
+    let i = Array::from_slice_on(&d, &[1i32, 1], &[2]).unwrap();
+    let si = special::softmax(&i, None).unwrap();
+    assert_eq!((si.dtype(), f64s(&si)), (DType::F64, vec![0.5, 0.5]));
+}
+
+#[test]
+fn logsumexp_handles_weights_signs_and_infinities() {
+    let d = cpu();
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let a = Array::from_slice_on(
+        &d,
+        &[0.0, 1.0, 2.0, 1000.0, 1000.0, 1000.0, -inf, -inf, -inf, 1.0, inf, 0.0, nan, 1.0, 2.0],
+        &[5, 3],
+    )
+    .unwrap();
+    let got = f64s(&special::logsumexp(&a, Some(&[-1]), None, false).unwrap());
+    let first = (0f64.exp() + 1f64.exp() + 2f64.exp()).ln();
+    within_ulps("logsumexp", &got, &[first, 1000.0 + 3f64.ln(), -inf, inf, nan], 4.0);
+    // keepdims and axis None.
+    assert_eq!(special::logsumexp(&a, Some(&[1]), None, true).unwrap().shape(), &[5, 1]);
+    let x = arr(&d, &[1.0, 2.0]);
+    let r = special::logsumexp(&x, None, None, false).unwrap();
+    assert_eq!(r.shape(), &[] as &[usize]);
+    within_ulps("logsumexp all", &f64s(&r), &[(1f64.exp() + 2f64.exp()).ln()], 4.0);
+    // Weights: a negative sum is NaN without the sign, (log|s|, -1) with it; zero weights drop
+    // even infinite terms.
+    let b = arr(&d, &[1.0, -2.0]);
+    let want = (2.0 * 2f64.exp() - 1f64.exp()).ln();
+    assert!(f64s(&special::logsumexp(&x, None, Some(&b), false).unwrap())[0].is_nan());
+    let (v, s) = special::logsumexp_with_sign(&x, None, Some(&b), false).unwrap();
+    within_ulps("logsumexp |s|", &f64s(&v), &[want], 8.0);
+    assert_eq!(f64s(&s), [-1.0]);
+    let xi = arr(&d, &[inf, 0.0]);
+    let bi = arr(&d, &[0.0, 1.0]);
+    assert_eq!(f64s(&special::logsumexp(&xi, None, Some(&bi), false).unwrap()), [0.0]);
+    // float32 stays float32; integers give float64; empty input gives -inf.
+    let f = Array::from_slice_on(&d, &[0.5f32, 1.5], &[2]).unwrap();
+    assert_eq!(special::logsumexp(&f, None, None, false).unwrap().dtype(), DType::F32);
+    let i = Array::from_slice_on(&d, &[1i64, 2], &[2]).unwrap();
+    assert_eq!(special::logsumexp(&i, None, None, false).unwrap().dtype(), DType::F64);
+    let empty = Array::from_slice_on(&d, &[] as &[f64], &[0]).unwrap();
+    assert_eq!(f64s(&special::logsumexp(&empty, None, None, false).unwrap()), [-inf]);
+}
