@@ -485,6 +485,38 @@ fn fusion_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
             .map(|_| ())
         })?;
         r.rep("black-scholes f32 2^22 (ElementwiseKernel)", ms, gb(5 * nb * 4, ms));
+        if gpu {
+            // The masked Mandelbrot of the seeds (2048^2, 100 iterations at most, smooth
+            // colouring of the points that escape, stopping when none is left).
+            let side = 2048usize;
+            let xs = xp::linspace(-2.0, 1.0, side, true, Some(DType::F64))?.reshape(&[side as isize, 1])?;
+            let ys = xp::linspace(-1.5, 1.5, side, true, Some(DType::F64))?.reshape(&[1, side as isize])?;
+            let cc = xs.astype(DType::C128)?.add(&ys.astype(DType::C128)?.mul(Scalar::Complex(0.0, 1.0))?)?;
+            xp::eval(&[&cc])?;
+            let mandelbrot = || -> xp::Result<()> {
+                let z = xp::zeros(&[side, side], DType::C128)?;
+                let mat = xp::zeros(&[side, side], DType::F64)?;
+                let mask = xp::ones(&[side, side], DType::Bool)?;
+                for it in 0..100 {
+                    let zm = z.at(s![&mask])?;
+                    z.set(s![&mask], &zm.mul(&zm)?.add(&cc.at(s![&mask])?)?)?;
+                    let newly = z.abs()?.gt(2.0)?.logical_and(&mask)?;
+                    if newly.any(None, false)?.item::<bool>()? {
+                        let zn = z.at(s![&newly])?;
+                        let nu =
+                            zn.abs()?.log()?.log()?.div(std::f64::consts::LN_2)?.negative()?.add((it + 1) as f64)?;
+                        mat.set(s![&newly], &nu)?;
+                        mask.set(s![&newly], false)?;
+                    }
+                    if !mask.any(None, false)?.item::<bool>()? {
+                        break;
+                    }
+                }
+                done(mat)
+            };
+            let ms = bench(d, 1, 3, mandelbrot)?;
+            r.rep("mandelbrot masked 2048^2 100 iters (seed)", ms, String::new());
+        }
         // Host time per op of a chain of 10 ops on 1,000 elements, read at the end.
         let sm = xp::arange(0, 1000, 1, Some(DType::F32))?;
         let chain = || -> xp::Result<()> {

@@ -1,5 +1,5 @@
 //! The cross-vendor compile check: every built-in kernel the generator emits, plus the seeds'
-//! raw kernels, compiled with NVRTC for `sm_90` and with hiprtc for `gfx90a`. No GPU is needed,
+//! raw kernels and samples of lazy fusion's reductions, compiled with NVRTC for `sm_90` and with hiprtc for `gfx90a`. No GPU is needed,
 //! only the compilers (CI installs both). In CI (`CI=true`) a missing compiler fails the test.
 #![cfg(all(feature = "cuda", feature = "hip"))]
 
@@ -14,6 +14,7 @@ fn units(batch: usize) -> Vec<Vec<(String, String)>> {
         .chain(xp::kernels::index::gpu_only_kernels())
         .chain(xp::kernels::sort::gpu_only_kernels())
         .chain(xp::kernels::signal::gpu_only_kernels())
+        .chain(xp::kernels::reduce::fused::sample_kernels())
         .map(|r| (r.name, r.code))
         .collect();
     let mut out: Vec<Vec<_>> = all.chunks(batch).map(|c| c.to_vec()).collect();

@@ -141,3 +141,46 @@ fn child_without_vendor_libraries() {
         });
     }
 }
+
+/// The CPU without a C++ compiler (`CXX` names none, the kernel cache is empty): built-in ops
+/// still run, pending arrays are computed op by op with the built-in kernels and reductions of
+/// pending maps read the computed map; the values are those of the fused kernels.
+#[test]
+fn cpu_without_a_compiler_computes_pending_arrays_op_by_op() {
+    let cache = std::env::temp_dir().join(format!("xp-no-compiler-cache-{}", std::process::id()));
+    std::fs::create_dir_all(&cache).unwrap();
+    let (ok, out) = child(
+        "child_without_a_compiler",
+        &[("CXX", "/nonexistent/c++"), ("XP_CACHE_DIR", cache.to_str().unwrap()), ("XP_LAZY", "1")],
+    );
+    std::fs::remove_dir_all(&cache).unwrap();
+    assert!(ok, "{out}");
+    assert!(!out.contains("panicked"), "{out}");
+}
+
+#[test]
+#[ignore = "entry point of a child process, run by its parent test"]
+fn child_without_a_compiler() {
+    if std::env::var_os("XP_ENV_CHILD").is_none() {
+        return;
+    }
+    let cpu = xp::device("cpu").unwrap();
+    xp::with_device(&cpu, || {
+        let x = xp::arange(0.0, 64.0, 1.0, Some(xp::DType::F32)).unwrap().reshape(&[8, 8]).unwrap();
+        let y = x.mul(0.5).unwrap().sin().unwrap().add(&x).unwrap();
+        let s = y.mul(&y).unwrap().sum(Some(&[1]), false).unwrap();
+        let host: Vec<f32> = (0..64).map(|k| (k as f32 * 0.5).sin() + k as f32).collect();
+        assert_eq!(y.to_vec::<f32>().unwrap(), host);
+        let want: Vec<f32> = host.chunks(8).map(|r| r.iter().map(|v| v * v).sum::<f32>()).collect();
+        for (a, b) in s.to_vec::<f32>().unwrap().iter().zip(&want) {
+            assert!((a - b).abs() <= 1e-4 * b.abs(), "{a} against {b}");
+        }
+        let stats = xp::lazy::stats();
+        assert_eq!(stats.fused_kernels, 0, "{stats:?}");
+        // A kernel that needs the compiler is an error that says so.
+        let k = xp::array::user::RawKernel::new("extern \"C\" __global__ void k(float* a) { a[0] = 1; }", "k");
+        let a = xp::zeros(&[1], xp::DType::F32).unwrap();
+        let e = k.launch((1,), (1,), &[(&a).into()]).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("compiler"), "{e}");
+    });
+}

@@ -70,14 +70,17 @@ use parking_lot::RwLock;
 use xp_backend_api::{DType, DynDevice, Error, KernelArg, Result, Stream};
 use xp_kernels::elementwise::{ElementwiseSpec, Operand as KOperand};
 use xp_kernels::ops::{ElementwiseOp, TypeLoop};
-use xp_kernels::plan::plan_elementwise;
+use xp_kernels::plan::{plan_elementwise, PlanArg, MAX_RANK};
+use xp_kernels::reduce::{collapse_joint, plan_reduce, render_reduce_fused, FusedSource, ReduceOp};
+use xp_kernels::render::IndexWidth;
 
 use crate::array::Storage;
 use crate::element::scalar_bytes;
 use crate::exec::{
-    current_stream, device_id, elementwise_kernel, elementwise_operands, launch_planned, target_of, with_stream,
-    Bindings, KernelKey,
+    current_stream, device_id, elementwise_kernel, elementwise_operands, kernel, launch_planned, run_launches,
+    target_of, with_stream, Bindings, KernelKey,
 };
+use crate::layout::c_strides;
 use crate::promote::Scalar;
 use crate::Array;
 
@@ -564,22 +567,10 @@ impl Lowering<'_> {
         s
     }
 
-    /// The kernel: each leaf and scalar named once, each node a block as its op's kernel
-    /// computes it, the outputs last.
-    fn spec(
-        &self,
-        outputs: &[usize],
-        layout: xp_kernels::elementwise::Layout,
-        index: xp_kernels::elementwise::IndexWidth,
-    ) -> ElementwiseSpec {
+    /// Each node as a block computing `v{k}` from `l{k}` (leaves), `s{k}` (scalars) and
+    /// earlier nodes, as its op's own kernel computes it; and the ops' preambles.
+    fn node_code(&self) -> (String, Vec<&'static str>) {
         let mut body = String::new();
-        let nl = self.leaves.len();
-        for (k, l) in self.leaves.iter().enumerate() {
-            let _ = writeln!(body, "const {} l{k} = in{k};", l.dtype().c_name());
-        }
-        for (k, (_, d)) in self.scalars.iter().enumerate() {
-            let _ = writeln!(body, "const {} s{k} = in{};", d.c_name(), nl + k);
-        }
         let mut preambles: Vec<&'static str> = Vec::new();
         let name = |src: &Src| match src {
             Src::Leaf(k) => format!("l{k}"),
@@ -606,6 +597,27 @@ impl Lowering<'_> {
                 }
             }
         }
+        (body, preambles)
+    }
+
+    /// The kernel: each leaf and scalar named once, each node a block as its op's kernel
+    /// computes it, the outputs last.
+    fn spec(
+        &self,
+        outputs: &[usize],
+        layout: xp_kernels::elementwise::Layout,
+        index: xp_kernels::elementwise::IndexWidth,
+    ) -> ElementwiseSpec {
+        let mut body = String::new();
+        let nl = self.leaves.len();
+        for (k, l) in self.leaves.iter().enumerate() {
+            let _ = writeln!(body, "const {} l{k} = in{k};", l.dtype().c_name());
+        }
+        for (k, (_, d)) in self.scalars.iter().enumerate() {
+            let _ = writeln!(body, "const {} s{k} = in{};", d.c_name(), nl + k);
+        }
+        let (nodes, preambles) = self.node_code();
+        body.push_str(&nodes);
         for (j, o) in outputs.iter().enumerate() {
             let _ = writeln!(body, "out{j} = v{o};");
         }
@@ -697,6 +709,128 @@ fn run_fused(group: &[(&Storage, Arc<Expr>)], why: Reason) -> Result<()> {
         group[k].0.fulfil(r.into_buffer().expect("a fresh result"));
     }
     Ok(())
+}
+
+// ---- the reduction prologue ------------------------------------------------------------------
+
+/// Kernel-parameter bytes an array read by a fused reduction takes (its pointer and its
+/// strides over the kept and the reduced dimensions).
+const REDUCE_ARRAY_PARAM_BYTES: usize = 8 + 2 * 64;
+
+/// Reduce `x` with `op` over `axes` into `out` with the map of a pending `x` computed inside
+/// the reduction kernel (the map is not stored; `x` stays pending). The kernel combines the
+/// values in the order the plain reduction of the computed `x` (a fresh C-contiguous array)
+/// combines its elements, so the result has the same bits. Returns `false`, having done
+/// nothing but compute operands the map cannot inline, when `x` is computed, is a view other
+/// than the whole pending array, was made on another stream, or the map would take too many
+/// kernel parameters; and on a device without a compiler for fused kernels.
+pub(crate) fn reduce_pending(
+    device: &Arc<dyn DynDevice>,
+    op: &ReduceOp,
+    x: &Array,
+    axes: &[usize],
+    out: &Array,
+) -> Result<bool> {
+    let Some(e) = x.storage.expr() else { return Ok(false) };
+    if !enabled()?
+        || !can_fuse_on(device)
+        || !Arc::ptr_eq(&e.device, device)
+        || !Arc::ptr_eq(&e.stream, &current_stream(device))
+        || !inlinable(x, &e, &e.shape, &e.stream)
+        || e.shape.len() > MAX_RANK
+    {
+        return Ok(false);
+    }
+    env_trace()?;
+    let mut lw = Lowering {
+        shape: &e.shape,
+        stream: &e.stream,
+        leaves: Vec::new(),
+        scalars: Vec::new(),
+        nodes: Vec::new(),
+        memo: HashMap::new(),
+    };
+    let root = lw.node(&x.storage, &e)?;
+    if !x.is_pending() {
+        // Computed while its operands were (a pending operand read it): reduce it as it is.
+        return Ok(false);
+    }
+    if lw.leaves.len() * REDUCE_ARRAY_PARAM_BYTES + lw.scalars.len() * SCALAR_PARAM_BYTES > MAX_PARAM_BYTES {
+        return Ok(false);
+    }
+    let plan = plan_reduce(op, &e.shape, &c_strides(&e.shape), axes, target_of(device))?;
+    let Some(first) = plan.launches.first() else { return Ok(true) };
+    let strides: Vec<&[isize]> = lw.leaves.iter().map(|l| l.strides()).collect();
+    let joint = collapse_joint(&e.shape, &strides, axes);
+    let span = |l: &Array| -> usize {
+        l.shape().iter().zip(l.strides()).map(|(&n, &s)| n.saturating_sub(1) * s.unsigned_abs()).sum()
+    };
+    if plan.index == IndexWidth::I32 && lw.leaves.iter().any(|l| span(l) >= 1 << 30) {
+        return Ok(false);
+    }
+    let mut compiled = false;
+    let key = KernelKey::Named(format!("lazyred|{}|{}", first.kernel.name, lw.signature(&[root])));
+    let fused = kernel(device, key, || {
+        compiled = true;
+        count(|s| s.compiles += 1);
+        let (body, preambles) = lw.node_code();
+        let src = FusedSource {
+            arrays: lw.leaves.iter().map(|l| l.dtype()).collect(),
+            scalars: lw.scalars.iter().map(|(_, d)| *d).collect(),
+            body,
+            result: format!("v{root}"),
+            preamble: preambles.join("\n"),
+        };
+        let r = render_reduce_fused(op, &src, plan.index);
+        (r.name, r.code)
+    });
+    let fused = match fused {
+        Ok(f) => f,
+        Err(err) if no_compiler(device, &err) => {
+            unfusable().write().push(device_id(device));
+            return Ok(false);
+        }
+        Err(err) => return Err(err),
+    };
+    let value = |a: PlanArg| a.value_bytes().expect("a by-value argument");
+    let mut values: Vec<Vec<u8>> = Vec::with_capacity(2 * lw.leaves.len() + 2);
+    for k in 0..lw.leaves.len() {
+        values.push(value(PlanArg::strides(&joint.kstrides[k])));
+        values.push(value(PlanArg::strides(&joint.rstrides[k])));
+    }
+    values.push(value(PlanArg::shape(&joint.kshape)));
+    values.push(value(PlanArg::shape(&joint.rshape)));
+    let mut lead: Vec<KernelArg<'_>> = Vec::with_capacity(3 * lw.leaves.len() + lw.scalars.len() + 2);
+    for (k, l) in lw.leaves.iter().enumerate() {
+        lead.push(l.kernel_arg()?);
+        lead.push(KernelArg::Value(&values[2 * k]));
+        lead.push(KernelArg::Value(&values[2 * k + 1]));
+    }
+    for (b, _) in &lw.scalars {
+        lead.push(KernelArg::Value(b));
+    }
+    let n = values.len();
+    lead.push(KernelArg::Value(&values[n - 2]));
+    lead.push(KernelArg::Value(&values[n - 1]));
+    let scratch =
+        if plan.scratch_bytes > 0 { Some(device.alloc(plan.scratch_bytes, &current_stream(device))?) } else { None };
+    let bind = Bindings { input: None, output: Some(out), scratch: scratch.as_ref(), operands: &[] };
+    let args: Vec<PlanArg> =
+        first.args.iter().map(|a| if matches!(a, PlanArg::Input { .. }) { PlanArg::Null } else { a.clone() }).collect();
+    launch_planned(device, &*fused, &first.config, &lead, &args, bind)?;
+    run_launches(device, &plan.launches[1..], bind)?;
+    count(|s| {
+        s.fused_kernels += 1;
+        s.fused_ops += lw.nodes.len() as u64;
+    });
+    trace(
+        Reason::Consumer,
+        &e,
+        lw.nodes.len(),
+        1,
+        if compiled { "reduced in the reduction's kernel, new kernel" } else { "reduced in the reduction's kernel" },
+    );
+    Ok(true)
 }
 
 /// Whether `e`, from compiling a fused kernel on `device`, says that the CPU has no C++

@@ -28,6 +28,10 @@ pub(crate) fn run_reduce_op(
     if out.size() == 0 {
         return Ok(out);
     }
+    // A pending map is computed inside the reduction's kernel.
+    if crate::lazy::reduce_pending(dev, op, x, axes, &out)? {
+        return Ok(out);
+    }
     // Kernels address up to MAX_RANK dimensions; merge first when a view has more.
     let x = if x.ndim() > MAX_RANK { x.copy()? } else { x.clone() };
     let plan = plan_reduce(op, x.shape(), x.strides(), axes, target_of(dev))?;

@@ -212,6 +212,124 @@ inline void run(const typename Op::In* __restrict__ in, const typename Op::Acc* 
   }
 }
 
+// ---- Fused sources ----------------------------------------------------------------------------
+// `run_src` reduces the values a source computes (a fused elementwise map over several arrays)
+// instead of loaded elements. A source `Src` has
+//   typedef T;                                 // the value type `Op::map` takes
+//   struct Pos;                                // where one output's elements start
+//   Pos pos(I o) const;                        // for output o (C order over the kept extents)
+//   T get(const Pos& p, I j) const;            // element j of that output's reduced range
+// The plan's shapes and strides (`ks`, `kst`, `rs`, `rst`) are those of the C-contiguous
+// array the map would be written to, and every function below combines values in the order
+// its counterpart above combines that array's elements: the result has the bits of the map
+// computed into an array and reduced.
+
+template <class Op, class Src, class I>
+inline typename Op::Acc cpu_range_src(const Src& src, const typename Src::Pos& ps, I j0, I j1) {
+  typedef typename Op::Acc Acc;
+  Acc levels[64];
+  unsigned long long count = 0;
+  for (I b0 = j0; b0 < j1; b0 += (I)kBlock) {
+    const I b1 = imin<I>(j1, b0 + (I)kBlock);
+    Acc lane[kLanes];
+    for (int l = 0; l < kLanes; ++l) lane[l] = Op::identity();
+    I j = b0;
+    for (; j + kLanes <= b1; j += kLanes)
+      for (int l = 0; l < kLanes; ++l) Op::combine(lane[l], Op::map(src.get(ps, j + l), (i64)(j + l)));
+    for (int l = 0; j < b1; ++j, ++l) Op::combine(lane[l & (kLanes - 1)], Op::map(src.get(ps, j), (i64)j));
+    for (int w = 1; w < kLanes; w *= 2)
+      for (int l = 0; l + w < kLanes; l += 2 * w) Op::combine(lane[l], lane[l + w]);
+    Acc blk = lane[0];
+    unsigned long long c = count++;
+    int lv = 0;
+    while (c & 1ull) {
+      Op::combine(levels[lv], blk);
+      blk = levels[lv];
+      c >>= 1;
+      ++lv;
+    }
+    levels[lv] = blk;
+  }
+  Acc acc = Op::identity();
+  for (int lv = 63; lv >= 0; --lv)
+    if ((count >> lv) & 1ull) Op::combine(acc, levels[lv]);
+  return acc;
+}
+
+// cpu_tile over a source: outputs o0 .. o0 + nt - 1. Each accumulator takes its rows in order,
+// as in cpu_tile, so walking a tile output by output changes no bit.
+template <class Op, class Src, class I>
+inline typename Op::Acc* cpu_tile_src(const Src& src, I o0, I nt, I j0, I j1, typename Op::Acc* __restrict__ inner,
+                                      typename Op::Acc* __restrict__ lev) {
+  typedef typename Op::Acc Acc;
+  unsigned long long count = 0;
+  for (I b0 = j0; b0 < j1; b0 += (I)kRowBlock) {
+    const I b1 = imin<I>(j1, b0 + (I)kRowBlock);
+    for (I t = 0; t < nt; ++t) {
+      const typename Src::Pos ps = src.pos(o0 + t);
+      Acc a = Op::identity();
+      for (I j = b0; j < b1; ++j) Op::combine(a, Op::map(src.get(ps, j), (i64)j));
+      inner[t] = a;
+    }
+    unsigned long long c = count++;
+    int lv = 0;
+    Acc* cur = inner;
+    while (c & 1ull) {
+      Acc* __restrict__ l = lev + (I)lv * nt;
+      for (I t = 0; t < nt; ++t) Op::combine(l[t], cur[t]);
+      cur = l;
+      c >>= 1;
+      ++lv;
+    }
+    Acc* __restrict__ l = lev + (I)lv * nt;
+    for (I t = 0; t < nt; ++t) l[t] = cur[t];
+  }
+  if (count == 0) return nullptr;
+  int top = 63;
+  while (!((count >> top) & 1ull)) --top;
+  Acc* __restrict__ r = lev + (I)top * nt;
+  for (int lv = top - 1; lv >= 0; --lv)
+    if ((count >> lv) & 1ull) {
+      const Acc* __restrict__ l = lev + (I)lv * nt;
+      for (I t = 0; t < nt; ++t) Op::combine(r[t], l[t]);
+    }
+  return r;
+}
+
+template <class Op, class I, class Src>
+inline void run_src(const Src& src, const typename Op::Acc* __restrict__ pin, typename Op::Out* __restrict__ out,
+                    typename Op::Acc* __restrict__ pout, const Shape& ks, const Strides& kst, const Shape& rs,
+                    const Strides& rst, I n_out, I n_red, I seg, i64 tile, i64 n_post, i64 ddof) {
+  typedef typename Op::Acc Acc;
+  if (pin) {
+    run<Op, I>((const typename Op::In*)nullptr, pin, out, pout, ks, kst, rs, rst, n_out, n_red, seg, tile, n_post, ddof);
+    return;
+  }
+  const I s = (I)blockIdx.y;
+  const I j0 = imin<I>(n_red, s * seg);
+  const I j1 = imin<I>(n_red, j0 + seg);
+  if (tile == 0) {
+    for (I o = (I)blockIdx.x; o < n_out; o += (I)gridDim.x) {
+      const Acc a = cpu_range_src<Op, Src, I>(src, src.pos(o), j0, j1);
+      emit<Op, I>(out, pout, o, s, n_out, a, n_post, ddof);
+    }
+    return;
+  }
+  const I klast = (I)ks.dims[ks.ndim - 1];
+  const I tw = tile_width<Acc, I>(tile, seg);
+  const I tpr = (klast + tw - 1) / tw;
+  const I items = klast > 0 ? (n_out / klast) * tpr : 0;
+  alignas(64) unsigned char buf[kTileBytes];
+  Acc* const inner = reinterpret_cast<Acc*>(buf);
+  Acc* const lev = inner + tw;
+  for (I w = (I)blockIdx.x; w < items; w += (I)gridDim.x) {
+    const I o0 = (w / tpr) * klast + (w % tpr) * tw;
+    const I nt = imin<I>(tw, klast - (w % tpr) * tw);
+    const Acc* r = cpu_tile_src<Op, Src, I>(src, o0, nt, j0, j1, inner, lev);
+    for (I t = 0; t < nt; ++t) emit<Op, I>(out, pout, o0 + t, s, n_out, r ? r[t] : Op::identity(), n_post, ddof);
+  }
+}
+
 #else
 // ---------------------------------------------------------------------------------------------
 // GPU: a group of blockDim.x threads per output (1: a thread per output; a power of two up to
@@ -336,6 +454,107 @@ XP_DEVICE void run(const typename Op::In* __restrict__ in, const typename Op::Ac
       const I b = offset_of<I>(o, ks, kst);
       a = pin ? gpu_range<Op, true>(pin + b, j0, j1, tid, step, rs, rst)
               : gpu_range<Op, false>(in + b, j0, j1, tid, step, rs, rst);
+    }
+    a = group_reduce<Op>(a);
+    if (tid == 0 && o < n_out) emit<Op, I>(out, pout, o, s, n_out, a, n_post, ddof);
+  }
+}
+
+// ---- Fused sources (see the CPU half) ---------------------------------------------------------
+// gpu_range over a source; `vb` is the offset of the output's first element in the
+// C-contiguous array the map would be written to (512-byte aligned, as every fresh buffer), so
+// that the elements go to the threads gpu_range would give them, in the same groups.
+template <class Op, class Src, class I>
+XP_DEVICE typename Op::Acc gpu_range_src(const Src& src, const typename Src::Pos& ps, I vb, I g0, I j1, I tid, I step,
+                                         const Shape& rs, const Strides& rst) {
+  typedef typename Op::Acc Acc;
+  typedef typename Src::T T;
+  Acc acc = Op::identity();
+  if (g0 >= j1) return acc;
+  const I st = (I)rst.s[0];
+  if (rs.ndim == 1) {
+    if constexpr (16 % sizeof(T) == 0 && sizeof(T) < 16) {
+      const unsigned long long addr = (unsigned long long)(vb + g0) * (unsigned long long)sizeof(T);
+      if (st == 1) {
+        constexpr int VE = 16 / (int)sizeof(T);
+        const I len = j1 - g0;
+        const I head = imin<I>(len, (I)(((16u - (unsigned)(addr & 15u)) & 15u) / (unsigned)sizeof(T)));
+        for (I k = tid; k < head; k += step) Op::combine(acc, Op::map(src.get(ps, g0 + k), (i64)(g0 + k)));
+        const I nv = (len - head) / (I)VE;
+        const I jv = g0 + head;
+        I v = tid;
+        while (v < nv) {
+          Acc part = Op::identity();
+          const I vend = imin<I>(nv, v + step * 16);
+          for (; v + 3 * step < vend; v += 4 * step) {
+            T x0[VE], x1[VE], x2[VE], x3[VE];
+            for (int e = 0; e < VE; ++e) {
+              x0[e] = src.get(ps, jv + v * VE + e);
+              x1[e] = src.get(ps, jv + (v + step) * VE + e);
+              x2[e] = src.get(ps, jv + (v + 2 * step) * VE + e);
+              x3[e] = src.get(ps, jv + (v + 3 * step) * VE + e);
+            }
+            for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(x0[e], (i64)(jv + v * VE + e)));
+            for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(x1[e], (i64)(jv + (v + step) * VE + e)));
+            for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(x2[e], (i64)(jv + (v + 2 * step) * VE + e)));
+            for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(x3[e], (i64)(jv + (v + 3 * step) * VE + e)));
+          }
+          for (; v < vend; v += step)
+            for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(src.get(ps, jv + v * VE + e), (i64)(jv + v * VE + e)));
+          Op::combine(acc, part);
+        }
+        for (I k = head + nv * (I)VE + tid; k < len; k += step)
+          Op::combine(acc, Op::map(src.get(ps, g0 + k), (i64)(g0 + k)));
+        return acc;
+      }
+    }
+    I j = g0 + tid;
+    while (j < j1) {
+      Acc part = Op::identity();
+      const I jend = imin<I>(j1, j + step * 64);
+      for (; j + 3 * step < jend; j += 4 * step) {
+        const T x0 = src.get(ps, j), x1 = src.get(ps, j + step), x2 = src.get(ps, j + 2 * step),
+                x3 = src.get(ps, j + 3 * step);
+        Op::combine(part, Op::map(x0, (i64)j));
+        Op::combine(part, Op::map(x1, (i64)(j + step)));
+        Op::combine(part, Op::map(x2, (i64)(j + 2 * step)));
+        Op::combine(part, Op::map(x3, (i64)(j + 3 * step)));
+      }
+      for (; j < jend; j += step) Op::combine(part, Op::map(src.get(ps, j), (i64)j));
+      Op::combine(acc, part);
+    }
+    return acc;
+  }
+  I j = g0 + tid;
+  while (j < j1) {
+    Acc part = Op::identity();
+    const I jend = imin<I>(j1, j + step * 64);
+    for (; j < jend; j += step) Op::combine(part, Op::map(src.get(ps, j), (i64)j));
+    Op::combine(acc, part);
+  }
+  return acc;
+}
+
+template <class Op, class I, class Src>
+XP_DEVICE void run_src(const Src& src, const typename Op::Acc* __restrict__ pin, typename Op::Out* __restrict__ out,
+                       typename Op::Acc* __restrict__ pout, const Shape& ks, const Strides& kst, const Shape& rs,
+                       const Strides& rst, I n_out, I n_red, I seg, i64 tile, i64 n_post, i64 ddof) {
+  typedef typename Op::Acc Acc;
+  if (pin) {
+    run<Op, I>((const typename Op::In*)nullptr, pin, out, pout, ks, kst, rs, rst, n_out, n_red, seg, tile, n_post, ddof);
+    return;
+  }
+  const I s = (I)blockIdx.y;
+  const I j0 = imin<I>(n_red, s * seg);
+  const I j1 = imin<I>(n_red, j0 + seg);
+  const I per = (I)blockDim.y;
+  const I tid = (I)threadIdx.x, step = (I)blockDim.x;
+  for (I o0 = (I)blockIdx.x * per; o0 < n_out; o0 += (I)gridDim.x * per) {
+    const I o = o0 + (I)threadIdx.y;
+    Acc a = Op::identity();
+    if (o < n_out) {
+      const I b = offset_of<I>(o, ks, kst);
+      a = gpu_range_src<Op, Src, I>(src, src.pos(o), b, j0, j1, tid, step, rs, rst);
     }
     a = group_reduce<Op>(a);
     if (tid == 0 && o < n_out) emit<Op, I>(out, pout, o, s, n_out, a, n_post, ddof);

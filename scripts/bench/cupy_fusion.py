@@ -59,4 +59,26 @@ ek = cp.ElementwiseKernel("T s, T x, T t, T r, T v", "T call, T put", """
 """, "black_scholes")
 co, po = cp.empty(n, cp.float32), cp.empty(n, cp.float32)
 R.rep("black-scholes f32 2^22 (ElementwiseKernel)", bench(lambda: ek(s, k, t, cp.float32(0.02), cp.float32(0.3), co, po)))
+
+# The seeds' masked Mandelbrot with smooth colouring.
+def mandelbrot(width=2048, height=2048, max_iter=100):
+    xs = cp.linspace(-2.0, 1.0, width, dtype=cp.float64)
+    ys = cp.linspace(-1.5, 1.5, height, dtype=cp.float64)
+    X, Y = cp.meshgrid(xs, ys, indexing="ij")
+    C = X + 1j * Y
+    Z = cp.zeros_like(C, dtype=cp.complex128)
+    mat = cp.zeros(C.shape, dtype=cp.float64)
+    mask = cp.ones(C.shape, dtype=bool)
+    for n in range(max_iter):
+        Z[mask] = Z[mask] * Z[mask] + C[mask]
+        newly = (cp.abs(Z) > 2.0) & mask
+        if newly.any():
+            z_new = Z[newly]
+            mat[newly] = n + 1 - cp.log(cp.log(cp.abs(z_new))) / cp.log(2.0)
+            mask[newly] = False
+        if not mask.any():
+            break
+    return mat
+
+R.rep("mandelbrot masked 2048^2 100 iters (seed)", bench(mandelbrot, warm=1, reps=3))
 R.dump(sys.argv[1] if len(sys.argv) > 1 else "/tmp/cupy_fusion.json")

@@ -265,3 +265,102 @@ pub fn long_chains_are_cut_by_the_depth_bound(d: &Arc<dyn DynDevice>) {
         assert_eq!(acc.to_vec::<i64>().unwrap(), (0..8).map(|k| 101 * k).collect::<Vec<i64>>());
     });
 }
+
+#[derive(Debug, Clone)]
+struct Reduction {
+    shape: Vec<usize>,
+    dtype: usize,
+    map: u8,
+    op: u8,
+    /// None: every axis; else this axis (mod the rank).
+    axis: Option<usize>,
+    seed: u64,
+}
+
+fn reduction() -> impl Strategy<Value = Reduction> {
+    (
+        prop_oneof![
+            prop::collection::vec(1usize..70, 1..=3),
+            // Long enough to split a reduced range into segments, on the CPU and on GPUs.
+            Just(vec![3, 40_000]),
+            Just(vec![70_001]),
+            Just(vec![5000, 9]),
+        ],
+        0..FLOATS.len(),
+        0u8..5,
+        0u8..9,
+        prop::option::of(0usize..3),
+        any::<u64>(),
+    )
+        .prop_map(|(shape, dtype, map, op, axis, seed)| Reduction { shape, dtype, map, op, axis, seed })
+}
+
+/// The reduction's result bytes on `d`, with fusion as it is set on this thread; and whether
+/// the map was still pending after the reduction.
+fn run_reduction(d: &Arc<dyn DynDevice>, c: &Reduction) -> Result<(Vec<u8>, bool)> {
+    with_device(d, || {
+        let dt = FLOATS[c.dtype];
+        let n: usize = c.shape.iter().product();
+        let rank = c.shape.len();
+        let x = Array::from_slice_on(d, &randoms(n, c.seed, -2.0, 2.0), &c.shape)?.astype(dt)?;
+        let y = Array::from_slice_on(d, &randoms(n, c.seed ^ 5, -1.0, 1.0), &c.shape)?.astype(dt)?;
+        let last = c.shape[rank - 1];
+        let row = Array::from_slice_on(d, &randoms(last, c.seed ^ 9, 0.5, 1.5), &[last])?.astype(dt)?;
+        let m = eval_now(x.max(Some(&[rank as isize - 1]), true)?)?;
+        let map = match c.map {
+            0 => x.mul(&x)?.add(&y.mul(2.0)?)?,
+            1 => x.sub(&m)?.exp()?,
+            2 => x.sub(&row)?.div(&row.add(0.25)?)?,
+            // A transposed operand beside a C-ordered one (square in the last two axes or not).
+            3 => {
+                let t =
+                    if rank >= 2 && c.shape[rank - 1] == c.shape[rank - 2] { swapaxes(&y, -1, -2)? } else { y.clone() };
+                x.abs()?.sqrt()?.mul(&t)?.sin()?
+            }
+            _ => x.astype(DType::F64)?.mul(0.1)?.tanh()?.astype(dt)?,
+        };
+        let axes: Option<Vec<isize>> = c.axis.map(|a| vec![(a % rank) as isize]);
+        let ax = axes.as_deref();
+        let r = match c.op {
+            0 => map.sum(ax, false)?,
+            1 => map.mean(ax, true)?,
+            2 => map.max(ax, false)?,
+            3 => map.min(ax, false)?,
+            4 => map.var(ax, 1, false)?,
+            5 => map.std(ax, 0, false)?,
+            6 => map.argmax(c.axis.map(|a| (a % rank) as isize))?,
+            7 => map.mul(0.5)?.add(0.75)?.prod(ax, false)?,
+            _ => map.gt(0.3)?.any(ax, false)?,
+        };
+        let bytes = r.to_bytes()?;
+        Ok((bytes, map.is_pending()))
+    })
+}
+
+fn eval_now(a: Array) -> Result<Array> {
+    eval(&[&a])?;
+    Ok(a)
+}
+
+pub fn reductions_of_pending_maps_give_the_bits_of_computed_maps(d: &Arc<dyn DynDevice>) {
+    let config = Config { cases: 24, failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let before = lazy::stats();
+    let kept_pending = std::cell::Cell::new(0usize);
+    runner
+        .run(&reduction(), |c| {
+            let (lazy, pending) = run_reduction(d, &c).unwrap();
+            let (eager, _) = lazy::disabled(|| run_reduction(d, &c)).unwrap();
+            prop_assert!(lazy == eager, "fused and computed-map reductions differ on {} for {:?}", d.label(), c);
+            kept_pending.set(kept_pending.get() + pending as usize);
+            Ok(())
+        })
+        .unwrap();
+    if lazy_on() {
+        // The map is computed inside the reduction's kernel and never stored.
+        let s = lazy::stats();
+        let kept_pending = kept_pending.get();
+        assert!(kept_pending >= 20, "{kept_pending} of 24 maps stayed pending ({before:?} → {s:?})");
+        assert!(s.fused_kernels - before.fused_kernels >= 20, "{before:?} → {s:?}");
+    }
+}

@@ -44,6 +44,7 @@ macro_rules! parity_tests {
                 errors_come_from_the_call_that_makes_them,
                 views_consumers_and_joint_evaluation_of_pending_arrays,
                 long_chains_are_cut_by_the_depth_bound,
+                reductions_of_pending_maps_give_the_bits_of_computed_maps,
             ],
             complex_order: [
                 complex_max_and_min_return_the_first_nan,

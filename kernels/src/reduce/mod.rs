@@ -52,7 +52,8 @@
 //! # Files
 //!
 //! The engine is `include/xp_reduce.h`; the built-in reductions are the table of [`ops`]
-//! ([`BUILTINS`]); the planner is [`plan`]. The launch types ([`Target`], [`PlanArg`],
+//! ([`BUILTINS`]); the planner is [`plan`]; reductions of a fused elementwise map (lazy
+//! fusion's prologue) are [`fused`]. The launch types ([`Target`], [`PlanArg`],
 //! [`PlannedLaunch`]) live in [`crate::plan`] and are re-exported here.
 
 use std::fmt::Write;
@@ -62,9 +63,11 @@ use xp_backend_api::DType;
 pub use crate::plan::{PlanArg, PlannedLaunch, Target, TargetKind};
 use crate::render::{sanitize, IndexWidth, Rendered};
 
+pub mod fused;
 pub mod ops;
 pub mod plan;
 
+pub use fused::{collapse_joint, render_reduce_fused, FusedSource, JointCollapse};
 pub use ops::{builtin_reduce, Accumulation, BuiltinReduction, OutRule, Prefer, BUILTINS, BUILTIN_REDUCTIONS};
 pub use plan::{collapse_reduction, plan_collapsed, plan_reduce, CollapsedReduction, ReducePlan};
 
