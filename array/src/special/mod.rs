@@ -24,8 +24,8 @@
 //! - `ndtr`, `log_ndtr`: `erfc` at `-x/√2` carried as a double-double; `log_ndtr` below -1 as
 //!   `log(erfcx(t)/2) - x²/2`.
 //! - `softmax`, `log_softmax`, `logsumexp`: array ops and reductions, shifted by the maximum as
-//!   SciPy does; the elementwise part of each is computed (one fused kernel) before its
-//!   reduction reads it.
+//!   SciPy does; the exponentials are computed inside the sum's kernel (lazy fusion's reduction
+//!   prologue) and again, fused, where the result needs them, never stored.
 
 use xp_backend_api::{DType, DTypeKind, Error, Result};
 
@@ -153,7 +153,6 @@ pub fn softmax(x: &Array, axis: Option<&[isize]>) -> Result<Array> {
     let x = real_float("softmax", x)?;
     eval(&[&x])?;
     let e = x.sub(&x.max(axis, true)?)?.exp()?;
-    eval(&[&e])?;
     e.div(&e.sum(axis, true)?)
 }
 
@@ -167,7 +166,6 @@ pub fn log_softmax(x: &Array, axis: Option<&[isize]>) -> Result<Array> {
     let m = where_(&m.isfinite()?, Operand::Array(&m), Operand::Scalar(Scalar::Float(0.0)))?;
     let t = x.sub(&m)?;
     let e = t.exp()?;
-    eval(&[&e])?;
     let s = e.sum(axis, true)?;
     t.sub(&s.log()?)
 }
@@ -241,7 +239,6 @@ fn logsumexp_parts(
             Some(b) => e.mul(b)?,
             None => e,
         };
-        eval(&[&e])?;
         let s = e.sum(Some(&axes), true)?;
         let sign = s.sign()?;
         let out = s.abs()?.log()?.add(&m)?;
