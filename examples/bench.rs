@@ -432,6 +432,12 @@ fn fusion_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
         let x = Array::from_vec(random(n, 31))?;
         let ms = bench(d, warm, iters, || done(x.sin()?.add(&x.mul(0.1)?)?.tanh()?))?;
         r.rep("tanh(sin(x)+0.1*x) f32 2^24", ms, gb(2 * n * 4, ms));
+        if !gpu {
+            // The main table's CPU row, here too so that the fusion group stands alone.
+            let y = Array::from_vec(random(n, 38))?;
+            let ms = bench(d, warm, iters, || done(x.pow(2)?.add(&y.mul_scalar(2)?)?))?;
+            r.rep("x**2+2*y f32 2^24", ms, gb(3 * n * 4, ms));
+        }
         let side = if gpu { 4096usize } else { 1024 };
         let m = Array::from_vec(random(side * side, 32))?.reshape(&[side as isize, side as isize])?;
         let softmax = || -> xp::Result<()> {

@@ -11,7 +11,7 @@
 //!
 //! The values are computed the first time something needs them:
 //! - a host read (`to_vec`, `item`, printing), a copy to another device;
-//! - anything that is not an elementwise op: a reduction, a sort, indexing that gathers or
+//! - anything that is not an elementwise op or a reduction: a sort, indexing that gathers or
 //!   scatters, a library call (BLAS, FFT, solvers, sparse), a user kernel, a collective;
 //! - a write into an array that a pending expression reads (`fill`, `set`, `out=`, a kernel
 //!   writing it): the readers are computed first, so they see the values they were made from;
@@ -35,11 +35,22 @@
 //! ([`eval`]) of one shape are outputs of one kernel. An expression of one op runs the op's
 //! own kernel.
 //!
+//! # Reductions
+//! A reduction (`sum`, `mean`, `var`, `max`, `argmax`, `any`, … over any axes) of a pending
+//! array computes the array's expression inside the reduction's kernel, as it reads it: the
+//! values are never stored, and the array stays pending (a later consumer computes it again,
+//! fused into its own kernel). So `sum(x*x + 2*y)` reads `x` and `y` once, and a softmax
+//! `e = exp(x - max(x)); e / sum(e)` reads `x` three times and writes once. This applies to the
+//! whole pending array (a reshape or slice of one is computed first) on the stream it was
+//! made on, while its arrays and scalars fit the kernel's parameters.
+//!
 //! # The same bits
 //! Every kernel of xp is compiled without floating-point contraction
 //! ([`xp_backend_api::CompileOptions::no_contraction`]: NVRTC `-fmad=false`, hiprtc and the
 //! CPU's compiler `-ffp-contract=off`), and each intermediate is rounded to the dtype its op
-//! stores, so a fused result equals the op-by-op result bit for bit.
+//! stores, so a fused result equals the op-by-op result bit for bit. A reduction of a pending
+//! array combines the computed values in the order its kernel combines the elements of the
+//! computed array (its plan is that array's plan), so it gives the same bits too.
 //!
 //! # Turning it off, watching it
 //! `XP_LAZY=0` turns fusion off for the process, [`disabled`] for a closure; ops then run at

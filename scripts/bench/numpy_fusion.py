@@ -6,6 +6,8 @@ from numpy_anchor import bench, Report
 R = Report()
 rng = np.random.default_rng(0)
 x = rng.random(1 << 24, dtype=np.float32)
+y = rng.random(1 << 24, dtype=np.float32)
+R.rep("x**2+2*y f32 2^24", bench(lambda: x**2 + 2 * y))
 R.rep("tanh(sin(x)+0.1*x) f32 2^24", bench(lambda: np.tanh(np.sin(x) + 0.1 * x)))
 m = rng.random((1024, 1024), dtype=np.float32)
 
