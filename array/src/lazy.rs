@@ -42,7 +42,9 @@
 //! fused into its own kernel). So `sum(x*x + 2*y)` reads `x` and `y` once, and a softmax
 //! `e = exp(x - max(x)); e / sum(e)` reads `x` three times and writes once. This applies to the
 //! whole pending array (a reshape or slice of one is computed first) on the stream it was
-//! made on, while its arrays and scalars fit the kernel's parameters.
+//! made on, while its arrays and scalars fit the kernel's parameters. On the CPU, whose cores
+//! rather than its memory bound a transcendental map, a map holding anything but arithmetic,
+//! comparisons, selections and casts is computed first (once) and then reduced.
 //!
 //! # The same bits
 //! Every kernel of xp is compiled without floating-point contraction
@@ -769,6 +771,11 @@ pub(crate) fn reduce_pending(
     if lw.leaves.len() * REDUCE_ARRAY_PARAM_BYTES + lw.scalars.len() * SCALAR_PARAM_BYTES > MAX_PARAM_BYTES {
         return Ok(false);
     }
+    // A CPU's cores are the bottleneck of a transcendental map, not its memory: recomputing it
+    // for the reduction and again for a later consumer (softmax's exp) costs more than storing it.
+    if device.properties().is_host && !lw.nodes.iter().all(|n| cheap_on_cpu(n.kind)) {
+        return Ok(false);
+    }
     let plan = plan_reduce(op, &e.shape, &c_strides(&e.shape), axes, target_of(device))?;
     let Some(first) = plan.launches.first() else { return Ok(true) };
     let strides: Vec<&[isize]> = lw.leaves.iter().map(|l| l.strides()).collect();
@@ -842,6 +849,57 @@ pub(crate) fn reduce_pending(
         if compiled { "reduced in the reduction's kernel, new kernel" } else { "reduced in the reduction's kernel" },
     );
     Ok(true)
+}
+
+/// Ops a CPU computes in a few instructions an element, so that computing them again inside a
+/// reduction costs less than writing and reading their values.
+fn cheap_on_cpu(kind: Kind) -> bool {
+    const CHEAP: &[&str] = &[
+        "add",
+        "subtract",
+        "multiply",
+        "negative",
+        "positive",
+        "absolute",
+        "square",
+        "maximum",
+        "minimum",
+        "fmax",
+        "fmin",
+        "equal",
+        "not_equal",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+        "logical_and",
+        "logical_or",
+        "logical_xor",
+        "logical_not",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "invert",
+        "where",
+        "clip",
+        "copysign",
+        "sign",
+        "floor",
+        "ceil",
+        "trunc",
+        "rint",
+        "conjugate",
+        "true_divide",
+        "divide",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "signbit",
+    ];
+    match kind {
+        Kind::Cast => true,
+        Kind::Op { op, .. } => CHEAP.contains(&op.name),
+    }
 }
 
 /// Whether `e`, from compiling a fused kernel on `device`, says that the CPU has no C++

@@ -352,20 +352,28 @@ pub fn reductions_of_pending_maps_give_the_bits_of_computed_maps(d: &Arc<dyn Dyn
     let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
     let before = lazy::stats();
     let kept_pending = std::cell::Cell::new(0usize);
+    let expected = std::cell::Cell::new(0usize);
+    // The CPU computes a transcendental map first (see `xp::lazy`): maps 0 and 2 are arithmetic.
+    let host = d.properties().is_host;
     runner
         .run(&reduction(), |c| {
             let (lazy, pending) = run_reduction(d, &c).unwrap();
             let (eager, _) = lazy::disabled(|| run_reduction(d, &c)).unwrap();
             prop_assert!(lazy == eager, "fused and computed-map reductions differ on {} for {:?}", d.label(), c);
             kept_pending.set(kept_pending.get() + pending as usize);
+            expected.set(expected.get() + (!host || matches!(c.map, 0 | 2)) as usize);
             Ok(())
         })
         .unwrap();
     if lazy_on() {
         // The map is computed inside the reduction's kernel and never stored.
         let s = lazy::stats();
-        let kept_pending = kept_pending.get();
-        assert!(kept_pending >= 20, "{kept_pending} of 24 maps stayed pending ({before:?} → {s:?})");
-        assert!(s.fused_kernels - before.fused_kernels >= 20, "{before:?} → {s:?}");
+        let (kept_pending, expected) = (kept_pending.get(), expected.get());
+        assert!(expected >= 8, "only {expected} cases of maps the device reduces fused");
+        assert!(
+            kept_pending >= expected * 5 / 6,
+            "{kept_pending} of {expected} maps stayed pending ({before:?} → {s:?})"
+        );
+        assert!(s.fused_kernels - before.fused_kernels >= (expected * 5 / 6) as u64, "{before:?} → {s:?}");
     }
 }
