@@ -118,6 +118,42 @@ inline void tile_row(typename Op::Acc* __restrict__ a, const T* __restrict__ q, 
   }
 }
 
+// One block of inner accumulators (the `c`-th, counting from 0) joins the cascade of `lev`:
+// equal levels merge, the earlier one on the left.
+template <class Op, class I>
+inline void tile_join(typename Op::Acc* __restrict__ inner, typename Op::Acc* __restrict__ lev, I nt,
+                      unsigned long long c) {
+  typedef typename Op::Acc Acc;
+  int lv = 0;
+  Acc* cur = inner;
+  while (c & 1ull) {
+    Acc* __restrict__ l = lev + (I)lv * nt;
+    for (I t = 0; t < nt; ++t) Op::combine(l[t], cur[t]);
+    cur = l;
+    c >>= 1;
+    ++lv;
+  }
+  Acc* __restrict__ l = lev + (I)lv * nt;
+  for (I t = 0; t < nt; ++t) l[t] = cur[t];
+}
+
+// The cascade of `count` blocks combined, higher levels first: the array holding the result,
+// or null when there was no block.
+template <class Op, class I>
+inline typename Op::Acc* tile_result(typename Op::Acc* __restrict__ lev, I nt, unsigned long long count) {
+  typedef typename Op::Acc Acc;
+  if (count == 0) return nullptr;
+  int top = 63;
+  while (!((count >> top) & 1ull)) --top;
+  Acc* __restrict__ r = lev + (I)top * nt;
+  for (int lv = top - 1; lv >= 0; --lv)
+    if ((count >> lv) & 1ull) {
+      const Acc* __restrict__ l = lev + (I)lv * nt;
+      for (I t = 0; t < nt; ++t) Op::combine(r[t], l[t]);
+    }
+  return r;
+}
+
 // Tile mode: `nt` outputs whose first elements are `p + t * kst`, reduced together over rows
 // [j0, j1) of the reduced range. The rows are walked in order, each read along the tile (one
 // sequential stream when kst == 1 and the tile spans whole rows), into inner accumulators of
@@ -149,30 +185,9 @@ inline typename Op::Acc* cpu_tile(const T* __restrict__ p, I kst, I nt, I j0, I 
       }
     }
     for (; j < b1; ++j) tile_row<Op, PART>(inner, p + (r1 ? j * st : offset_of<I>(j, rs, rst)), kst, nt, j);
-    // The block joins the cascade: equal levels merge (the earlier one on the left).
-    unsigned long long c = count++;
-    int lv = 0;
-    Acc* cur = inner;
-    while (c & 1ull) {
-      Acc* __restrict__ l = lev + (I)lv * nt;
-      for (I t = 0; t < nt; ++t) Op::combine(l[t], cur[t]);
-      cur = l;
-      c >>= 1;
-      ++lv;
-    }
-    Acc* __restrict__ l = lev + (I)lv * nt;
-    for (I t = 0; t < nt; ++t) l[t] = cur[t];
+    tile_join<Op, I>(inner, lev, nt, count++);
   }
-  if (count == 0) return nullptr;
-  int top = 63;
-  while (!((count >> top) & 1ull)) --top;
-  Acc* __restrict__ r = lev + (I)top * nt;
-  for (int lv = top - 1; lv >= 0; --lv)
-    if ((count >> lv) & 1ull) {
-      const Acc* __restrict__ l = lev + (I)lv * nt;
-      for (I t = 0; t < nt; ++t) Op::combine(r[t], l[t]);
-    }
-  return r;
+  return tile_result<Op, I>(lev, nt, count);
 }
 
 template <class Op, class I>
@@ -271,29 +286,9 @@ inline typename Op::Acc* cpu_tile_src(const Src& src, I o0, I nt, I j0, I j1, ty
       for (I j = b0; j < b1; ++j) Op::combine(a, Op::map(src.get(ps, j), (i64)j));
       inner[t] = a;
     }
-    unsigned long long c = count++;
-    int lv = 0;
-    Acc* cur = inner;
-    while (c & 1ull) {
-      Acc* __restrict__ l = lev + (I)lv * nt;
-      for (I t = 0; t < nt; ++t) Op::combine(l[t], cur[t]);
-      cur = l;
-      c >>= 1;
-      ++lv;
-    }
-    Acc* __restrict__ l = lev + (I)lv * nt;
-    for (I t = 0; t < nt; ++t) l[t] = cur[t];
+    tile_join<Op, I>(inner, lev, nt, count++);
   }
-  if (count == 0) return nullptr;
-  int top = 63;
-  while (!((count >> top) & 1ull)) --top;
-  Acc* __restrict__ r = lev + (I)top * nt;
-  for (int lv = top - 1; lv >= 0; --lv)
-    if ((count >> lv) & 1ull) {
-      const Acc* __restrict__ l = lev + (I)lv * nt;
-      for (I t = 0; t < nt; ++t) Op::combine(r[t], l[t]);
-    }
-  return r;
+  return tile_result<Op, I>(lev, nt, count);
 }
 
 template <class Op, class I, class Src>

@@ -19,7 +19,7 @@ use std::fmt::Write;
 
 use xp_backend_api::DType;
 
-use super::{ReduceOp, ENGINE};
+use super::{op_struct, op_tag, ReduceOp, ENGINE};
 use crate::render::{sanitize, IndexWidth, Rendered};
 
 /// The map a fused reduction computes per element.
@@ -98,19 +98,9 @@ pub fn collapse_joint(shape: &[usize], strides: &[&[isize]], axes: &[usize]) -> 
 /// for index width `index`; see the module docs for its parameters.
 pub fn render_reduce_fused(op: &ReduceOp, src: &FusedSource, index: IndexWidth) -> Rendered {
     let idx = index.c_name();
-    let mut tag = String::new();
-    let _ = write!(
-        tag,
-        "{}|{}|{}|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}",
-        op.in_type.short(),
-        op.acc_type,
-        op.out_type.short(),
-        op.preamble,
-        op.map,
-        op.combine,
-        op.post,
-        op.identity,
-        index,
+    let tag = format!(
+        "{}|{:?}|{:?}|{}|{}|{}",
+        op_tag(op, index),
         src.arrays,
         src.scalars,
         src.body,
@@ -163,15 +153,7 @@ pub fn render_reduce_fused(op: &ReduceOp, src: &FusedSource, index: IndexWidth) 
     let _ = write!(
         code,
         "namespace {name}_ns {{\n\
-         struct Op {{\n\
-         \x20 typedef {inc} In;\n\
-         \x20 typedef {acc} Acc;\n\
-         \x20 typedef {outc} Out;\n\
-         \x20 static XP_DEVICE Acc identity() {{ return ({id}); }}\n\
-         \x20 static XP_DEVICE Acc map(const In in0, const xp::i64 _j) {{ (void)_j; return ({map}); }}\n\
-         \x20 static XP_DEVICE void combine(Acc& a, const Acc& b) {{ {combine} }}\n\
-         \x20 static XP_DEVICE void post(const Acc& a, const xp::i64 _n, const xp::i64 _ddof, Out& out0) {{ (void)_n; (void)_ddof; {post} }}\n\
-         }};\n\
+         {op_struct}\
          template <class I> struct Src {{\n\
          \x20 typedef {inc} T;\n\
          \x20 struct Pos {{{pos_fields} }};\n\
@@ -205,10 +187,7 @@ pub fn render_reduce_fused(op: &ReduceOp, src: &FusedSource, index: IndexWidth) 
          \x20 xp::red::run_src<{name}_ns::Op, {idx}>(src, pin, out, pout, kshape, kstrides, rshape, rstrides, n_out, \
          n_red, seg, tile, n_post, ddof);\n\
          }}\n",
-        id = op.identity,
-        map = op.map,
-        combine = op.combine,
-        post = op.post,
+        op_struct = op_struct(op),
         body = indent(&src.body, "    "),
         result = src.result,
     );

@@ -162,21 +162,7 @@ pub fn render_reduce(op: &ReduceOp, index: IndexWidth) -> Rendered {
 
 fn render_reduce_uncached(op: &ReduceOp, index: IndexWidth) -> Rendered {
     let idx = index.c_name();
-    let mut tag = String::new();
-    let _ = write!(
-        tag,
-        "{}|{}|{}|{}|{}|{}|{}|{}|{:?}",
-        op.in_type.short(),
-        op.acc_type,
-        op.out_type.short(),
-        op.preamble,
-        op.map,
-        op.combine,
-        op.post,
-        op.identity,
-        index
-    );
-    let hash = xxhash_rust::xxh3::xxh3_64(tag.as_bytes()) ^ xxhash_rust::xxh3::xxh3_64(ENGINE.as_bytes());
+    let hash = xxhash_rust::xxh3::xxh3_64(op_tag(op, index).as_bytes()) ^ xxhash_rust::xxh3::xxh3_64(ENGINE.as_bytes());
     let name = format!(
         "xp_reduce_{}_{}_{}_{:012x}",
         sanitize(&op.name),
@@ -194,15 +180,7 @@ fn render_reduce_uncached(op: &ReduceOp, index: IndexWidth) -> Rendered {
     let _ = write!(
         code,
         "namespace {name}_ns {{\n\
-         struct Op {{\n\
-         \x20 typedef {inc} In;\n\
-         \x20 typedef {acc} Acc;\n\
-         \x20 typedef {outc} Out;\n\
-         \x20 static XP_DEVICE Acc identity() {{ return ({id}); }}\n\
-         \x20 static XP_DEVICE Acc map(const In in0, const xp::i64 _j) {{ (void)_j; return ({map}); }}\n\
-         \x20 static XP_DEVICE void combine(Acc& a, const Acc& b) {{ {combine} }}\n\
-         \x20 static XP_DEVICE void post(const Acc& a, const xp::i64 _n, const xp::i64 _ddof, Out& out0) {{ (void)_n; (void)_ddof; {post} }}\n\
-         }};\n\
+         {op_struct}\
          }}  // namespace {name}_ns\n\
          extern \"C\" __global__ void {name}(const {inc}* __restrict__ in, const {acc}* __restrict__ pin, \
          {outc}* __restrict__ out, {acc}* __restrict__ pout, XP_GRID_CONST const xp::Shape kshape, \
@@ -212,12 +190,51 @@ fn render_reduce_uncached(op: &ReduceOp, index: IndexWidth) -> Rendered {
          \x20 xp::red::run<{name}_ns::Op, {idx}>(in, pin, out, pout, kshape, kstrides, rshape, rstrides, n_out, n_red, \
          seg, tile, n_post, ddof);\n\
          }}\n",
+        op_struct = op_struct(op),
+    );
+    Rendered { name, code }
+}
+
+/// The fields of `op` that its kernels' code depends on, with the index width: hashed into the
+/// kernels' names.
+pub(crate) fn op_tag(op: &ReduceOp, index: IndexWidth) -> String {
+    let mut tag = String::new();
+    let _ = write!(
+        tag,
+        "{}|{}|{}|{}|{}|{}|{}|{}|{:?}",
+        op.in_type.short(),
+        op.acc_type,
+        op.out_type.short(),
+        op.preamble,
+        op.map,
+        op.combine,
+        op.post,
+        op.identity,
+        index
+    );
+    tag
+}
+
+/// The engine's `struct Op` of `op` (see `include/xp_reduce.h`).
+pub(crate) fn op_struct(op: &ReduceOp) -> String {
+    format!(
+        "struct Op {{\n\
+         \x20 typedef {inc} In;\n\
+         \x20 typedef {acc} Acc;\n\
+         \x20 typedef {outc} Out;\n\
+         \x20 static XP_DEVICE Acc identity() {{ return ({id}); }}\n\
+         \x20 static XP_DEVICE Acc map(const In in0, const xp::i64 _j) {{ (void)_j; return ({map}); }}\n\
+         \x20 static XP_DEVICE void combine(Acc& a, const Acc& b) {{ {combine} }}\n\
+         \x20 static XP_DEVICE void post(const Acc& a, const xp::i64 _n, const xp::i64 _ddof, Out& out0) {{ (void)_n; (void)_ddof; {post} }}\n\
+         }};\n",
+        inc = op.in_type.c_name(),
+        acc = op.acc_type,
+        outc = op.out_type.c_name(),
         id = op.identity,
         map = op.map,
         combine = op.combine,
         post = op.post,
-    );
-    Rendered { name, code }
+    )
 }
 
 /// Every kernel the built-in reductions can use on `kind`: each op and input dtype with a
