@@ -149,6 +149,19 @@ fn real_float_dtype(op: &str, d: DType) -> Result<DType> {
 /// `exp(x - max) / sum(exp(x - max))` over `axis` (every axis when `None`; a list reduces
 /// several). The result has `x`'s shape and float dtype (integers give float64). As SciPy's, a
 /// slice holding +inf or only -inf gives NaN. Bool and complex input are `DType` errors.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # xp_array::register_backend(Arc::new(xp_backend_api::BackendHandle::<xp_backend_cpu::CpuBackend>::default()));
+/// # let d = xp_array::device("cpu").unwrap();
+/// # xp_array::with_device(&d, || {
+/// use xp_array::{special, Array};
+/// let x = Array::from_slice(&[0.0f64, 0.0, 2f64.ln()], &[3]).unwrap();
+/// let p = special::softmax(&x, None).unwrap().to_vec::<f64>().unwrap();
+/// assert!((p[0] - 0.25).abs() < 1e-15 && (p[2] - 0.5).abs() < 1e-15);
+/// assert_eq!(special::expit(&x).unwrap().to_vec::<f64>().unwrap()[0], 0.5);
+/// # });
+/// ```
 pub fn softmax(x: &Array, axis: Option<&[isize]>) -> Result<Array> {
     let x = real_float("softmax", x)?;
     eval(&[&x])?;
@@ -177,6 +190,18 @@ pub fn log_softmax(x: &Array, axis: Option<&[isize]>) -> Result<Array> {
 /// slice of only -inf gives -inf, one with +inf gives inf, NaN propagates; an empty `a` gives
 /// -inf. `a` and `b` promote together; integers give float64; bool and complex are `DType`
 /// errors.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # xp_array::register_backend(Arc::new(xp_backend_api::BackendHandle::<xp_backend_cpu::CpuBackend>::default()));
+/// # let d = xp_array::device("cpu").unwrap();
+/// # xp_array::with_device(&d, || {
+/// use xp_array::{special, Array};
+/// let a = Array::from_slice(&[1000.0f64, 1000.0], &[2]).unwrap();
+/// let r = special::logsumexp(&a, None, None, false).unwrap().item::<f64>().unwrap();
+/// assert!((r - (1000.0 + 2f64.ln())).abs() < 1e-12);
+/// # });
+/// ```
 pub fn logsumexp(a: &Array, axis: Option<&[isize]>, b: Option<&Array>, keepdims: bool) -> Result<Array> {
     Ok(logsumexp_parts("logsumexp", a, axis, b, keepdims, false)?.0)
 }
