@@ -126,6 +126,19 @@ pub fn switch(name: &str, default: bool) -> Result<bool> {
     Ok(switch_in(&process_env, name)?.unwrap_or(default))
 }
 
+/// Parse a limit given as bytes (`1000000`, `512MiB`, `2GB`) or a percentage of `total` (`50%`).
+pub fn parse_limit(text: &str, total: usize) -> Option<usize> {
+    let t = text.trim();
+    if let Some(p) = t.strip_suffix('%') {
+        let pct: f64 = p.trim().parse().ok()?;
+        if !(0.0..=100.0).contains(&pct) {
+            return None;
+        }
+        return Some((total as f64 * pct / 100.0) as usize);
+    }
+    parse_bytes(t).map(|b| usize::try_from(b).unwrap_or(usize::MAX))
+}
+
 /// Bytes given as `1000000`, `1.5GB`, `512MiB`, …; `None` when `text` is not one.
 pub fn parse_bytes(text: &str) -> Option<u64> {
     let t = text.trim();
@@ -154,7 +167,7 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
 pub fn limit_in(env: &dyn Fn(&str) -> Option<OsString>, name: &str, total: usize) -> Result<Option<usize>> {
     let Some(v) = text_in(env, name)? else { return Ok(None) };
     let expected = if v.ends_with('%') { "a percentage between 0% and 100%" } else { LIMIT_EXPECTED };
-    let bytes = crate::memory::parse_limit(&v, total).ok_or_else(|| bad(name, &v, expected))?;
+    let bytes = parse_limit(&v, total).ok_or_else(|| bad(name, &v, expected))?;
     Ok((bytes != 0).then_some(bytes))
 }
 

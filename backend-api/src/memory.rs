@@ -41,6 +41,9 @@ use parking_lot::Mutex;
 use crate::device::Stream;
 use crate::{Error, Result};
 
+/// Limits are parsed with the other `XP_*` values; kept here, where the pool's users look.
+pub use crate::env::parse_limit;
+
 pub mod pinned;
 
 pub use pinned::{pinned_size_class, PageAlignedMemory, PinnedBuffer, PinnedMemoryPool, RawHostMemory};
@@ -119,19 +122,6 @@ impl fmt::Debug for MemoryPool {
 
 fn round_up(n: usize, to: usize) -> Option<usize> {
     n.checked_add(to - 1).map(|v| v / to * to)
-}
-
-/// Parse a limit given as bytes (`1000000`, `512MiB`, `2GB`) or a percentage of `total` (`50%`).
-pub fn parse_limit(text: &str, total: usize) -> Option<usize> {
-    let t = text.trim();
-    if let Some(p) = t.strip_suffix('%') {
-        let pct: f64 = p.trim().parse().ok()?;
-        if !(0.0..=100.0).contains(&pct) {
-            return None;
-        }
-        return Some((total as f64 * pct / 100.0) as usize);
-    }
-    crate::env::parse_bytes(t).map(|b| usize::try_from(b).unwrap_or(usize::MAX))
 }
 
 impl MemoryPool {
