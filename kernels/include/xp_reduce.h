@@ -37,6 +37,33 @@ XP_DEVICE void emit(typename Op::Out* __restrict__ out, typename Op::Acc* __rest
   }
 }
 
+// VE consecutive elements from `p`, in loads of up to 16 bytes; `p` is aligned to the load
+// (vec_aligned). A fused source reads each array this way where its reduced stride is 1.
+template <int VE, class L> XP_DEVICE bool vec_aligned(const L* p) {
+  constexpr unsigned long long B = VE * sizeof(L) < 16 ? VE * sizeof(L) : 16;
+  return (unsigned long long)p % B == 0;
+}
+template <int VE, class L> XP_DEVICE void vload(const L* __restrict__ p, L (&v)[VE]) {
+  constexpr int BYTES = VE * (int)sizeof(L);
+  constexpr int B = BYTES < 16 ? BYTES : 16;
+  constexpr int PER = B / (int)sizeof(L);
+  struct alignas(B) Chunk { L e[PER]; };
+  for (int c = 0; c < VE / PER; ++c) {
+    const Chunk w = ((const Chunk*)p)[c];
+    for (int e = 0; e < PER; ++e) v[c * PER + e] = w.e[e];
+  }
+}
+
+// Values j .. j + VE - 1 of a source: by vector loads of every array when `vec`, else one by one.
+template <int VE, class Src, class I>
+XP_DEVICE void src_group(const Src& src, const typename Src::Pos& ps, I j, bool vec, typename Src::T (&x)[VE]) {
+  if (vec) {
+    src.template get_vec<VE>(ps, j, x);
+  } else {
+    for (int e = 0; e < VE; ++e) x[e] = src.get(ps, j + e);
+  }
+}
+
 #if defined(XP_CPU)
 // ---------------------------------------------------------------------------------------------
 // CPU: one work item (a block of one thread) per output, or per tile of outputs; no barriers.
@@ -234,6 +261,9 @@ inline void run(const typename Op::In* __restrict__ in, const typename Op::Acc* 
 //   struct Pos;                                // where one output's elements start
 //   Pos pos(I o) const;                        // for output o (C order over the kept extents)
 //   T get(const Pos& p, I j) const;            // element j of that output's reduced range
+//   bool vec_ok<VE>(const Pos& p, I j) const;  // (GPU) get_vec may read from j, and from
+//                                              // every j + k * VE after it
+//   void get_vec<VE>(const Pos& p, I j, T (&x)[VE]) const;  // (GPU) elements j .. j + VE - 1
 // The plan's shapes and strides (`ks`, `kst`, `rs`, `rst`) are those of the C-contiguous
 // array the map would be written to, and every function below combines values in the order
 // its counterpart above combines that array's elements: the result has the bits of the map
@@ -477,25 +507,27 @@ XP_DEVICE typename Op::Acc gpu_range_src(const Src& src, const typename Src::Pos
         for (I k = tid; k < head; k += step) Op::combine(acc, Op::map(src.get(ps, g0 + k), (i64)(g0 + k)));
         const I nv = (len - head) / (I)VE;
         const I jv = g0 + head;
+        const bool vec = src.template vec_ok<VE>(ps, jv);
         I v = tid;
         while (v < nv) {
           Acc part = Op::identity();
           const I vend = imin<I>(nv, v + step * 16);
           for (; v + 3 * step < vend; v += 4 * step) {
             T x0[VE], x1[VE], x2[VE], x3[VE];
-            for (int e = 0; e < VE; ++e) {
-              x0[e] = src.get(ps, jv + v * VE + e);
-              x1[e] = src.get(ps, jv + (v + step) * VE + e);
-              x2[e] = src.get(ps, jv + (v + 2 * step) * VE + e);
-              x3[e] = src.get(ps, jv + (v + 3 * step) * VE + e);
-            }
+            src_group<VE>(src, ps, jv + v * VE, vec, x0);
+            src_group<VE>(src, ps, jv + (v + step) * VE, vec, x1);
+            src_group<VE>(src, ps, jv + (v + 2 * step) * VE, vec, x2);
+            src_group<VE>(src, ps, jv + (v + 3 * step) * VE, vec, x3);
             for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(x0[e], (i64)(jv + v * VE + e)));
             for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(x1[e], (i64)(jv + (v + step) * VE + e)));
             for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(x2[e], (i64)(jv + (v + 2 * step) * VE + e)));
             for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(x3[e], (i64)(jv + (v + 3 * step) * VE + e)));
           }
-          for (; v < vend; v += step)
-            for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(src.get(ps, jv + v * VE + e), (i64)(jv + v * VE + e)));
+          for (; v < vend; v += step) {
+            T x0[VE];
+            src_group<VE>(src, ps, jv + v * VE, vec, x0);
+            for (int e = 0; e < VE; ++e) Op::combine(part, Op::map(x0[e], (i64)(jv + v * VE + e)));
+          }
           Op::combine(acc, part);
         }
         for (I k = head + nv * (I)VE + tid; k < len; k += step)

@@ -129,6 +129,9 @@ pub fn render_reduce_fused(op: &ReduceOp, src: &FusedSource, index: IndexWidth) 
     let mut init = String::new();
     let mut pos = String::new();
     let mut loads = String::new();
+    let mut vec_ok = String::new();
+    let mut vec_loads = String::new();
+    let mut vec_lanes = String::new();
     for (k, d) in src.arrays.iter().enumerate() {
         let c = d.c_name();
         let _ = writeln!(
@@ -142,6 +145,15 @@ pub fn render_reduce_fused(op: &ReduceOp, src: &FusedSource, index: IndexWidth) 
             loads,
             "    const {c} l{k} = p{k}[p.b{k} + (flat_r ? j * (I)r{k}->s[0] : xp::offset_of<I>(j, *rs, *r{k}))];"
         );
+        let _ =
+            write!(vec_ok, " && (r{k}->s[0] == 0 || (r{k}->s[0] == 1 && xp::red::vec_aligned<VE>(p{k} + p.b{k} + j)))");
+        let _ = writeln!(
+            vec_loads,
+            "    {c} vl{k}[VE];\n    if (r{k}->s[0] == 0) {{\n      const {c} u = p{k}[p.b{k}];\n      \
+             for (int e = 0; e < VE; ++e) vl{k}[e] = u;\n    }} else {{\n      \
+             xp::red::vload<VE>(p{k} + p.b{k} + j, vl{k});\n    }}"
+        );
+        let _ = writeln!(vec_lanes, "      const {c} l{k} = vl{k}[e];");
     }
     for (k, d) in src.scalars.iter().enumerate() {
         let c = d.c_name();
@@ -171,6 +183,19 @@ pub fn render_reduce_fused(op: &ReduceOp, src: &FusedSource, index: IndexWidth) 
          {body}\
          \x20   return {result};\n\
          \x20 }}\n\
+         \x20 template <int VE> XP_DEVICE bool vec_ok(const Pos& p, I j) const {{\n\
+         \x20   (void)p;\n\
+         \x20   (void)j;\n\
+         \x20   return rs->ndim == 1{vec_ok};\n\
+         \x20 }}\n\
+         \x20 template <int VE> XP_DEVICE void get_vec(const Pos& p, I j, T (&x)[VE]) const {{\n\
+         {vec_loads}\
+         \x20   for (int e = 0; e < VE; ++e) {{\n\
+         {vec_lanes}\
+         {vec_body}\
+         \x20     x[e] = {result};\n\
+         \x20   }}\n\
+         \x20 }}\n\
          }};\n\
          }}  // namespace {name}_ns\n\
          extern \"C\" __global__ void {name}({params}XP_GRID_CONST const xp::Shape jks, XP_GRID_CONST const xp::Shape jrs, \
@@ -189,6 +214,7 @@ pub fn render_reduce_fused(op: &ReduceOp, src: &FusedSource, index: IndexWidth) 
          }}\n",
         op_struct = op_struct(op),
         body = indent(&src.body, "    "),
+        vec_body = indent(&src.body, "      "),
         result = src.result,
     );
     Rendered { name, code }
