@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock, Weak};
 
 use parking_lot::{Mutex, RwLock};
+use smallvec::SmallVec;
 use xp_backend_api::{Buffer, DType, DynDevice, Error, KernelArg, Result};
 use xp_kernels::elementwise::cast_spec;
 
@@ -23,7 +24,7 @@ use crate::promote::{check_int_fits, int_range, Scalar};
 pub(crate) struct Storage {
     buffer: OnceLock<Buffer>,
     pending: RwLock<Option<Arc<Expr>>>,
-    readers: Mutex<Vec<Weak<Storage>>>,
+    readers: Mutex<SmallVec<[Weak<Storage>; 2]>>,
     pub(crate) device: Arc<dyn DynDevice>,
 }
 
@@ -33,7 +34,7 @@ impl Storage {
         Storage {
             buffer: OnceLock::from(buffer),
             pending: RwLock::new(None),
-            readers: Mutex::new(Vec::new()),
+            readers: Mutex::new(SmallVec::new()),
             device: Arc::clone(device),
         }
     }
@@ -44,7 +45,7 @@ impl Storage {
         let s = Arc::new(Storage {
             buffer: OnceLock::new(),
             pending: RwLock::new(Some(Arc::clone(&expr))),
-            readers: Mutex::new(Vec::new()),
+            readers: Mutex::new(SmallVec::new()),
             device: Arc::clone(device),
         });
         for a in expr.arrays() {
@@ -718,7 +719,7 @@ fn fill_value_bytes(value: Scalar, dtype: DType) -> Result<Vec<u8>> {
         }
         _ => {}
     }
-    scalar_bytes(value, dtype)
+    scalar_bytes(value, dtype).map(|b| b.to_vec())
 }
 
 fn copy_loop(d: DType) -> &'static xp_kernels::ops::TypeLoop {

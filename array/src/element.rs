@@ -74,9 +74,12 @@ pub(crate) fn from_bytes<T: Element>(bytes: &[u8]) -> Vec<T> {
     out
 }
 
+/// A scalar's bytes in a dtype, held in place (a complex128 is the largest, 16 bytes).
+pub type ScalarBytes = smallvec::SmallVec<[u8; 16]>;
+
 /// Bytes of `s` converted to `dtype` (NumPy's rules: complex to real keeps the real part,
 /// anything to bool tests against zero; floats to integers as [`float_to_int`]).
-pub fn scalar_bytes(s: Scalar, dtype: DType) -> Result<Vec<u8>> {
+pub fn scalar_bytes(s: Scalar, dtype: DType) -> Result<ScalarBytes> {
     let (re, im) = s.as_complex();
     // Integers wrap to the width (as NumPy's integer casts); floats, and the real part of a
     // complex, follow the library's float → integer rule (`promote::float_to_int`), the same
@@ -87,26 +90,26 @@ pub fn scalar_bytes(s: Scalar, dtype: DType) -> Result<Vec<u8>> {
         Scalar::Float(f) | Scalar::Complex(f, _) => float_to_int(f, dtype).unwrap_or(0),
     };
     Ok(match dtype {
-        DType::Bool => vec![(re != 0.0 || im != 0.0 || matches!(s, Scalar::Int(v) if v != 0)) as u8],
-        DType::I8 => (i as i8).to_le_bytes().to_vec(),
-        DType::I16 => (i as i16).to_le_bytes().to_vec(),
-        DType::I32 => (i as i32).to_le_bytes().to_vec(),
-        DType::I64 => (i as i64).to_le_bytes().to_vec(),
-        DType::U8 => (i as u8).to_le_bytes().to_vec(),
-        DType::U16 => (i as u16).to_le_bytes().to_vec(),
-        DType::U32 => (i as u32).to_le_bytes().to_vec(),
-        DType::U64 => (i as u64).to_le_bytes().to_vec(),
-        DType::F16 => f16::from_f64(exact_f64(s)).to_le_bytes().to_vec(),
-        DType::BF16 => bf16::from_f64(exact_f64(s)).to_le_bytes().to_vec(),
-        DType::F32 => (exact_f64_f32(s)).to_le_bytes().to_vec(),
-        DType::F64 => exact_f64(s).to_le_bytes().to_vec(),
+        DType::Bool => smallvec::smallvec![(re != 0.0 || im != 0.0 || matches!(s, Scalar::Int(v) if v != 0)) as u8],
+        DType::I8 => (i as i8).to_le_bytes().as_slice().into(),
+        DType::I16 => (i as i16).to_le_bytes().as_slice().into(),
+        DType::I32 => (i as i32).to_le_bytes().as_slice().into(),
+        DType::I64 => (i as i64).to_le_bytes().as_slice().into(),
+        DType::U8 => (i as u8).to_le_bytes().as_slice().into(),
+        DType::U16 => (i as u16).to_le_bytes().as_slice().into(),
+        DType::U32 => (i as u32).to_le_bytes().as_slice().into(),
+        DType::U64 => (i as u64).to_le_bytes().as_slice().into(),
+        DType::F16 => f16::from_f64(exact_f64(s)).to_le_bytes().as_slice().into(),
+        DType::BF16 => bf16::from_f64(exact_f64(s)).to_le_bytes().as_slice().into(),
+        DType::F32 => (exact_f64_f32(s)).to_le_bytes().as_slice().into(),
+        DType::F64 => exact_f64(s).to_le_bytes().as_slice().into(),
         DType::C64 => {
-            let mut v = (re as f32).to_le_bytes().to_vec();
+            let mut v: ScalarBytes = (re as f32).to_le_bytes().as_slice().into();
             v.extend((im as f32).to_le_bytes());
             v
         }
         DType::C128 => {
-            let mut v = re.to_le_bytes().to_vec();
+            let mut v: ScalarBytes = re.to_le_bytes().as_slice().into();
             v.extend(im.to_le_bytes());
             v
         }

@@ -13,7 +13,12 @@
 //!    keep this true (index inside extents, steps applied within bounds), and
 //!    [`Layout::extent`] reports the range for the checks made when a buffer is wrapped.
 
+use smallvec::SmallVec;
 use xp_backend_api::{Error, Result};
+
+/// Extents or strides held in place up to four dimensions: making an array's layout allocates
+/// nothing in the common case (a pending array is made at every elementwise op).
+type Dims<T> = SmallVec<[T; 4]>;
 
 /// The most dimensions an array may have (NumPy allows 64; kernels take up to 8 after
 /// collapsing, which covers every array of up to 8 dimensions and most of more).
@@ -22,8 +27,8 @@ pub const MAX_DIMS: usize = 32;
 /// Shape, strides (in elements) and offset (in elements) of an array in its buffer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Layout {
-    shape: Vec<usize>,
-    strides: Vec<isize>,
+    shape: Dims<usize>,
+    strides: Dims<isize>,
     offset: usize,
 }
 
@@ -124,7 +129,11 @@ pub fn broadcast_shapes(op: &str, shapes: &[&[usize]]) -> Result<Vec<usize>> {
 
 /// C-order strides (in elements) of `shape`.
 pub fn c_strides(shape: &[usize]) -> Vec<isize> {
-    let mut st = vec![0isize; shape.len()];
+    c_dims(shape).to_vec()
+}
+
+fn c_dims(shape: &[usize]) -> Dims<isize> {
+    let mut st: Dims<isize> = smallvec::smallvec![0isize; shape.len()];
     let mut acc: isize = 1;
     for d in (0..shape.len()).rev() {
         st[d] = acc;
@@ -150,7 +159,7 @@ impl Layout {
             return Err(Error::value(op, format!("{} dimensions is more than the {MAX_DIMS} supported", shape.len())));
         }
         checked_size(op, shape)?;
-        Ok(Layout { shape: shape.to_vec(), strides: c_strides(shape), offset: 0 })
+        Ok(Layout { shape: Dims::from_slice(shape), strides: c_dims(shape), offset: 0 })
     }
 
     /// A layout from its parts. The caller guarantees invariant 4 for its buffer; the other
@@ -160,7 +169,7 @@ impl Layout {
             return Err(Error::value(op, format!("shape {shape:?} and strides {strides:?} do not describe an array")));
         }
         checked_size(op, &shape)?;
-        Ok(Layout { shape, strides, offset })
+        Ok(Layout { shape: shape.into(), strides: strides.into(), offset })
     }
 
     /// Extents.
@@ -318,7 +327,7 @@ impl Layout {
         if shape.len() > MAX_DIMS {
             return Err(Error::Index { op: op.into(), reason: format!("more than {MAX_DIMS} dimensions") });
         }
-        Ok(Layout { shape, strides, offset: offset as usize })
+        Ok(Layout { shape: shape.into(), strides: strides.into(), offset: offset as usize })
     }
 
     /// A view with `shape` whose extra leading dimensions and extent-1 dimensions repeat the
@@ -326,7 +335,7 @@ impl Layout {
     pub fn broadcast_to(&self, op: &str, shape: &[usize]) -> Result<Layout> {
         let err = || Error::ShapeMismatch {
             op: op.into(),
-            lhs: self.shape.clone(),
+            lhs: self.shape.to_vec(),
             rhs: shape.to_vec(),
             reason: "cannot be broadcast: the first does not fit the second".into(),
         };
@@ -345,7 +354,7 @@ impl Layout {
                 return Err(err());
             }
         }
-        Ok(Layout { shape: shape.to_vec(), strides, offset: self.offset })
+        Ok(Layout { shape: Dims::from_slice(shape), strides: strides.into(), offset: self.offset })
     }
 
     /// The layout of the same elements in C order with `shape`, if one exists without
@@ -358,7 +367,7 @@ impl Layout {
             return None;
         }
         if self.size() == 0 || self.is_c_contiguous() {
-            return Some(Layout { shape: shape.to_vec(), strides: c_strides(shape), offset: self.offset });
+            return Some(Layout { shape: Dims::from_slice(shape), strides: c_dims(shape), offset: self.offset });
         }
         // Drop extent-1 dimensions, then match groups of old and new dimensions of equal size.
         let old: Vec<(usize, isize)> =
@@ -406,7 +415,7 @@ impl Layout {
         if oi != old.len() {
             return None;
         }
-        Some(Layout { shape: shape.to_vec(), strides, offset: self.offset })
+        Some(Layout { shape: Dims::from_slice(shape), strides: strides.into(), offset: self.offset })
     }
 
     /// Remove dimensions of extent 1 (`axes`: the ones to remove; all when `None`).

@@ -147,11 +147,12 @@ pub(crate) struct Expr {
     stream: Arc<dyn Stream>,
     /// Ops in the longest chain of pending operands, this one included.
     depth: u32,
-    /// The computed arrays the pending graph reads: (storage address, bytes), sorted, each once.
-    leaves: Vec<(usize, usize)>,
+    /// The computed arrays the pending graph reads: (storage address, bytes), sorted, each once
+    /// (shared with the operand's expression when the op adds no array).
+    leaves: Arc<[(usize, usize)]>,
     /// The pending expressions of the graph, this one excluded: (address, scalar operands),
     /// sorted, each once.
-    inner: Vec<(usize, usize)>,
+    inner: Arc<[(usize, usize)]>,
 }
 
 /// The sorted union of `a` and `b` (sorted, without repeats).
@@ -184,30 +185,49 @@ fn union(a: &[(usize, usize)], b: &[(usize, usize)]) -> Vec<(usize, usize)> {
 /// kernel-parameter bytes and the bytes of the arrays it holds.
 struct Measure {
     depth: u32,
-    leaves: Vec<(usize, usize)>,
-    inner: Vec<(usize, usize)>,
+    leaves: Arc<[(usize, usize)]>,
+    inner: Arc<[(usize, usize)]>,
     scalars: usize,
 }
 
 impl Measure {
     fn of(args: &[Arg]) -> Measure {
-        let mut m = Measure { depth: 0, leaves: Vec::new(), inner: Vec::new(), scalars: 0 };
-        for a in args {
-            match a {
-                Arg::Scalar(_) => m.scalars += 1,
-                Arg::Array(a) => match a.storage.expr() {
-                    Some(e) => {
-                        m.depth = m.depth.max(e.depth);
-                        m.leaves = union(&m.leaves, &e.leaves);
-                        let own = [(Arc::as_ptr(&e) as usize, e.scalar_count())];
-                        m.inner = union(&union(&m.inner, &e.inner), &own);
-                    }
-                    None => m.leaves = union(&m.leaves, &[(Arc::as_ptr(&a.storage) as usize, a.storage_bytes())]),
+        let scalars = args.iter().filter(|a| matches!(a, Arg::Scalar(_))).count();
+        let mut arrays = args.iter().filter_map(|a| if let Arg::Array(a) = a { Some(a) } else { None });
+        if let (Some(a), None) = (arrays.next(), arrays.next()) {
+            // One array operand (a chain such as `x * 2 + 1`): its sets, shared or extended by
+            // one, without merging.
+            return match a.storage.expr() {
+                Some(e) => {
+                    let own = (Arc::as_ptr(&e) as usize, e.scalar_count());
+                    let at = e.inner.partition_point(|p| p.0 < own.0);
+                    let inner: Arc<[(usize, usize)]> =
+                        e.inner[..at].iter().chain([&own]).chain(&e.inner[at..]).copied().collect();
+                    Measure { depth: e.depth + 1, leaves: Arc::clone(&e.leaves), inner, scalars }
+                }
+                None => Measure {
+                    depth: 1,
+                    leaves: Arc::new([(Arc::as_ptr(&a.storage) as usize, a.storage_bytes())]),
+                    inner: Arc::new([]),
+                    scalars,
                 },
+            };
+        }
+        let (mut depth, mut leaves, mut inner) = (0, Vec::new(), Vec::new());
+        for a in args {
+            if let Arg::Array(a) = a {
+                match a.storage.expr() {
+                    Some(e) => {
+                        depth = depth.max(e.depth);
+                        leaves = union(&leaves, &e.leaves);
+                        let own = [(Arc::as_ptr(&e) as usize, e.scalar_count())];
+                        inner = union(&union(&inner, &e.inner), &own);
+                    }
+                    None => leaves = union(&leaves, &[(Arc::as_ptr(&a.storage) as usize, a.storage_bytes())]),
+                }
             }
         }
-        m.depth += 1;
-        m
+        Measure { depth: depth + 1, leaves: leaves.into(), inner: inner.into(), scalars }
     }
 
     fn params(&self) -> usize {
@@ -496,7 +516,7 @@ struct Lowering<'a> {
     /// Computed arrays read, broadcast to `shape`, each once.
     leaves: Vec<Array>,
     /// Scalars: bytes in the dtype the loop takes.
-    scalars: Vec<(Vec<u8>, DType)>,
+    scalars: Vec<(crate::element::ScalarBytes, DType)>,
     nodes: Vec<Node>,
     /// Node of each inlined storage (by address).
     memo: HashMap<usize, usize>,
@@ -508,9 +528,9 @@ impl Lowering<'_> {
         if let Some(&k) = self.memo.get(&id) {
             return Ok(k);
         }
-        let loop_in: Vec<DType> = match e.kind {
+        let loop_in = match e.kind {
             Kind::Op { lp, .. } => lp.dtypes().0,
-            Kind::Cast => vec![e.dtype],
+            Kind::Cast => smallvec::smallvec![e.dtype],
         };
         let mut srcs = Vec::with_capacity(e.args.len());
         for (k, a) in e.args.iter().enumerate() {

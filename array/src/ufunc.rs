@@ -103,11 +103,16 @@ pub(crate) fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<
     }
     // The search is NumPy's linear one; its answer is kept per (op, input dtypes), so a
     // repeated call does not parse the loops' signatures again.
-    type Memo = parking_lot::RwLock<HashMap<(&'static str, Vec<DType>), Option<&'static TypeLoop>>>;
+    // The key is the op's address and the dtypes packed a byte each (no allocation per call);
+    // an op of more than eight inputs is searched every time.
+    type Memo = parking_lot::RwLock<HashMap<(usize, u64), Option<&'static TypeLoop>>>;
     static MEMO: OnceLock<Memo> = OnceLock::new();
     let memo = MEMO.get_or_init(Default::default);
-    let key = (op.name, dts.to_vec());
-    let cached = memo.read().get(&key).copied();
+    let key = (dts.len() <= 8).then(|| {
+        let packed = dts.iter().fold(0u64, |k, d| (k << 8) | (*d as u64 + 1));
+        (op as *const ElementwiseOp as usize, packed)
+    });
+    let cached = key.and_then(|k| memo.read().get(&k).copied());
     let found = match cached {
         Some(f) => f,
         None => {
@@ -124,7 +129,9 @@ pub(crate) fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<
                     ins.len() == dts.len() && ins.iter().zip(dts).all(|(l, d)| can_cast_safe(*d, *l))
                 })
             });
-            memo.write().insert(key, f);
+            if let Some(k) = key {
+                memo.write().insert(k, f);
+            }
             f
         }
     };
@@ -256,7 +263,7 @@ fn call_op_impl(
     enum Src<'a> {
         Given(&'a Array),
         Held(Array),
-        Value(Vec<u8>),
+        Value(crate::element::ScalarBytes),
     }
     let mut srcs: Vec<Src<'_>> = Vec::with_capacity(inputs.len());
     let mut storage: Vec<DType> = Vec::with_capacity(inputs.len() + 1);

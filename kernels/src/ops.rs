@@ -107,9 +107,12 @@ pub fn char_of_dtype(d: DType) -> char {
     }
 }
 
+/// The input or the output dtypes of a loop, held in place (read at every elementwise call).
+pub type LoopDTypes = smallvec::SmallVec<[DType; 4]>;
+
 impl TypeLoop {
     /// Input and output dtypes of the loop.
-    pub fn dtypes(&self) -> (Vec<DType>, Vec<DType>) {
+    pub fn dtypes(&self) -> (LoopDTypes, LoopDTypes) {
         let (i, o) = self.sig.split_once("->").expect("type loops are written `in->out`");
         let conv = |s: &str| s.chars().map(|c| dtype_of_char(c).expect("known type character")).collect();
         (conv(i), conv(o))

@@ -314,7 +314,7 @@ impl ElementwiseKernel {
                     if let (Scalar::Int(v), true) = (s, d.kind() != DTypeKind::Bool) {
                         check_int_fits(&self.name, *v, d)?;
                     }
-                    srcs.push(Src::Value(scalar_bytes(*s, d)?));
+                    srcs.push(Src::Value(scalar_bytes(*s, d)?.to_vec()));
                     ops.push(KOp::scalar(d, d));
                 }
             }

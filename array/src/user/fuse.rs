@@ -345,7 +345,7 @@ impl<const N: usize, F: Fn([FuseVar; N]) -> FuseVar> Fused<N, F> {
         let user_in: Vec<UserIn<'_>> = values
             .into_iter()
             .map(|v| match v {
-                Some(b) => UserIn::Value(b),
+                Some(b) => UserIn::Value(b.to_vec()),
                 None => UserIn::Array(h.next().expect("one holder per array")),
             })
             .collect();
