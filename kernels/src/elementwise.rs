@@ -163,10 +163,13 @@ impl ElementwiseSpec {
 
         let (mut code, name) = self.head();
         let vector = self.layout == Layout::Contiguous;
-        if vector {
+        if vector || strided {
             code.push_str(VEC4);
         }
         let _ = writeln!(code, "extern \"C\" __global__ void {name}({}) {{", params.join(", "));
+        if strided {
+            self.row_vector_loop(&mut code, idx);
+        }
         if !vector {
             let _ = writeln!(code, "  XP_FOR_EACH({idx}, i, n) {{");
         } else {
@@ -224,6 +227,88 @@ impl ElementwiseSpec {
     }
 }
 
+impl ElementwiseSpec {
+    /// The strided layout's loop over groups of four elements along the last dimension, taken
+    /// when every array operand steps by one element there (loaded and stored four at a time,
+    /// aligned) or by none (a broadcast operand: read once per group), and the last extent is
+    /// a multiple of four: `x - x.max(axis=1, keepdims=True)`, `(x - mean0) / std0`. One
+    /// division per group finds its row; the scalar loop after it serves every other launch.
+    fn row_vector_loop(&self, c: &mut String, idx: &str) {
+        let _ = writeln!(c, "  {{");
+        let _ = writeln!(c, "    const int nd_ = (int)shape.ndim;");
+        let _ = writeln!(c, "    const {idx} l_ = nd_ > 0 ? ({idx})shape.dims[nd_ - 1] : 0;");
+        let _ = writeln!(c, "    bool vec_ = nd_ > 0 && l_ % 4 == 0;");
+        let mut arrays: Vec<(String, &'static str, bool)> = Vec::new();
+        for (k, o) in self.inputs.iter().enumerate() {
+            if !o.scalar {
+                arrays.push((format!("in{k}"), o.storage.c_name(), true));
+            }
+        }
+        for (k, o) in self.outputs.iter().enumerate() {
+            arrays.push((format!("out{k}"), o.storage.c_name(), false));
+        }
+        for (a, t, input) in &arrays {
+            let unit = format!(
+                "(st_{a}.s[nd_ - 1] == 1 && ((unsigned long long){a}_p % (4 * sizeof({t}))) == 0 && xp_outer4(st_{a}, nd_))"
+            );
+            if *input {
+                let _ = writeln!(c, "    vec_ = vec_ && (st_{a}.s[nd_ - 1] == 0 || {unit});");
+            } else {
+                let _ = writeln!(c, "    vec_ = vec_ && {unit};");
+            }
+        }
+        let _ = writeln!(c, "    if (vec_) {{");
+        let _ = writeln!(c, "      const {idx} lv_ = l_ / 4;");
+        let _ = writeln!(c, "      XP_FOR_EACH({idx}, v_, n / 4) {{");
+        let _ = writeln!(c, "        {idx} rem_ = v_ / lv_;");
+        let _ = writeln!(c, "        const {idx} c0_ = (v_ - rem_ * lv_) * 4;");
+        for (a, _, _) in &arrays {
+            let _ = writeln!(c, "        {idx} o_{a} = c0_ * ({idx})st_{a}.s[nd_ - 1];");
+        }
+        let _ = writeln!(c, "        for (int d = nd_ - 2; d >= 0; --d) {{");
+        let _ = writeln!(c, "          const {idx} q_ = rem_ / ({idx})shape.dims[d];");
+        let _ = writeln!(c, "          const {idx} c_ = rem_ - q_ * ({idx})shape.dims[d];");
+        let _ = writeln!(c, "          rem_ = q_;");
+        for (a, _, _) in &arrays {
+            let _ = writeln!(c, "          o_{a} += c_ * ({idx})st_{a}.s[d];");
+        }
+        let _ = writeln!(c, "        }}");
+        for (k, o) in self.inputs.iter().enumerate() {
+            if o.scalar {
+                continue;
+            }
+            let t = o.storage.c_name();
+            let _ = writeln!(c, "        xp_vec4<{t}> a{k}_;");
+            let _ = writeln!(c, "        if (st_in{k}.s[nd_ - 1] == 0) {{");
+            let _ = writeln!(c, "          const {t} u_ = in{k}_p[o_in{k}];");
+            let _ = writeln!(c, "          for (int e_ = 0; e_ < 4; ++e_) a{k}_.v[e_] = u_;");
+            let _ = writeln!(c, "        }} else {{");
+            let _ = writeln!(c, "          a{k}_ = *reinterpret_cast<const xp_vec4<{t}>*>(in{k}_p + o_in{k});");
+            let _ = writeln!(c, "        }}");
+        }
+        for (k, o) in self.outputs.iter().enumerate() {
+            let _ = writeln!(c, "        xp_vec4<{}> r{k}_;", o.storage.c_name());
+        }
+        let _ = writeln!(c, "        #pragma unroll");
+        let _ = writeln!(c, "        for (int e_ = 0; e_ < 4; ++e_) {{");
+        let _ = writeln!(c, "          const {idx} i = v_ * 4 + e_;");
+        let _ = writeln!(c, "          (void)i;");
+        self.element(c, "          ", &self.body, |k| format!("a{k}_.v[e_]"), |k| format!("r{k}_.v[e_]"));
+        let _ = writeln!(c, "        }}");
+        for (k, o) in self.outputs.iter().enumerate() {
+            let _ = writeln!(
+                c,
+                "        *reinterpret_cast<xp_vec4<{}>*>(out{k}_p + o_out{k}) = r{k}_;",
+                o.storage.c_name()
+            );
+        }
+        let _ = writeln!(c, "      }}");
+        let _ = writeln!(c, "      return;");
+        let _ = writeln!(c, "    }}");
+        let _ = writeln!(c, "  }}");
+    }
+}
+
 /// Elements from which a contiguous GPU launch uses [`Layout::Contiguous`] (four elements per
 /// thread through vector loads) rather than [`Layout::Flat`]. Below it a launch is bound by its
 /// own overhead, not by bandwidth, so the vector loads gain nothing, while the kernel without
@@ -260,7 +345,8 @@ pub const STREAM_MIN_BYTES: usize = 4 << 20;
 pub const STREAM_MIN_ROW: usize = 64;
 
 /// Four elements in one aligned load or store.
-const VEC4: &str = "#ifndef XP_VEC4_DEFINED\n#define XP_VEC4_DEFINED\ntemplate <class T> struct alignas(4 * sizeof(T)) xp_vec4 { T v[4]; };\n#endif\n";
+const VEC4: &str = "#ifndef XP_VEC4_DEFINED\n#define XP_VEC4_DEFINED\ntemplate <class T> struct alignas(4 * sizeof(T)) xp_vec4 { T v[4]; };\n\
+template <class S> XP_DEVICE bool xp_outer4(const S& st, int nd) {\n  for (int d = 0; d + 1 < nd; ++d)\n    if (st.s[d] % 4 != 0) return false;\n  return true;\n}\n#endif\n";
 
 impl ElementwiseSpec {
     /// The preamble and the kernel's name. The name carries the op and a hash of everything

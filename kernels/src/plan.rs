@@ -319,8 +319,15 @@ pub fn plan_elementwise(
         tail.extend(cstrides.iter().map(|s| PlanArg::strides(s)));
     }
     tail.push(PlanArg::index(index, n as i64));
-    // The contiguous layout takes four elements per thread.
-    let work = if layout == Layout::Contiguous { n.div_ceil(4) } else { n };
+    // The contiguous layout takes four elements per thread, and so does the strided one along
+    // a last extent of a multiple of four (its loop over groups of four; when that loop
+    // cannot run, the grid-stride loop gives each thread four elements).
+    let fours = match layout {
+        Layout::Contiguous => true,
+        Layout::Strided => cshape.last().is_some_and(|l| l % 4 == 0),
+        _ => false,
+    };
+    let work = if fours { n.div_ceil(4) } else { n };
     Ok(Some(ElementwisePlan { layout, index, config: plan_flat(work, target), n, tail }))
 }
 

@@ -36,7 +36,7 @@ macro_rules! parity_tests {
             ],
             index_range: [uint64_indices_beyond_int64_are_out_of_bounds],
             ufunc_out: [out_overlapping_an_input_gives_numpy_values],
-            op_chains: [random_views_and_op_chains_match_the_cpu],
+            op_chains: [random_views_and_op_chains_match_the_cpu, broadcast_rows_of_four_match_the_cpu],
             lazy: [
                 fused_chains_give_the_bits_of_op_by_op_kernels,
                 loops_with_changing_scalars_reuse_a_few_kernels,

@@ -117,3 +117,32 @@ pub fn random_views_and_op_chains_match_the_cpu(d: &Arc<dyn DynDevice>) {
     let computed = computed.into_inner();
     assert!(computed >= 80, "only {computed} of 96 cases computed values");
 }
+
+/// Broadcast operands along rows whose length is a multiple of four (GPUs take them four at a
+/// time, reading a broadcast operand once per group), with the rows aligned and one element off
+/// alignment (a view from offset 1), with a column, a row and a transposed operand, computed on
+/// the device and on the CPU (exactly rounded ops only: the bits must agree).
+pub fn broadcast_rows_of_four_match_the_cpu(d: &Arc<dyn DynDevice>) {
+    let cpu = device("cpu").unwrap();
+    let run = |dev: &Arc<dyn DynDevice>| -> Vec<Vec<u8>> {
+        with_device(dev, || -> Result<Vec<Vec<u8>>> {
+            let v: Vec<f32> = (0..(6 * 12 + 1)).map(|k| (k as f32 * 0.37).sin()).collect();
+            let flat = Array::from_vec(v)?;
+            let x = flat.at(s![0..72])?.reshape(&[6, 12])?;
+            let off = flat.at(s![1..73])?.reshape(&[6, 12])?;
+            let col = x.max(Some(&[1]), true)?;
+            let row = Array::from_vec((0..12).map(|k| 0.25 * k as f32 - 1.0).collect())?.reshape(&[1, 12])?;
+            let sq = Array::from_vec((0..144).map(|k| k as f32).collect())?.reshape(&[12, 12])?;
+            let mut out = Vec::new();
+            for a in [&x, &off] {
+                out.push(a.sub(&col)?.to_bytes()?);
+                out.push(a.sub(&row)?.div(&col)?.to_bytes()?);
+                out.push(a.mul(2.5)?.add(&row)?.to_bytes()?);
+            }
+            out.push(sq.add(&sq.transpose(None)?)?.to_bytes()?);
+            Ok(out)
+        })
+        .unwrap()
+    };
+    assert_eq!(run(d), run(&cpu));
+}
