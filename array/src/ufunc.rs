@@ -10,7 +10,8 @@
 //! value, all in one kernel. On the CPU, whose kernels are compiled ahead of time for each
 //! loop's own dtypes, inputs are converted first and scalars are one-element arrays.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::sync::{Arc, OnceLock};
 
 use xp_backend_api::{DType, DTypeKind, DynDevice, Error, Result};
@@ -49,7 +50,7 @@ operand_from_scalar!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f
 
 /// The op named `name` (NumPy's name), if xp has it.
 pub fn find_op(name: &str) -> Option<&'static ElementwiseOp> {
-    static BY_NAME: OnceLock<HashMap<&'static str, &'static ElementwiseOp>> = OnceLock::new();
+    static BY_NAME: OnceLock<FxHashMap<&'static str, &'static ElementwiseOp>> = OnceLock::new();
     BY_NAME.get_or_init(|| xp_kernels::ops::ALL.iter().map(|op| (op.name, *op)).collect()).get(name).copied()
 }
 
@@ -58,7 +59,7 @@ fn op_named(name: &str) -> Result<&'static ElementwiseOp> {
 }
 
 /// The dtypes of the inputs of a call after weak scalars take theirs.
-fn input_dtypes(op: &str, inputs: &[Operand<'_>]) -> Result<Vec<DType>> {
+fn input_dtypes(op: &str, inputs: &[Operand<'_>]) -> Result<SmallVec<[DType; 4]>> {
     let strong = inputs
         .iter()
         .filter_map(|i| match i {
@@ -105,7 +106,7 @@ pub(crate) fn resolve_loop(op: &'static ElementwiseOp, dts: &[DType]) -> Result<
     // repeated call does not parse the loops' signatures again.
     // The key is the op's address and the dtypes packed a byte each (no allocation per call);
     // an op of more than eight inputs is searched every time.
-    type Memo = parking_lot::RwLock<HashMap<(usize, u64), Option<&'static TypeLoop>>>;
+    type Memo = parking_lot::RwLock<FxHashMap<(usize, u64), Option<&'static TypeLoop>>>;
     static MEMO: OnceLock<Memo> = OnceLock::new();
     let memo = MEMO.get_or_init(Default::default);
     let key = (dts.len() <= 8).then(|| {
@@ -195,7 +196,7 @@ fn call_op_impl(
     if inputs.len() != op.nin || op.nout != 1 {
         return Err(Error::value(op.name, format!("takes {} inputs, {} given", op.nin, inputs.len())));
     }
-    let arrays: Vec<&Array> = inputs
+    let arrays: SmallVec<[&Array; 4]> = inputs
         .iter()
         .filter_map(|i| match i {
             Operand::Array(a) => Some(*a),
@@ -208,7 +209,7 @@ fn call_op_impl(
     let lp = resolve_loop(op, &dts)?;
     let (loop_in, loop_out) = lp.dtypes();
     let out_dt = loop_out[0];
-    let shapes: Vec<&[usize]> = inputs
+    let shapes: SmallVec<[&[usize]; 4]> = inputs
         .iter()
         .filter_map(|i| match i {
             Operand::Array(a) => Some(a.shape()),

@@ -113,9 +113,11 @@ pub type LoopDTypes = smallvec::SmallVec<[DType; 4]>;
 impl TypeLoop {
     /// Input and output dtypes of the loop.
     pub fn dtypes(&self) -> (LoopDTypes, LoopDTypes) {
-        let (i, o) = self.sig.split_once("->").expect("type loops are written `in->out`");
-        let conv = |s: &str| s.chars().map(|c| dtype_of_char(c).expect("known type character")).collect();
-        (conv(i), conv(o))
+        // Written `in->out` with one ASCII character a dtype (read at every call: no search).
+        let sig = self.sig.as_bytes();
+        let arrow = sig.iter().position(|&c| c == b'-').expect("type loops are written `in->out`");
+        let conv = |s: &[u8]| s.iter().map(|&c| dtype_of_char(c as char).expect("known type character")).collect();
+        (conv(&sig[..arrow]), conv(&sig[arrow + 2..]))
     }
 }
 
