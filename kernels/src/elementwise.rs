@@ -209,15 +209,7 @@ impl ElementwiseSpec {
                     writeln!(c, "      const xp_vec4<{t}> a{k}_ = reinterpret_cast<const xp_vec4<{t}>*>(in{k}_p)[v_];");
             }
         }
-        for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(c, "      xp_vec4<{}> r{k}_;", o.storage.c_name());
-        }
-        let _ = writeln!(c, "      #pragma unroll");
-        let _ = writeln!(c, "      for (int e_ = 0; e_ < 4; ++e_) {{");
-        let _ = writeln!(c, "        const {idx} i = v_ * 4 + e_;");
-        let _ = writeln!(c, "        (void)i;");
-        self.element(c, "        ", &self.body, |k| format!("a{k}_.v[e_]"), |k| format!("r{k}_.v[e_]"));
-        let _ = writeln!(c, "      }}");
+        self.group_of_four(c, "      ", idx);
         for (k, o) in self.outputs.iter().enumerate() {
             let _ = writeln!(c, "      reinterpret_cast<xp_vec4<{}>*>(out{k}_p)[v_] = r{k}_;", o.storage.c_name());
         }
@@ -228,6 +220,20 @@ impl ElementwiseSpec {
 }
 
 impl ElementwiseSpec {
+    /// Four elements of group `v_` from the inputs `a{k}_` into the outputs `r{k}_` (declared
+    /// here), the flat index `i` in scope for the body; `pad` indents it.
+    fn group_of_four(&self, c: &mut String, pad: &str, idx: &str) {
+        for (k, o) in self.outputs.iter().enumerate() {
+            let _ = writeln!(c, "{pad}xp_vec4<{}> r{k}_;", o.storage.c_name());
+        }
+        let _ = writeln!(c, "{pad}#pragma unroll");
+        let _ = writeln!(c, "{pad}for (int e_ = 0; e_ < 4; ++e_) {{");
+        let _ = writeln!(c, "{pad}  const {idx} i = v_ * 4 + e_;");
+        let _ = writeln!(c, "{pad}  (void)i;");
+        self.element(c, &format!("{pad}  "), &self.body, |k| format!("a{k}_.v[e_]"), |k| format!("r{k}_.v[e_]"));
+        let _ = writeln!(c, "{pad}}}");
+    }
+
     /// The strided layout's loop over groups of four elements along the last dimension, taken
     /// when every array operand steps by one element there (loaded and stored four at a time,
     /// aligned) or by none (a broadcast operand: read once per group), and the last extent is
@@ -286,15 +292,7 @@ impl ElementwiseSpec {
             let _ = writeln!(c, "          a{k}_ = *reinterpret_cast<const xp_vec4<{t}>*>(in{k}_p + o_in{k});");
             let _ = writeln!(c, "        }}");
         }
-        for (k, o) in self.outputs.iter().enumerate() {
-            let _ = writeln!(c, "        xp_vec4<{}> r{k}_;", o.storage.c_name());
-        }
-        let _ = writeln!(c, "        #pragma unroll");
-        let _ = writeln!(c, "        for (int e_ = 0; e_ < 4; ++e_) {{");
-        let _ = writeln!(c, "          const {idx} i = v_ * 4 + e_;");
-        let _ = writeln!(c, "          (void)i;");
-        self.element(c, "          ", &self.body, |k| format!("a{k}_.v[e_]"), |k| format!("r{k}_.v[e_]"));
-        let _ = writeln!(c, "        }}");
+        self.group_of_four(c, "        ", idx);
         for (k, o) in self.outputs.iter().enumerate() {
             let _ = writeln!(
                 c,
