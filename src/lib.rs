@@ -39,6 +39,8 @@ pub use xp_array::distributed;
 /// Discrete Fourier transforms (`numpy.fft`, CuPy's `cupy.fft`) and the plan cache
 /// (`xp::fft::config::get_plan_cache()`).
 pub use xp_array::fft;
+/// Interpolation (`scipy.interpolate`, CuPy's `cupyx.scipy.interpolate`).
+pub use xp_array::interpolate;
 /// Lazy fusion: elementwise ops return pending arrays that chains run as one kernel, with the
 /// bits of the ops run one by one. `xp::eval(&[&a, &b])` computes pending arrays now (one
 /// kernel for those of one shape), `xp::lazy::disabled(|| …)` or `XP_LAZY=0` turns fusion off,
@@ -61,10 +63,14 @@ pub use xp_array::signal;
 /// Sparse matrices (`scipy.sparse`, CuPy's `cupyx.scipy.sparse`): COO, CSR and CSC, their
 /// products with dense arrays and with each other.
 pub use xp_array::sparse;
+/// Distances and nearest neighbours (`scipy.spatial`, CuPy's `cupyx.scipy.spatial`).
+pub use xp_array::spatial;
 /// Special functions (`scipy.special`, CuPy's `cupyx.scipy.special`): the logistic and
 /// information-theory functions, Huber losses and Box-Cox transforms, the error functions and
 /// their inverses, the normal CDF and its inverse, `softmax`, `log_softmax`, `logsumexp`.
 pub use xp_array::special;
+/// Statistics (`scipy.stats`, CuPy's `cupyx.scipy.stats`).
+pub use xp_array::stats;
 pub use xp_array::{
     arange, concatenate, empty, empty_like, eye, full, full_like, get_array_module, identity, linspace, load_npy,
     load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,

@@ -59,6 +59,7 @@ pub mod element;
 mod exec;
 pub mod fft;
 pub mod indexing;
+pub mod interpolate;
 pub mod io;
 pub mod layout;
 pub mod lazy;
@@ -71,7 +72,9 @@ pub mod routines;
 pub mod signal;
 pub mod sort;
 pub mod sparse;
+pub mod spatial;
 pub mod special;
+pub mod stats;
 pub mod ufunc;
 pub mod user;
 

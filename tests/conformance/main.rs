@@ -34,10 +34,20 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
+
 use xp::array::io::npy::{load_npy, save_npy, HostData};
 use xp::array::{Array, Operand, Scalar, SliceArg};
 use xp::backend::DTypeKind;
 use xp::{DType, DynDevice, Error};
+
+// NumPy's later callables of the `routines` group, and the SciPy groups, one file each under
+// `tests/conformance/`: each SciPy file has `run(case, f, arrays)` for the ops of its module (`f`
+// is the name after the module's prefix).
+mod numpy_extras;
+mod scipy_fft;
+mod scipy_interpolate;
+mod scipy_spatial;
+mod scipy_stats;
 
 fn main() -> ExitCode {
     match Options::parse(std::env::args().skip(1)) {
@@ -342,6 +352,25 @@ fn run_case(case: &Case, dev: &Arc<dyn DynDevice>) -> Outcome {
     }
 }
 
+/// `scipy.fft`'s functions that `numpy.fft` does not have (the `fft2` group).
+const SCIPY_FFT: &[&str] = &[
+    "dct",
+    "idct",
+    "dst",
+    "idst",
+    "dctn",
+    "idctn",
+    "dstn",
+    "idstn",
+    "fht",
+    "ifht",
+    "hfft2",
+    "ihfft2",
+    "hfftn",
+    "ihfftn",
+    "next_fast_len",
+];
+
 /// Loads the inputs on `dev`, applies the views, runs the op and reads the answer back.
 fn compute(case: &Case, dev: &Arc<dyn DynDevice>) -> Result<HostData, Failure> {
     let mut arrays = Vec::with_capacity(case.inputs.len());
@@ -353,8 +382,20 @@ fn compute(case: &Case, dev: &Arc<dyn DynDevice>) -> Result<HostData, Failure> {
             _ => a,
         });
     }
-    let out = if let Some(f) = case.op.strip_prefix("fft.") {
-        run_fft(case, f, &arrays)?
+    let out = if let Some(answer) = numpy_extras::run(case, &arrays) {
+        answer?
+    } else if let Some(f) = case.op.strip_prefix("fft.") {
+        if SCIPY_FFT.contains(&f) {
+            scipy_fft::run(case, f, &arrays)?
+        } else {
+            run_fft(case, f, &arrays)?
+        }
+    } else if let Some(f) = case.op.strip_prefix("spatial.") {
+        scipy_spatial::run(case, f, &arrays)?
+    } else if let Some(f) = case.op.strip_prefix("interpolate.") {
+        scipy_interpolate::run(case, f, &arrays)?
+    } else if let Some(f) = case.op.strip_prefix("stats.") {
+        scipy_stats::run(case, f, &arrays)?
     } else if let Some(f) = case.op.strip_prefix("linalg.") {
         run_linalg(case, f, &arrays)?
     } else if let Some(f) = case.op.strip_prefix("sparse.") {

@@ -1,0 +1,1 @@
+//! `xp_array::interpolate`: interpolators on the CPU backend.

@@ -1,0 +1,1 @@
+//! `xp_array::spatial`: distances and nearest neighbours on the CPU backend.

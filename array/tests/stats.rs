@@ -1,0 +1,1 @@
+//! `xp_array::stats`: SciPy's statistics on the CPU backend.

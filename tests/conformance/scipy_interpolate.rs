@@ -1,0 +1,9 @@
+//! The `interpolate` group: `scipy.interpolate`'s functions, by name.
+
+use super::*;
+
+/// Runs `interpolate.<f>` of one case.
+pub(super) fn run(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
+    let _ = (f, arrays);
+    Err(unsupported(&case.op))
+}
