@@ -27,6 +27,7 @@ mod properties;
 mod random;
 mod routines;
 mod rows_cpu;
+mod scipy_linalg;
 mod signal;
 mod slicing;
 mod sparse;
