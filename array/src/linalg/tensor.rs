@@ -62,8 +62,14 @@ pub fn tensorsolve(a: &Array, b: &Array, axes: Option<&[usize]>) -> Result<Array
             a.permute(&order.iter().map(|&d| d as isize).collect::<Vec<_>>())?
         }
     };
-    // NumPy's `a.shape[-(an - b.ndim):]`: with `an <= b.ndim` that is the whole shape.
-    let tail = if an > b.ndim() { b.ndim() } else { 0 };
+    // NumPy's `a.shape[-(an - b.ndim):]`, Python's slice: the whole shape when the two have
+    // as many dimensions, else the last `an - b.ndim` (or from `b.ndim - an` when that is
+    // negative).
+    let tail = match an.cmp(&b.ndim()) {
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => b.ndim(),
+        std::cmp::Ordering::Less => (b.ndim() - an).min(an),
+    };
     let old_shape = a.shape()[tail..].to_vec();
     let prod: usize = old_shape.iter().product();
     if prod.checked_mul(prod) != Some(a.size()) {
@@ -97,7 +103,7 @@ pub fn tensorinv(a: &Array, ind: usize) -> Result<Array> {
     }
     let (head, tail) = a.shape().split_at(ind);
     let rows: usize = tail.iter().product();
-    if rows == 0 || a.size() % rows != 0 {
+    if rows == 0 || !a.size().is_multiple_of(rows) {
         return Err(Error::value(op, format!("cannot reshape an array of shape {:?} into {rows} rows", a.shape())));
     }
     let inv = super::inv(&a.reshape(&[rows as isize, -1])?)?;

@@ -58,8 +58,11 @@ fn real(op: &str, s: Scalar) -> Result<(f64, bool)> {
     }
 }
 
-/// Each axis as `(size, start, step)` with the grid's dtype.
-fn plan(op: &str, axes: &[GridAxis]) -> Result<(Vec<(usize, Scalar, Scalar)>, DType)> {
+/// One axis of a grid: its number of values, first value and step.
+type AxisPlan = (usize, Scalar, Scalar);
+
+/// Each axis's plan, and the grid's dtype.
+fn plan(op: &str, axes: &[GridAxis]) -> Result<(Vec<AxisPlan>, DType)> {
     let mut all_int = true;
     let mut parts = Vec::with_capacity(axes.len());
     for ax in axes {
