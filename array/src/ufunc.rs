@@ -405,7 +405,7 @@ unary_methods!(
     log => "log", log2 => "log2", log10 => "log10", log1p => "log1p", sin => "sin", cos => "cos",
     tan => "tan", arcsin => "arcsin", arccos => "arccos", arctan => "arctan", sinh => "sinh",
     cosh => "cosh", tanh => "tanh", arcsinh => "arcsinh", arccosh => "arccosh", arctanh => "arctanh",
-    reciprocal => "reciprocal",
+    reciprocal => "reciprocal", bitwise_count => "bitwise_count",
 );
 
 macro_rules! binary_methods {

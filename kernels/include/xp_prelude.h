@@ -1079,6 +1079,18 @@ template <class T> XP_DEVICE T right_shift(T a, T b) {
   }
   return (T)(a >> b);
 }
+// NumPy's bitwise_count: the set bits of |a| (a signed value's magnitude, so -1 counts 1), by
+// the parallel bit count of Hacker's Delight §5-1 (compilers turn it into one popcount).
+template <class T> XP_DEVICE u8 bitwise_count(T a) {
+  u64 m = (u64)a;
+  if constexpr (int_traits<T>::is_signed) {
+    if (a < 0) m = (u64)0 - m;
+  }
+  m = m - ((m >> 1) & 0x5555555555555555ull);
+  m = (m & 0x3333333333333333ull) + ((m >> 2) & 0x3333333333333333ull);
+  m = (m + (m >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return (u8)((m * 0x0101010101010101ull) >> 56);
+}
 // sign: -1, 0 or 1; NaN stays NaN and -0.0 gives 0.0.
 template <class T> XP_DEVICE T sign(T x) {
   if constexpr (int_traits<T>::is_int && !int_traits<T>::is_signed) {

@@ -742,6 +742,17 @@ pub const INVERT: ElementwiseOp = ElementwiseOp {
     preamble: "",
 };
 
+/// NumPy's `bitwise_count`: the number of 1 bits in the absolute value, as uint8 (booleans
+/// take the int8 loop, as in NumPy; floats have no loop).
+pub const BITWISE_COUNT: ElementwiseOp = ElementwiseOp {
+    name: "bitwise_count",
+    nin: 1,
+    nout: 1,
+    loops: &[l("b->B"), l("B->B"), l("h->B"), l("H->B"), l("i->B"), l("I->B"), l("l->B"), l("L->B")],
+    body: "out0 = xp::bitwise_count(in0);",
+    preamble: "",
+};
+
 /// Is NaN (for complex: either part).
 pub const ISNAN: ElementwiseOp = ElementwiseOp {
     name: "isnan",
@@ -1064,6 +1075,7 @@ pub const ALL: &[&ElementwiseOp] = &[
     &RINT,
     &LOGICAL_NOT,
     &INVERT,
+    &BITWISE_COUNT,
     &ISNAN,
     &ISINF,
     &ISFINITE,

@@ -1,8 +1,12 @@
 //! NumPy's routines beyond the ufuncs, one file per kind: array manipulation (`manip`),
 //! elementwise math (`math`), logic functions (`logic`), statistics (`stats`), order
 //! statistics and sets (`order`), counting and binning (`binning`), polynomials
-//! (`polynomial`), window functions (`window`), padding (`pad`) and the bit-level float
-//! functions (`special`).
+//! (`polynomial`), window functions (`window`), padding (`pad`), the bit-level float
+//! functions (`special`), grids and the `*_indices_from` helpers (`grids`), views that reorder
+//! or window axes (`views`: `rollaxis`, `matrix_transpose`, `sliding_window_view`), bit packing
+//! and counting (`bits`), machine limits (`info`: `finfo`, `iinfo`, `real_if_close`) and
+//! `apply_along_axis` (`apply`). `vecdot` lives with linear algebra ([`crate::linalg`]) and is
+//! re-exported here, as NumPy has it at the top level.
 //!
 //! This module is also NumPy's function namespace, the one the crate root and the facade's
 //! `xp::` take with a glob: it re-exports the indexing routines and index types, whose code
@@ -17,7 +21,11 @@
 //! (`median`, `quantile`, `isin`, …) sort with `crate::sort`. Names, argument order, result dtypes
 //! and shapes follow NumPy; bad arguments are errors naming the routine (never panics).
 
+mod apply;
 mod binning;
+mod bits;
+mod grids;
+mod info;
 mod logic;
 mod manip;
 pub(crate) mod math;
@@ -26,11 +34,16 @@ mod pad;
 mod polynomial;
 mod special;
 mod stats;
+mod views;
 mod window;
 
+pub use apply::apply_along_axis;
 pub use binning::{
     bincount, digitize, histogram, histogram2d, histogram_bin_edges, histogramdd, interp, interp_periodic, Bins,
 };
+pub use bits::{bitwise_count, packbits, unpackbits, BitOrder};
+pub use grids::{diag_indices_from, mgrid, ogrid, tril_indices_from, triu_indices_from, GridAxis, GridStep};
+pub use info::{finfo, iinfo, real_if_close, FInfo, IInfo};
 pub use logic::{allclose, array_equal, array_equiv, isclose, iscomplex, isneginf, isposinf, isreal};
 pub use manip::{
     append, array_split, atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays, column_stack, concatenate,
@@ -46,12 +59,13 @@ pub use order::{
     union1d, QuantileMethod, Quantiles,
 };
 pub use pad::{pad, PadMode};
-pub use polynomial::{polyfit, polyval, roots, vander};
+pub use polynomial::{poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, polyval, roots, vander};
 pub use special::{i0, nextafter, spacing};
 pub use stats::{
     average, corrcoef, cov, gradient, ldexp, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin,
     nanprod, nanstd, nansum, nanvar, unwrap,
 };
+pub use views::{matrix_transpose, rollaxis, sliding_window_view};
 pub use window::{bartlett, blackman, hamming, hanning, kaiser};
 
 // NumPy's namespace, continued: the functions whose code lives outside `routines`.
@@ -62,3 +76,4 @@ pub use crate::indexing::{
     unravel_index, Ellipsis, IndexInt, IndexItem, IntoIndexItem, NewAxis, SteppedRange,
 };
 pub use crate::io::{loadtxt, savetxt};
+pub use crate::linalg::vecdot;
