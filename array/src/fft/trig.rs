@@ -47,13 +47,15 @@
 //!
 //! The N-d forms apply the 1-d transform along each axis in turn (SciPy's definition).
 
+use std::cell::RefCell;
+
 use num_complex::Complex;
 use xp_backend_api::{DType, Error, FftKind, Result};
 
 use super::{along_axis, nd_axes, resize_axis, shape_len, single, Norm};
 use crate::layout::SliceArg;
 use crate::promote::Scalar;
-use crate::{concatenate, Array};
+use crate::{call, concatenate, Array, Operand};
 
 /// Cosine or sine.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -121,42 +123,77 @@ impl Spec {
 
 // ---- small arrays along one axis ------------------------------------------------------------
 
-/// The shape `[1, …, len, …, 1]` (`len` at `ax`) that broadcasts a vector along axis `ax` of
-/// an `ndim`-d array (and slices along `ax` as the array does).
-fn vec_shape(len: usize, ax: usize, ndim: usize) -> Vec<usize> {
-    let mut s = vec![1; ndim];
-    s[ax] = len;
-    s
+/// What a cached vector holds: its device, kind, the transform's length, the vector's length,
+/// its dtype and the bits of its two parameters.
+type TwiddleKey = (String, &'static str, usize, usize, DType, u64, u64);
+
+/// How many vectors the per-thread cache keeps (the most recently used).
+const TWIDDLE_CACHE: usize = 32;
+
+thread_local! {
+    /// Twiddle vectors by device and parameters, most recently used last: repeated transforms
+    /// of one length upload them once.
+    static TWIDDLES: RefCell<Vec<(TwiddleKey, Array)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Real values (computed in float64) as a vector of dtype `dt` along axis `ax` of `like`.
-fn real_vec(like: &Array, ax: usize, v: &[f64], dt: DType) -> Result<Array> {
-    let shape = vec_shape(v.len(), ax, like.ndim());
-    let dev = like.device_arc();
-    if dt == DType::F32 {
-        let f: Vec<f32> = v.iter().map(|&x| x as f32).collect();
-        Array::from_slice_on(&dev, &f, &shape)
-    } else {
-        Array::from_slice_on(&dev, v, &shape)
-    }
-}
-
-/// Complex values (computed in float64) as a vector of the complex dtype of `real` along `ax`.
-fn complex_vec(like: &Array, ax: usize, v: &[Complex<f64>], real: DType) -> Result<Array> {
-    let shape = vec_shape(v.len(), ax, like.ndim());
-    let dev = like.device_arc();
-    if real == DType::F32 {
-        let f: Vec<Complex<f32>> = v.iter().map(|z| Complex::new(z.re as f32, z.im as f32)).collect();
-        Array::from_slice_on(&dev, &f, &shape)
-    } else {
-        Array::from_slice_on(&dev, v, &shape)
-    }
-}
-
-/// `a` gathered along `ax` at `idx`.
-fn gather(a: &Array, ax: usize, idx: &[i64]) -> Result<Array> {
-    let i = Array::from_slice_on(&a.device_arc(), idx, &[idx.len()])?;
-    a.take(&i, Some(ax as isize))
+/// The vector `make()` (computed in float64, rounded once to `dt`: real, or the complex dtype
+/// of the precision of `dt` when `complex`) for the transform of the length of axis `ax` of
+/// `like`, on its device, shaped to broadcast along `ax`, from the cache when it was made
+/// before.
+#[allow(clippy::too_many_arguments)]
+fn twiddle(
+    like: &Array,
+    ax: usize,
+    tag: &'static str,
+    len: usize,
+    params: (f64, f64),
+    dt: DType,
+    complex: bool,
+    make: impl FnOnce() -> Vec<Complex<f64>>,
+) -> Result<Array> {
+    let stored = match (complex, dt) {
+        (false, d) => d,
+        (true, DType::F32) => DType::C64,
+        (true, _) => DType::C128,
+    };
+    let n = like.shape()[ax];
+    let key: TwiddleKey = (like.device().label(), tag, n, len, stored, params.0.to_bits(), params.1.to_bits());
+    let hit = TWIDDLES.with(|c| {
+        let mut c = c.borrow_mut();
+        let pos = c.iter().position(|(k, _)| *k == key)?;
+        let entry = c.remove(pos);
+        let a = entry.1.clone();
+        c.push(entry);
+        Some(a)
+    });
+    let flat = match hit {
+        Some(a) => a,
+        None => {
+            let v = make();
+            let dev = like.device_arc();
+            let a = match stored {
+                DType::F32 => Array::from_slice_on(&dev, &v.iter().map(|z| z.re as f32).collect::<Vec<_>>(), &[len])?,
+                DType::F64 => Array::from_slice_on(&dev, &v.iter().map(|z| z.re).collect::<Vec<_>>(), &[len])?,
+                DType::C64 => Array::from_slice_on(
+                    &dev,
+                    &v.iter().map(|z| Complex::new(z.re as f32, z.im as f32)).collect::<Vec<_>>(),
+                    &[len],
+                )?,
+                _ => Array::from_slice_on(&dev, &v, &[len])?,
+            };
+            TWIDDLES.with(|c| {
+                let mut c = c.borrow_mut();
+                if c.len() >= TWIDDLE_CACHE {
+                    c.remove(0);
+                }
+                c.push((key, a.clone()));
+            });
+            a
+        }
+    };
+    let mut shape = vec![1isize; like.ndim()];
+    shape[ax] = len as isize;
+    flat.reshape(&shape)
 }
 
 /// `a[start:stop:step]` along `ax` (`stop` `None` runs to the end in the step's direction).
@@ -164,6 +201,40 @@ fn along(a: &Array, ax: usize, start: isize, stop: Option<isize>, step: isize) -
     let mut s = vec![SliceArg::ALL; a.ndim()];
     s[ax] = SliceArg::Range { start: Some(start), stop, step: Some(step) };
     a.slice(&s)
+}
+
+/// `a` reversed along `ax` (a view).
+fn reversed(a: &Array, ax: usize) -> Result<Array> {
+    along(a, ax, a.shape()[ax] as isize - 1, None, -1)
+}
+
+/// The odd-indexed elements of `a` along `ax` (of length `n`), last first: the second half of
+/// Makhoul's shuffle (a view; empty for `n = 1`).
+fn odds_descending(a: &Array, ax: usize, n: usize) -> Result<Array> {
+    let last_odd = if n % 2 == 0 { n as isize - 1 } else { n as isize - 2 };
+    along(a, ax, last_odd.max(0), Some(0).filter(|_| n > 1), -2).and_then(|v| {
+        if n > 1 {
+            Ok(v)
+        } else {
+            along(a, ax, 0, Some(0), 1)
+        }
+    })
+}
+
+/// The elementwise `op` of `inputs` written into `out` (one kernel, no temporary).
+fn into(op: &str, inputs: &[Operand<'_>], out: &Array) -> Result<()> {
+    if out.size() > 0 {
+        call(op, inputs, Some(out))?;
+    }
+    Ok(())
+}
+
+/// `src` copied into `out` (nothing for an empty part).
+fn copy(src: &Array, out: &Array) -> Result<()> {
+    if out.size() > 0 {
+        src.copy_into(out)?;
+    }
+    Ok(())
 }
 
 /// Concatenation along `ax`, skipping empty parts.
@@ -175,17 +246,19 @@ fn join(parts: &[Array], ax: usize) -> Result<Array> {
     concatenate(&kept, ax as isize)
 }
 
-/// Makhoul's shuffle: `v_m = x_{perm[m]}` (evens ascending, then odds descending).
-fn makhoul_perm(n: usize) -> Vec<usize> {
-    let mut p: Vec<usize> = (0..n).step_by(2).collect();
-    let mut odd: Vec<usize> = (1..n).step_by(2).collect();
-    odd.reverse();
-    p.extend(odd);
-    p
+fn complex_dtype(real: DType) -> DType {
+    if real == DType::F32 {
+        DType::C64
+    } else {
+        DType::C128
+    }
 }
 
-fn real_dtype(x: &Array) -> DType {
-    x.dtype()
+/// `shape` with axis `ax` of length `len`.
+fn with_len(shape: &[usize], ax: usize, len: usize) -> Vec<usize> {
+    let mut s = shape.to_vec();
+    s[ax] = len;
+    s
 }
 
 /// `e^{iθ}`.
@@ -194,70 +267,79 @@ fn cis(theta: f64) -> Complex<f64> {
 }
 
 // ---- the 1-d kernels (real input, along `ax`, length N ≥ 1) ---------------------------------
+//
+// Makhoul's shuffle `v = [x_0, x_2, …, x_3, x_1]` and its inverse are two strided copies (the
+// evens, then the odds backwards), and the twiddles are applied in place or fused into the
+// copies that assemble the result, so that each kernel reads and writes the data about three
+// times besides its FFT.
 
 /// `scale · DCT-II(x)`, `y_0` further times `f0`; with `sign_in` of `(-1)^n x_n` and with
 /// `rev_out` reversed (DST-II).
 fn dct2(x: &Array, ax: usize, scale: f64, f0: f64, sign_in: bool, rev_out: bool) -> Result<Array> {
+    use std::f64::consts::PI;
     let n = x.shape()[ax];
-    let rdt = real_dtype(x);
-    let h = n / 2 + 1;
-    let perm = makhoul_perm(n);
-    let idx: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
-    let mut v = gather(x, ax, &idx)?;
+    let rdt = x.dtype();
+    let (h, c) = (n / 2 + 1, n.div_ceil(2));
+    let dev = x.device_arc();
+    let v = Array::empty_on(&dev, x.shape(), rdt)?;
+    copy(&along(x, ax, 0, None, 2)?, &along(&v, ax, 0, Some(c as isize), 1)?)?;
+    let odd = odds_descending(x, ax, n)?;
+    let vo = along(&v, ax, c as isize, None, 1)?;
     if sign_in {
-        let s: Vec<f64> = (0..n).map(|m| if m < n.div_ceil(2) { 1.0 } else { -1.0 }).collect();
-        v = v.mul(&real_vec(x, ax, &s, rdt)?)?.ascontiguous()?;
-    }
-    let cdt = if rdt == DType::F32 { DType::C64 } else { DType::C128 };
-    let spec = along_axis(&v, ax, FftKind::R2C, n, cdt, h, true)?;
-    let (vre, vim) = (spec.real(), spec.imag()?);
-    let w: Vec<Complex<f64>> = (0..h)
-        .map(|k| {
-            let f = if k == 0 { 2.0 * scale * f0 } else { 2.0 * scale };
-            cis(-std::f64::consts::PI * k as f64 / (2 * n) as f64) * f
-        })
-        .collect();
-    let wr = real_vec(x, ax, &w.iter().map(|z| z.re).collect::<Vec<_>>(), rdt)?;
-    let wi = real_vec(x, ax, &w.iter().map(|z| z.im).collect::<Vec<_>>(), rdt)?;
-    let nwr = real_vec(x, ax, &w.iter().map(|z| -z.re).collect::<Vec<_>>(), rdt)?;
-    // y_k, k ≤ N/2: Re(W V); y_{N-j}, 1 ≤ j ≤ N-h: -Im(W_j V_j), read with j descending.
-    let lo = wr.mul(&vre)?.sub(&wi.mul(&vim)?)?;
-    let top = (n - h) as isize;
-    let r = |a: &Array| along(a, ax, top, Some(0), -1);
-    let hi = r(&nwr)?.mul(&r(&vim)?)?.sub(&r(&wi)?.mul(&r(&vre)?)?)?;
-    if rev_out {
-        let rev = |a: &Array| along(a, ax, a.shape()[ax] as isize - 1, None, -1);
-        join(&[rev(&hi)?, rev(&lo)?], ax)
+        into("negative", &[Operand::Array(&odd)], &vo)?;
     } else {
-        join(&[lo, hi], ax)
+        copy(&odd, &vo)?;
     }
+    let spec = along_axis(&v, ax, FftKind::R2C, n, complex_dtype(rdt), h, true)?;
+    let w = twiddle(x, ax, "dct2", h, (scale, f0), rdt, true, || {
+        (0..h).map(|k| cis(-PI * k as f64 / (2 * n) as f64) * (2.0 * scale * if k == 0 { f0 } else { 1.0 })).collect()
+    })?;
+    into("multiply", &[Operand::Array(&spec), Operand::Array(&w)], &spec)?;
+    // y_k = Re Z_k for k < h; y_{N-j} = -Im Z_j for 1 ≤ j ≤ N-h.
+    let y = Array::empty_on(&dev, x.shape(), rdt)?;
+    let target = if rev_out { reversed(&y, ax)? } else { y.clone() };
+    copy(&spec.real(), &along(&target, ax, 0, Some(h as isize), 1)?)?;
+    if n > h {
+        let im = along(&spec.imag()?, ax, (n - h) as isize, Some(0), -1)?;
+        into("negative", &[Operand::Array(&im)], &along(&target, ax, h as isize, None, 1)?)?;
+    }
+    Ok(y)
 }
 
 /// `scale · DCT-III(x)` with `x_0` first times `f0`; with `rev_in` of `x` reversed and with
 /// `sign_out` times `(-1)^k` (DST-III).
 fn dct3(x: &Array, ax: usize, scale: f64, f0: f64, rev_in: bool, sign_out: bool) -> Result<Array> {
+    use std::f64::consts::PI;
     let n = x.shape()[ax];
-    let rdt = real_dtype(x);
-    let h = n / 2 + 1;
-    let g = |j: usize| if rev_in { (n - 1 - j) as i64 } else { j as i64 };
-    let a =
-        if rev_in { gather(x, ax, &(0..h).map(g).collect::<Vec<_>>())? } else { along(x, ax, 0, Some(h as isize), 1)? };
-    let b = gather(x, ax, &(0..h).map(|k| g((n - k) % n)).collect::<Vec<_>>())?;
-    let base = |k: usize| cis(std::f64::consts::PI * k as f64 / (2 * n) as f64) * scale;
-    let t: Vec<Complex<f64>> = (0..h).map(|k| if k == 0 { base(0) * f0 } else { base(k) }).collect();
-    let s: Vec<Complex<f64>> =
-        (0..h).map(|k| if k == 0 { Complex::new(0.0, 0.0) } else { base(k) * Complex::new(0.0, -1.0) }).collect();
-    let u = a.mul(&complex_vec(x, ax, &t, rdt)?)?.add(&b.mul(&complex_vec(x, ax, &s, rdt)?)?)?.ascontiguous()?;
-    let v = along_axis(&u, ax, FftKind::C2R, n, rdt, n, false)?;
-    let perm = makhoul_perm(n);
-    let mut inv = vec![0i64; n];
-    for (m, &p) in perm.iter().enumerate() {
-        inv[p] = m as i64;
+    let rdt = x.dtype();
+    let (h, c) = (n / 2 + 1, n.div_ceil(2));
+    let dev = x.device_arc();
+    let xr = if rev_in { reversed(x, ax)? } else { x.clone() };
+    // U_k = T_k (X_k - i X_{N-k}), X_N = 0.
+    let u = Array::empty_on(&dev, &with_len(x.shape(), ax, h), complex_dtype(rdt))?;
+    copy(&along(&xr, ax, 0, Some(h as isize), 1)?, &u.real())?;
+    let ui = u.imag()?;
+    along(&ui, ax, 0, Some(1), 1)?.fill(0)?;
+    if h > 1 {
+        let back = along(&xr, ax, n as isize - 1, Some((n - h) as isize), -1)?;
+        into("negative", &[Operand::Array(&back)], &along(&ui, ax, 1, None, 1)?)?;
     }
-    let y = gather(&v, ax, &inv)?;
-    if sign_out {
-        let s: Vec<f64> = (0..n).map(|k| if k % 2 == 0 { 1.0 } else { -1.0 }).collect();
-        return y.mul(&real_vec(x, ax, &s, rdt)?);
+    let t = twiddle(x, ax, "dct3", h, (scale, f0), rdt, true, || {
+        (0..h).map(|k| cis(PI * k as f64 / (2 * n) as f64) * (scale * if k == 0 { f0 } else { 1.0 })).collect()
+    })?;
+    into("multiply", &[Operand::Array(&u), Operand::Array(&t)], &u)?;
+    let v = along_axis(&u, ax, FftKind::C2R, n, rdt, n, false)?;
+    // x_{2j} = v_j, x_{2j+1} = v_{N-1-j}.
+    let y = Array::empty_on(&dev, x.shape(), rdt)?;
+    copy(&along(&v, ax, 0, Some(c as isize), 1)?, &along(&y, ax, 0, None, 2)?)?;
+    if n > 1 {
+        let back = along(&v, ax, n as isize - 1, Some(c as isize - 1), -1)?;
+        let odd = along(&y, ax, 1, None, 2)?;
+        if sign_out {
+            into("negative", &[Operand::Array(&back)], &odd)?;
+        } else {
+            copy(&back, &odd)?;
+        }
     }
     Ok(y)
 }
@@ -266,67 +348,80 @@ fn dct3(x: &Array, ax: usize, scale: f64, f0: f64, rev_in: bool, sign_out: bool)
 fn dct4(x: &Array, ax: usize, scale: f64, rev_in: bool, sign_out: bool) -> Result<Array> {
     use std::f64::consts::PI;
     let n = x.shape()[ax];
-    let rdt = real_dtype(x);
-    let cdt = if rdt == DType::F32 { DType::C64 } else { DType::C128 };
-    let perm = makhoul_perm(n);
-    let idx: Vec<i64> = perm.iter().map(|&p| if rev_in { (n - 1 - p) as i64 } else { p as i64 }).collect();
-    // c_n = x_n (cos φ_n - i (-1)^n sin φ_n), shuffled as Makhoul's v.
-    let pre: Vec<Complex<f64>> = perm
-        .iter()
-        .map(|&p| {
-            let phi = PI * (2 * p + 1) as f64 / (4 * n) as f64;
-            let sg = if p % 2 == 0 { 1.0 } else { -1.0 };
+    let rdt = x.dtype();
+    let cdt = complex_dtype(rdt);
+    let c = n.div_ceil(2);
+    let dev = x.device_arc();
+    let xr = if rev_in { reversed(x, ax)? } else { x.clone() };
+    // c_n = x_n (cos φ_n - i (-1)^n sin φ_n) · scale, in Makhoul's order.
+    let pre = twiddle(x, ax, "dct4-pre", n, (scale, 0.0), rdt, true, || {
+        let p = |j: usize| {
+            let phi = PI * (2 * j + 1) as f64 / (4 * n) as f64;
+            let sg = if j % 2 == 0 { 1.0 } else { -1.0 };
             Complex::new(phi.cos(), -sg * phi.sin()) * scale
-        })
-        .collect();
-    let c = gather(x, ax, &idx)?.mul(&complex_vec(x, ax, &pre, rdt)?)?.ascontiguous()?;
-    let spec = along_axis(&c, ax, FftKind::C2C, n, cdt, n, true)?;
-    let rev = gather(&spec, ax, &(0..n).map(|k| ((n - k) % n) as i64).collect::<Vec<_>>())?;
+        };
+        let mut v: Vec<Complex<f64>> = (0..n).step_by(2).map(p).collect();
+        v.extend((1..n).step_by(2).rev().map(p));
+        v
+    })?;
+    let v = Array::empty_on(&dev, x.shape(), cdt)?;
+    let (vs, ps) = (|a: &Array| along(a, ax, 0, Some(c as isize), 1), |a: &Array| along(a, ax, c as isize, None, 1));
+    into("multiply", &[Operand::Array(&along(&xr, ax, 0, None, 2)?), Operand::Array(&vs(&pre)?)], &vs(&v)?)?;
+    into("multiply", &[Operand::Array(&odds_descending(&xr, ax, n)?), Operand::Array(&ps(&pre)?)], &ps(&v)?)?;
+    let spec = along_axis(&v, ax, FftKind::C2C, n, cdt, n, true)?;
+    // y_0 = 2 Re V_0; y_k = Re(A_k V_k + B_k V_{N-k}).
+    let sign = |k: usize| if sign_out && k % 2 == 1 { -1.0 } else { 1.0 };
     let w = |k: usize| cis(-PI * k as f64 / (2 * n) as f64);
-    let i = Complex::new(0.0, 1.0);
-    let (mut ca, mut cb) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for k in 0..n {
-        let sg = if sign_out && k % 2 == 1 { -1.0 } else { 1.0 };
-        if k == 0 {
-            ca.push(Complex::new(2.0 * sg, 0.0));
-            cb.push(Complex::new(0.0, 0.0));
-        } else {
-            ca.push((w(k) - i * w(n - k).conj()) * sg);
-            cb.push((w(k).conj() - i * w(n - k)) * sg);
-        }
+    let coef =
+        |tag: &'static str, f: fn(Complex<f64>, Complex<f64>) -> Complex<f64>, part: fn(Complex<f64>) -> f64| {
+            twiddle(x, ax, tag, n, (sign(1), 0.0), rdt, false, || {
+                (0..n)
+                    .map(|k| {
+                        if k == 0 {
+                            Complex::new(0.0, 0.0)
+                        } else {
+                            Complex::new(part(f(w(k), w(n - k)) * sign(k)), 0.0)
+                        }
+                    })
+                    .collect()
+            })
+        };
+    let a_of = |wk: Complex<f64>, wn: Complex<f64>| wk - Complex::new(0.0, 1.0) * wn.conj();
+    let b_of = |wk: Complex<f64>, wn: Complex<f64>| wk.conj() - Complex::new(0.0, 1.0) * wn;
+    let (ar, ai) = (coef("dct4-ar", a_of, |z| z.re)?, coef("dct4-ai", a_of, |z| z.im)?);
+    let (br, bi) = (coef("dct4-br", b_of, |z| z.re)?, coef("dct4-bi", b_of, |z| z.im)?);
+    let y0 = along(&spec.real(), ax, 0, Some(1), 1)?.mul_scalar(2.0)?;
+    if n == 1 {
+        return y0.ascontiguous();
     }
-    let part =
-        |v: &[Complex<f64>], f: fn(&Complex<f64>) -> f64| real_vec(x, ax, &v.iter().map(f).collect::<Vec<_>>(), rdt);
-    let (ar, ai) = (part(&ca, |z| z.re)?, part(&ca, |z| z.im)?);
-    let (br, bi) = (part(&cb, |z| z.re)?, part(&cb, |z| z.im)?);
-    // Re(A V + B V_rev)
-    let y1 = ar.mul(&spec.real())?.sub(&ai.mul(&spec.imag()?)?)?;
-    let y2 = br.mul(&rev.real())?.sub(&bi.mul(&rev.imag()?)?)?;
-    y1.add(&y2)
+    let tail = |a: &Array| along(a, ax, 1, None, 1);
+    let back = |a: &Array| along(a, ax, n as isize - 1, Some(0), -1);
+    let (re, im) = (spec.real(), spec.imag()?);
+    let y1 = tail(&ar)?.mul(&tail(&re)?)?.sub(&tail(&ai)?.mul(&tail(&im)?)?)?;
+    let y2 = tail(&br)?.mul(&back(&re)?)?.sub(&tail(&bi)?.mul(&back(&im)?)?)?;
+    join(&[y0, y1.add(&y2)?], ax)
 }
 
 /// `DCT-I(x)` (N ≥ 2) times `post` along `ax`: the real FFT of the even extension.
 fn dct1(x: &Array, ax: usize, post: &Array) -> Result<Array> {
     let n = x.shape()[ax];
-    let rdt = real_dtype(x);
-    let cdt = if rdt == DType::F32 { DType::C64 } else { DType::C128 };
-    let inner = along(x, ax, n as isize - 2, Some(0), -1)?;
-    let ext = join(&[x.clone(), inner], ax)?;
-    let spec = along_axis(&ext, ax, FftKind::R2C, 2 * (n - 1), cdt, n, true)?;
+    let ext = Array::empty_on(&x.device_arc(), &with_len(x.shape(), ax, 2 * (n - 1)), x.dtype())?;
+    copy(x, &along(&ext, ax, 0, Some(n as isize), 1)?)?;
+    copy(&along(x, ax, n as isize - 2, Some(0), -1)?, &along(&ext, ax, n as isize, None, 1)?)?;
+    let spec = along_axis(&ext, ax, FftKind::R2C, 2 * (n - 1), complex_dtype(x.dtype()), n, true)?;
     spec.real().mul(post)
 }
 
 /// `scale · DST-I(x)`: minus the imaginary part of the real FFT of the odd extension.
 fn dst1(x: &Array, ax: usize, scale: f64) -> Result<Array> {
     let n = x.shape()[ax];
-    let rdt = real_dtype(x);
-    let cdt = if rdt == DType::F32 { DType::C64 } else { DType::C128 };
-    let mut shape = x.shape().to_vec();
-    shape[ax] = 2 * (n + 1);
-    let ext = Array::full_on(&x.device_arc(), &shape, 0, rdt)?;
-    x.copy_into(&along(&ext, ax, 1, Some(n as isize + 1), 1)?)?;
-    along(x, ax, n as isize - 1, None, -1)?.negative()?.copy_into(&along(&ext, ax, n as isize + 2, None, 1)?)?;
-    let spec = along_axis(&ext, ax, FftKind::R2C, 2 * (n + 1), cdt, n + 2, true)?;
+    let rdt = x.dtype();
+    let ext = Array::empty_on(&x.device_arc(), &with_len(x.shape(), ax, 2 * (n + 1)), rdt)?;
+    along(&ext, ax, 0, Some(1), 1)?.fill(0)?;
+    along(&ext, ax, n as isize + 1, Some(n as isize + 2), 1)?.fill(0)?;
+    copy(x, &along(&ext, ax, 1, Some(n as isize + 1), 1)?)?;
+    into("negative", &[Operand::Array(&reversed(x, ax)?)], &along(&ext, ax, n as isize + 2, None, 1)?)?;
+    let spec = along_axis(&ext, ax, FftKind::R2C, 2 * (n + 1), complex_dtype(rdt), n + 2, true)?;
     along(&spec.imag()?, ax, 1, Some(n as isize + 1), 1)?.mul_scalar(-scale)
 }
 
@@ -339,12 +434,17 @@ fn transform(op: &str, spec: Spec, x: &Array, ax: usize) -> Result<Array> {
     let o = spec.orth;
     match (spec.family, spec.t) {
         (Family::Cos, 1) => {
-            let rdt = real_dtype(x);
-            let ends = |inside: f64, end: f64| -> Vec<f64> {
-                (0..n).map(|k| if k == 0 || k == n - 1 { end } else { inside }).collect()
+            let rdt = x.dtype();
+            let ends = move |inside: f64, end: f64| -> Vec<Complex<f64>> {
+                (0..n).map(|k| Complex::new(if k == 0 || k == n - 1 { end } else { inside }, 0.0)).collect()
             };
-            let xin = if o { x.mul(&real_vec(x, ax, &ends(1.0, r2), rdt)?)? } else { x.clone() };
-            let post = real_vec(x, ax, &ends(fct, if o { fct * h2 } else { fct }), rdt)?;
+            let xin = if o {
+                x.mul(&twiddle(x, ax, "dct1-pre", n, (r2, 0.0), rdt, false, || ends(1.0, r2))?)?
+            } else {
+                x.clone()
+            };
+            let end = if o { fct * h2 } else { fct };
+            let post = twiddle(x, ax, "dct1-post", n, (fct, end), rdt, false, || ends(fct, end))?;
             dct1(&xin, ax, &post)
         }
         (Family::Cos, 2) => dct2(x, ax, fct, if o { h2 } else { 1.0 }, false, false),
