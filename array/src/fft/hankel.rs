@@ -1,18 +1,19 @@
 //! SciPy's fast Hankel transform: `fht`, `ifht` and `fhtoffset`, Hamilton's FFTLog.
 //!
 //! # The transform
-//! For `a` sampled on the logarithmic grid `r_j = r_c exp((j - j_c) dln)`, `j_c = (n-1)/2`, the
-//! transform `A(k_j) = Σ a_j J_μ(k r) …` (SciPy's `fht` with `dln`, `mu`, `offset = ln(k_c r_c)`
-//! and `bias = q`) is a convolution on the log grid, so it runs as one real FFT, a product
-//! with `n/2 + 1` coefficients, one inverse real FFT and a reversal:
+//! SciPy's `fht` is the discrete form of the Hankel transform `A(k) = ∫_0^∞ a(r) J_μ(k r) k dr`
+//! for `a` sampled on the logarithmic grid `r_j = r_c exp((j - j_c) dln)`, `j_c = (n-1)/2`
+//! (and taken as periodic there), with `offset = ln(k_c r_c)` placing the output grid and a
+//! power-law `bias = q`. On the log grid the transform is a convolution, so it runs as one
+//! real FFT, a product with `n/2 + 1` coefficients, one inverse real FFT and a reversal:
 //! A. J. S. Hamilton, "Uncorrelated modes of the non-linear power spectrum", MNRAS 312
 //! (2000) 257-284, Appendix B (FFTLog), after J. D. Talman, J. Comput. Phys. 29 (1978) 35-48.
 //! The coefficients are
 //! `u_m = 2^{q + 2πi m/L} Γ((μ+1+q)/2 + iπm/L) / Γ((μ+1-q)/2 - iπm/L) · e^{-2πi m offset/L}`,
 //! `L = n dln`; for even `n` the last one is made real (its imaginary part would be dropped
-//! by the inverse real FFT anyway, and the inverse needs the same real value). A bias `q ≠ 0`
-//! multiplies the input by `e^{-q (j - j_c) dln}` before and the output by `e^{-q ((j - j_c) dln
-//! + offset)}` after. `ifht` runs the same steps with the coefficients `1 / conj(u_m)` and the
+//! by the inverse real FFT anyway, and the inverse needs the same real value). A bias
+//! `q ≠ 0` multiplies the input by `e^{-q (j - j_c) dln}` before and the output by
+//! `e^{-q ((j - j_c) dln + offset)}` after. `ifht` runs the same steps with the coefficients `1 / conj(u_m)` and the
 //! reciprocal factors, which inverts `fht` exactly (a zero coefficient stays zero).
 //!
 //! The `n` coefficients (and the bias factors) are computed on the host in float64: they are

@@ -4,6 +4,14 @@
 //! CPU) through the contract's `FftLib`, with plans kept in a per-device cache
 //! ([`config::get_plan_cache`]).
 //!
+//! Also `scipy.fft`'s functions that NumPy lacks (CuPy's `cupyx.scipy.fft`): the real
+//! trigonometric transforms [`dct`], [`idct`], [`dst`], [`idst`] (types 1-4) and their N-d
+//! forms [`dctn`], [`idctn`], [`dstn`], [`idstn`] (module `trig`: Makhoul's algorithm and its
+//! relatives, one FFT each), the fast Hankel transform [`fht`], [`ifht`] and [`fhtoffset`]
+//! (module `hankel`: Hamilton's FFTLog), the Hermitian N-d transforms [`hfft2`], [`ihfft2`],
+//! [`hfftn`], [`ihfftn`], and [`next_fast_len`] / [`prev_fast_len`] with the lengths of
+//! SciPy's pocketfft backend.
+//!
 //! # NumPy's rules, and the choices where NumPy leaves room
 //! - Result dtypes follow NumPy 2: single precision stays single (float32, float16 and
 //!   complex64 inputs give complex64; `irfft` of complex64 gives float32); float64,
@@ -14,6 +22,9 @@
 //!   length 0 with no `n` is a `Value` error, as NumPy.
 //! - `norm` is `None`, `"backward"`, `"ortho"` or `"forward"`; anything else is a `Value`
 //!   error.
+//! - SciPy's `hfftn`/`ihfftn` are [`irfftn`] of the conjugate / the conjugate of [`rfftn`]
+//!   with the opposite normalisation (so float32 gives float32 / complex64), over the last two
+//!   axes by default for the `2` forms.
 //! - Results are new arrays. A transform along an axis that is neither the first nor the
 //!   last of a stacked array may come back as a transposed view (NumPy's values; its strides
 //!   are the copy's).
