@@ -24,10 +24,14 @@
 //! repeated axes in the N-d forms.
 //!
 //! # Algorithms
-//! Every transform is one FFT of the contract (so any device) plus gathers (`take` with an
-//! index array made on the host) and elementwise twiddles, computed in float64 on the host
-//! and rounded once to the array's precision; the scale and the orthogonalising factors are
-//! folded into the twiddles wherever they touch them.
+//! Every transform is one FFT of the contract (so it runs on any device) plus strided copies
+//! for the reorderings (Makhoul's shuffle is the even elements, then the odd ones backwards:
+//! two strided views, no index arrays) and elementwise products with twiddles. The twiddles
+//! are computed in float64 on the host, rounded once to the array's precision, and kept in a
+//! small per-thread cache (by device, length, dtype and factors), so repeated transforms of one
+//! length upload them once; the scale and the orthogonalising factors are folded into them.
+//! Each transform reads and writes the data about three times besides its FFT, and a strided
+//! axis is transformed in place by a strided plan (no transposes here).
 //! - DCT-II: J. Makhoul, "A fast cosine transform in one and two dimensions", IEEE Trans.
 //!   ASSP 28 (1980) 27-34: `v = [x_0, x_2, …, …, x_3, x_1]`, `V = rfft(v)`, `y_k = 2 Re(e^{-iπk/2N}
 //!   V_k)` for `k ≤ N/2` and `y_{N-k} = -2 Im(e^{-iπk/2N} V_k)` for the rest, so one real FFT of
@@ -43,7 +47,8 @@
 //!   reversed]` (length 2(N+1)).
 //! - DST-II/III/IV from the DCTs: `DST-II(x)_k = DCT-II((-1)^n x_n)_{N-1-k}`, `DST-III(x)_k =
 //!   (-1)^k DCT-III(x reversed)_k`, `DST-IV(x)_k = (-1)^k DCT-IV(x reversed)_k` (the
-//!   reversals are in the gathers' indices, the DST-IV signs in its last twiddles).
+//!   reversals are reversed views, the signs negated copies or, for DST-IV, part of the last
+//!   twiddles: no extra pass).
 //!
 //! The N-d forms apply the 1-d transform along each axis in turn (SciPy's definition).
 
@@ -211,14 +216,11 @@ fn reversed(a: &Array, ax: usize) -> Result<Array> {
 /// The odd-indexed elements of `a` along `ax` (of length `n`), last first: the second half of
 /// Makhoul's shuffle (a view; empty for `n = 1`).
 fn odds_descending(a: &Array, ax: usize, n: usize) -> Result<Array> {
-    let last_odd = if n % 2 == 0 { n as isize - 1 } else { n as isize - 2 };
-    along(a, ax, last_odd.max(0), Some(0).filter(|_| n > 1), -2).and_then(|v| {
-        if n > 1 {
-            Ok(v)
-        } else {
-            along(a, ax, 0, Some(0), 1)
-        }
-    })
+    if n < 2 {
+        return along(a, ax, 0, Some(0), 1);
+    }
+    let last_odd = if n % 2 == 0 { n - 1 } else { n - 2 };
+    along(a, ax, last_odd as isize, Some(0), -2)
 }
 
 /// The elementwise `op` of `inputs` written into `out` (one kernel, no temporary).
