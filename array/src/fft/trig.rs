@@ -219,7 +219,7 @@ fn odds_descending(a: &Array, ax: usize, n: usize) -> Result<Array> {
     if n < 2 {
         return along(a, ax, 0, Some(0), 1);
     }
-    let last_odd = if n % 2 == 0 { n - 1 } else { n - 2 };
+    let last_odd = if n.is_multiple_of(2) { n - 1 } else { n - 2 };
     along(a, ax, last_odd as isize, Some(0), -2)
 }
 
@@ -359,7 +359,7 @@ fn dct4(x: &Array, ax: usize, scale: f64, rev_in: bool, sign_out: bool) -> Resul
     let pre = twiddle(x, ax, "dct4-pre", n, (scale, 0.0), rdt, true, || {
         let p = |j: usize| {
             let phi = PI * (2 * j + 1) as f64 / (4 * n) as f64;
-            let sg = if j % 2 == 0 { 1.0 } else { -1.0 };
+            let sg = if j.is_multiple_of(2) { 1.0 } else { -1.0 };
             Complex::new(phi.cos(), -sg * phi.sin()) * scale
         };
         let mut v: Vec<Complex<f64>> = (0..n).step_by(2).map(p).collect();
