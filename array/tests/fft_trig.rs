@@ -380,6 +380,49 @@ fn fast_hankel_transform_matches_scipy_and_inverts() {
         let y = fft::fht(&x, dln, mu, 0.0, 0.0).unwrap();
         close("ifht(fht) mu", &f64s(&fft::ifht(&y, dln, mu, 0.0, 0.0).unwrap()), &a, 1e-11);
     }
+    // An odd length, a negative bias and a pole of Γ at m = 0 (mu = -1): SciPy's values of
+    // fht(b, dln, 1, offset=-0.2, bias=-0.5), ifht(b, dln, 1) and fht(b, dln, -1).
+    let dln7 = 0.7675283643313484;
+    let b = [
+        0.009950124791926826,
+        0.04535107484980104,
+        0.1934418239449506,
+        0.6065306597126334,
+        0.4557833517654917,
+        0.0004518953222776246,
+        1.9287498479639178e-20,
+    ];
+    let bx = arr(&d, &b, &[7]);
+    let want_fht = [
+        0.0056258544263607805,
+        0.03593217019745704,
+        0.1361317866370684,
+        0.5282471366167178,
+        0.5633645106498303,
+        0.052733072207719764,
+        0.02388199364509056,
+    ];
+    close("fht odd", &f64s(&fft::fht(&bx, dln7, 1.0, -0.2, -0.5).unwrap()), &want_fht, 1e-12);
+    let want_ifht = [
+        0.00921747248800561,
+        0.04568611770335993,
+        0.2109565325176499,
+        0.6197206350983465,
+        0.4293775043128196,
+        -0.008583086563707662,
+        0.0051337548306073745,
+    ];
+    close("ifht odd", &f64s(&fft::ifht(&bx, dln7, 1.0, 0.0, 0.0).unwrap()), &want_ifht, 1e-12);
+    let want_pole = [
+        0.3654993647654461,
+        0.32903071955009194,
+        0.1637603047358019,
+        -0.24500379784489468,
+        -0.05466066705936785,
+        0.3832999238171593,
+        0.3695830824228443,
+    ];
+    close("fht mu=-1", &f64s(&fft::fht(&bx, dln7, -1.0, 0.0, 0.0).unwrap()), &want_pole, 1e-12);
     // scipy.fft.fhtoffset(dln, 0.5) and fhtoffset(dln, 1.5, initial=0.3, bias=0.4)
     assert!((fft::fhtoffset(dln, 0.5, 0.0, 0.0) - 0.2064110641900131).abs() < 1e-13);
     assert!((fft::fhtoffset(dln, 1.5, 0.3, 0.4) - 0.6819115526894866).abs() < 1e-13);
