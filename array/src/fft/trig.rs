@@ -28,8 +28,8 @@
 //! for the reorderings (Makhoul's shuffle is the even elements, then the odd ones backwards:
 //! two strided views, no index arrays) and elementwise products with twiddles. The twiddles
 //! are computed in float64 on the host, rounded once to the array's precision, and kept in a
-//! small per-thread cache (by device, length, dtype and factors), so repeated transforms of one
-//! length upload them once; the scale and the orthogonalising factors are folded into them.
+//! small per-thread cache (by device, length, dtype and factors; the 32 most recent, 512 MiB at
+//! most), so repeated transforms of one length upload them once; the scale and the orthogonalising factors are folded into them.
 //! Each transform reads and writes the data about three times besides its FFT, and a strided
 //! axis is transformed in place by a strided plan (no transposes here).
 //! - DCT-II: J. Makhoul, "A fast cosine transform in one and two dimensions", IEEE Trans.
@@ -40,8 +40,9 @@
 //!   irfft(U)` (unnormalised), `x` = `v` unshuffled.
 //! - DCT-IV: with `φ_n = π(2n+1)/4N`, `a_n = x_n cos φ_n` and `b_n = -(-1)^n x_n sin φ_n`,
 //!   `DCT-IV(x)_k = DCT-II(a)_k + DCT-II(b)_{N-k}` (the second term 0 for `k = 0`). Both
-//!   DCT-IIs come from one complex FFT of length N of the shuffled `a + i b`, separated by the
-//!   symmetry of real transforms (`V_a = (V_k + conj V_{N-k}) / 2`, …): any N, odd included.
+//!   DCT-IIs come from one complex FFT `V` of length N of the shuffled `a + i b`: with Makhoul's
+//!   relations for each part the sum collapses to `y_k = 2 Re(e^{-iπk/2N} V_k)`, for any N,
+//!   odd included.
 //! - DCT-I: the real FFT of the even extension `[x_0 … x_{N-1} x_{N-2} … x_1]` (length 2(N-1));
 //!   DST-I: minus the imaginary part of the real FFT of the odd extension `[0, x, 0, -x
 //!   reversed]` (length 2(N+1)).
@@ -60,7 +61,7 @@ use xp_backend_api::{DType, Error, FftKind, Result};
 use super::{along_axis, nd_axes, resize_axis, shape_len, single, Norm};
 use crate::layout::SliceArg;
 use crate::promote::Scalar;
-use crate::{call, concatenate, Array, Operand};
+use crate::{call, Array, Operand};
 
 /// Cosine or sine.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -132,8 +133,10 @@ impl Spec {
 /// its dtype and the bits of its two parameters.
 type TwiddleKey = (String, &'static str, usize, usize, DType, u64, u64);
 
-/// How many vectors the per-thread cache keeps (the most recently used).
+/// How many vectors the per-thread cache keeps (the most recently used)…
 const TWIDDLE_CACHE: usize = 32;
+/// … and how many bytes of them at most (a larger vector is made for each call).
+const TWIDDLE_CACHE_BYTES: usize = 512 << 20;
 
 thread_local! {
     /// Twiddle vectors by device and parameters, most recently used last: repeated transforms
@@ -186,13 +189,18 @@ fn twiddle(
                 )?,
                 _ => Array::from_slice_on(&dev, &v, &[len])?,
             };
-            TWIDDLES.with(|c| {
-                let mut c = c.borrow_mut();
-                if c.len() >= TWIDDLE_CACHE {
-                    c.remove(0);
-                }
-                c.push((key, a.clone()));
-            });
+            if a.nbytes() <= TWIDDLE_CACHE_BYTES {
+                TWIDDLES.with(|c| {
+                    let mut c = c.borrow_mut();
+                    while !c.is_empty()
+                        && (c.len() >= TWIDDLE_CACHE
+                            || c.iter().map(|(_, v)| v.nbytes()).sum::<usize>() + a.nbytes() > TWIDDLE_CACHE_BYTES)
+                    {
+                        c.remove(0);
+                    }
+                    c.push((key, a.clone()));
+                });
+            }
             a
         }
     };
@@ -237,15 +245,6 @@ fn copy(src: &Array, out: &Array) -> Result<()> {
         src.copy_into(out)?;
     }
     Ok(())
-}
-
-/// Concatenation along `ax`, skipping empty parts.
-fn join(parts: &[Array], ax: usize) -> Result<Array> {
-    let kept: Vec<&Array> = parts.iter().filter(|p| p.shape()[ax] > 0).collect();
-    if kept.len() == 1 {
-        return kept[0].ascontiguous();
-    }
-    concatenate(&kept, ax as isize)
 }
 
 fn complex_dtype(real: DType) -> DType {
@@ -371,37 +370,15 @@ fn dct4(x: &Array, ax: usize, scale: f64, rev_in: bool, sign_out: bool) -> Resul
     into("multiply", &[Operand::Array(&along(&xr, ax, 0, None, 2)?), Operand::Array(&vs(&pre)?)], &vs(&v)?)?;
     into("multiply", &[Operand::Array(&odds_descending(&xr, ax, n)?), Operand::Array(&ps(&pre)?)], &ps(&v)?)?;
     let spec = along_axis(&v, ax, FftKind::C2C, n, cdt, n, true)?;
-    // y_0 = 2 Re V_0; y_k = Re(A_k V_k + B_k V_{N-k}).
-    let sign = |k: usize| if sign_out && k % 2 == 1 { -1.0 } else { 1.0 };
-    let w = |k: usize| cis(-PI * k as f64 / (2 * n) as f64);
-    let coef =
-        |tag: &'static str, f: fn(Complex<f64>, Complex<f64>) -> Complex<f64>, part: fn(Complex<f64>) -> f64| {
-            twiddle(x, ax, tag, n, (sign(1), 0.0), rdt, false, || {
-                (0..n)
-                    .map(|k| {
-                        if k == 0 {
-                            Complex::new(0.0, 0.0)
-                        } else {
-                            Complex::new(part(f(w(k), w(n - k)) * sign(k)), 0.0)
-                        }
-                    })
-                    .collect()
-            })
-        };
-    let a_of = |wk: Complex<f64>, wn: Complex<f64>| wk - Complex::new(0.0, 1.0) * wn.conj();
-    let b_of = |wk: Complex<f64>, wn: Complex<f64>| wk.conj() - Complex::new(0.0, 1.0) * wn;
-    let (ar, ai) = (coef("dct4-ar", a_of, |z| z.re)?, coef("dct4-ai", a_of, |z| z.im)?);
-    let (br, bi) = (coef("dct4-br", b_of, |z| z.re)?, coef("dct4-bi", b_of, |z| z.im)?);
-    let y0 = along(&spec.real(), ax, 0, Some(1), 1)?.mul_scalar(2.0)?;
-    if n == 1 {
-        return y0.ascontiguous();
-    }
-    let tail = |a: &Array| along(a, ax, 1, None, 1);
-    let back = |a: &Array| along(a, ax, n as isize - 1, Some(0), -1);
-    let (re, im) = (spec.real(), spec.imag()?);
-    let y1 = tail(&ar)?.mul(&tail(&re)?)?.sub(&tail(&ai)?.mul(&tail(&im)?)?)?;
-    let y2 = tail(&br)?.mul(&back(&re)?)?.sub(&tail(&bi)?.mul(&back(&im)?)?)?;
-    join(&[y0, y1.add(&y2)?], ax)
+    // y_k = 2 Re(e^{-iπk/2N} V_k) (the separation of V_a and V_b and the reversed term of
+    // DCT-II(b) cancel to this), times (-1)^k for DST-IV: one fused pass.
+    let sign = |k: usize| if sign_out && k % 2 == 1 { -2.0 } else { 2.0 };
+    let w = |k: usize| cis(-PI * k as f64 / (2 * n) as f64) * sign(k);
+    let wr = twiddle(x, ax, "dct4-re", n, (sign(1), 0.0), rdt, false, || (0..n).map(w).collect())?;
+    let wi = twiddle(x, ax, "dct4-im", n, (sign(1), 0.0), rdt, false, || {
+        (0..n).map(|k| Complex::new(w(k).im, 0.0)).collect()
+    })?;
+    wr.mul(&spec.real())?.sub(&wi.mul(&spec.imag()?)?)
 }
 
 /// `DCT-I(x)` (N ≥ 2) times `post` along `ax`: the real FFT of the even extension.
