@@ -36,8 +36,10 @@ pub use xp_array as array;
 /// Collectives between GPUs (`cupyx.distributed`, `torch.distributed`) through NCCL or RCCL:
 /// `init_all` for one process driving several GPUs, `init_process` for one process per GPU.
 pub use xp_array::distributed;
-/// Discrete Fourier transforms (`numpy.fft`, CuPy's `cupy.fft`) and the plan cache
-/// (`xp::fft::config::get_plan_cache()`).
+/// Discrete Fourier transforms (`numpy.fft`, CuPy's `cupy.fft`), `scipy.fft`'s additions
+/// (`dct`, `idct`, `dst`, `idst`, `dctn`, `idctn`, `dstn`, `idstn`, `fht`, `ifht`,
+/// `fhtoffset`, `hfft2`, `ihfft2`, `hfftn`, `ihfftn`, `next_fast_len`, `prev_fast_len`) and
+/// the plan cache (`xp::fft::config::get_plan_cache()`).
 pub use xp_array::fft;
 /// Interpolation (`scipy.interpolate`, CuPy's `cupyx.scipy.interpolate`).
 pub use xp_array::interpolate;

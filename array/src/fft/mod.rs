@@ -4,6 +4,14 @@
 //! CPU) through the contract's `FftLib`, with plans kept in a per-device cache
 //! ([`config::get_plan_cache`]).
 //!
+//! Also `scipy.fft`'s functions that NumPy lacks (CuPy's `cupyx.scipy.fft`): the real
+//! trigonometric transforms [`dct`], [`idct`], [`dst`], [`idst`] (types 1-4) and their N-d
+//! forms [`dctn`], [`idctn`], [`dstn`], [`idstn`] (module `trig`: Makhoul's algorithm and its
+//! relatives, one FFT each), the fast Hankel transform [`fht`], [`ifht`] and [`fhtoffset`]
+//! (module `hankel`: Hamilton's FFTLog), the Hermitian N-d transforms [`hfft2`], [`ihfft2`],
+//! [`hfftn`], [`ihfftn`], and [`next_fast_len`] / [`prev_fast_len`] with the lengths of
+//! SciPy's pocketfft backend.
+//!
 //! # NumPy's rules, and the choices where NumPy leaves room
 //! - Result dtypes follow NumPy 2: single precision stays single (float32, float16 and
 //!   complex64 inputs give complex64; `irfft` of complex64 gives float32); float64,
@@ -14,6 +22,9 @@
 //!   length 0 with no `n` is a `Value` error, as NumPy.
 //! - `norm` is `None`, `"backward"`, `"ortho"` or `"forward"`; anything else is a `Value`
 //!   error.
+//! - SciPy's `hfftn`/`ihfftn` are [`irfftn`] of the conjugate / the conjugate of [`rfftn`]
+//!   with the opposite normalisation (so float32 gives float32 / complex64), over the last two
+//!   axes by default for the `2` forms.
 //! - Results are new arrays. A transform along an axis that is neither the first nor the
 //!   last of a stacked array may come back as a transposed view (NumPy's values; its strides
 //!   are the copy's).
@@ -26,6 +37,8 @@
 //! work area borrowed from the memory pool.
 
 pub mod config;
+mod hankel;
+mod trig;
 
 use std::sync::Arc;
 
@@ -36,6 +49,8 @@ use crate::layout::{normalize_axis, SliceArg};
 use crate::{concatenate, Array};
 
 pub use config::{get_plan_cache, PlanCache, PlanCacheStats};
+pub use hankel::{fht, fhtoffset, ifht};
+pub use trig::{dct, dctn, dst, dstn, idct, idctn, idst, idstn};
 
 /// The most earlier-axis iterations run as separate executions of one strided plan before
 /// the axis is moved last by a copy instead.
@@ -60,6 +75,15 @@ impl Norm {
                 op,
                 format!("Invalid norm value {other:?}; should be \"backward\", \"ortho\" or \"forward\""),
             )),
+        }
+    }
+
+    /// NumPy's name of the convention.
+    fn name(self) -> &'static str {
+        match self {
+            Norm::Backward => "backward",
+            Norm::Ortho => "ortho",
+            Norm::Forward => "forward",
         }
     }
 
@@ -538,6 +562,105 @@ fn irfftn_as(op: &str, a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, n
 /// NumPy's `fft.irfft2`: [`irfftn`] over the last two axes by default.
 pub fn irfft2(a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, norm: Option<&str>) -> Result<Array> {
     irfftn_as("irfft2", a, s, Some(axes.unwrap_or(&LAST_TWO)), norm)
+}
+
+/// SciPy's `fft.hfftn`: the N-d transform of a signal with Hermitian symmetry given by the
+/// half spectrum along the last of `axes` ([`irfftn`] of the conjugate with the opposite
+/// normalisation); the last output length defaults to `2 * (len - 1)`.
+pub fn hfftn(a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, norm: Option<&str>) -> Result<Array> {
+    hfftn_as("hfftn", a, s, axes, norm)
+}
+
+fn hfftn_as(op: &str, a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, norm: Option<&str>) -> Result<Array> {
+    let norm = Norm::parse(op, norm)?.swapped();
+    let conj = to(a, complex_of(a))?.conj()?;
+    irfftn_as(op, &conj, s, axes, Some(norm.name()))
+}
+
+/// SciPy's `fft.hfft2`: [`hfftn`] over the last two axes by default.
+pub fn hfft2(a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, norm: Option<&str>) -> Result<Array> {
+    hfftn_as("hfft2", a, s, Some(axes.unwrap_or(&LAST_TWO)), norm)
+}
+
+/// SciPy's `fft.ihfftn`: the inverse of [`hfftn`] (the conjugate of [`rfftn`] with the
+/// opposite normalisation); float32 gives complex64.
+pub fn ihfftn(a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, norm: Option<&str>) -> Result<Array> {
+    ihfftn_as("ihfftn", a, s, axes, norm)
+}
+
+fn ihfftn_as(op: &str, a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, norm: Option<&str>) -> Result<Array> {
+    let norm = Norm::parse(op, norm)?.swapped();
+    rfftn_as(op, a, s, axes, Some(norm.name()))?.conj()
+}
+
+/// SciPy's `fft.ihfft2`: [`ihfftn`] over the last two axes by default.
+pub fn ihfft2(a: &Array, s: Option<&[usize]>, axes: Option<&[isize]>, norm: Option<&str>) -> Result<Array> {
+    ihfftn_as("ihfft2", a, s, Some(axes.unwrap_or(&LAST_TWO)), norm)
+}
+
+// ---- fast lengths -----------------------------------------------------------------------------
+
+/// The lengths whose factors are all in `primes`, searched by `keep` (SciPy's pocketfft
+/// backend: 2, 3, 5 for real transforms, also 7 and 11 for complex ones).
+fn smooth_primes(real: bool) -> &'static [u128] {
+    if real {
+        &[2, 3, 5]
+    } else {
+        &[2, 3, 5, 7, 11]
+    }
+}
+
+/// Every product of `primes` up to `limit`, calling `f` on each.
+fn each_smooth(primes: &[u128], limit: u128, acc: u128, f: &mut impl FnMut(u128)) {
+    match primes.split_first() {
+        None => f(acc),
+        Some((&p, rest)) => {
+            let mut v = acc;
+            while v <= limit {
+                each_smooth(rest, limit, v, f);
+                v *= p;
+            }
+        }
+    }
+}
+
+/// The largest length SciPy's pocketfft backend takes in `next_fast_len`.
+const MAX_FAST_TARGET: usize = usize::MAX / 11;
+
+/// SciPy's `fft.next_fast_len`: the smallest length `≥ target` that the FFTs handle fastest,
+/// SciPy's pocketfft choice: a product of 2, 3 and 5 when `real`, of 2, 3, 5, 7 and 11
+/// otherwise (`0` gives `0`). A target beyond `usize::MAX / 11` is a `Value` error.
+pub fn next_fast_len(target: usize, real: bool) -> Result<usize> {
+    if target > MAX_FAST_TARGET {
+        return Err(Error::value("next_fast_len", format!("Target length is too large to perform an FFT: {target}")));
+    }
+    if target <= 1 {
+        return Ok(target);
+    }
+    let t = target as u128;
+    let mut best = t.next_power_of_two();
+    each_smooth(smooth_primes(real), best, 1, &mut |v| {
+        if v >= t && v < best {
+            best = v;
+        }
+    });
+    Ok(best as usize)
+}
+
+/// SciPy's `fft.prev_fast_len`: the largest length `≤ target` of the kind
+/// [`next_fast_len`] picks (`0` gives `0`).
+pub fn prev_fast_len(target: usize, real: bool) -> Result<usize> {
+    if target <= 1 {
+        return Ok(target);
+    }
+    let t = target as u128;
+    let mut best = 1u128;
+    each_smooth(smooth_primes(real), t, 1, &mut |v| {
+        if v <= t && v > best {
+            best = v;
+        }
+    });
+    Ok(best as usize)
 }
 
 // ---- helpers ----------------------------------------------------------------------------------
