@@ -707,12 +707,8 @@ pub fn squareform(x: &Array, force: Force, checks: bool) -> Result<Array> {
             let j = ar(d)?.reshape(&[1, -1])?;
             let (lo, hi) = (i.minimum(&j)?, i.maximum(&j)?);
             // The condensed index of (lo, hi): lo (2d - lo - 1) / 2 + hi - lo - 1 (0 on the diagonal).
-            let idx = lo
-                .mul(&rsub_i((2 * d - 1) as i64, &lo)?)?
-                .floor_divide(2)?
-                .add(&hi.sub(&lo)?)?
-                .add(-1)?
-                .maximum(0)?;
+            let idx =
+                lo.mul(&rsub_i((2 * d - 1) as i64, &lo)?)?.floor_divide(2)?.add(&hi.sub(&lo)?)?.add(-1)?.maximum(0)?;
             let vals = x.take(&idx, Some(0))?;
             let zero = Array::full_on(&dev, &[], 0, x.dtype())?;
             where_(&i.eq(&j)?, Operand::Array(&zero), Operand::Array(&vals))

@@ -160,7 +160,8 @@ impl KDTree {
         if n > 0 {
             tree.build(&host);
         }
-        tree.points = tree.index.iter().flat_map(|&r| host[r as usize * m..(r as usize + 1) * m].iter().copied()).collect();
+        tree.points =
+            tree.index.iter().flat_map(|&r| host[r as usize * m..(r as usize + 1) * m].iter().copied()).collect();
         Ok(tree)
     }
 
@@ -254,7 +255,8 @@ impl KDTree {
                 split = at(idx[idx.len() - 1], dim);
                 nl = idx.len() - 1;
             }
-            let (plo, phi) = (self.cell_lo[node * m..(node + 1) * m].to_vec(), self.cell_hi[node * m..(node + 1) * m].to_vec());
+            let (plo, phi) =
+                (self.cell_lo[node * m..(node + 1) * m].to_vec(), self.cell_hi[node * m..(node + 1) * m].to_vec());
             let mut lhi = phi.clone();
             lhi[dim] = split;
             let mut rlo = plo.clone();
@@ -382,9 +384,6 @@ impl KDTree {
         if k > 1 {
             shape.push(k);
         }
-        Ok((
-            Array::from_slice_on(&self.device, &dist, &shape)?,
-            Array::from_slice_on(&self.device, &idx, &shape)?,
-        ))
+        Ok((Array::from_slice_on(&self.device, &dist, &shape)?, Array::from_slice_on(&self.device, &idx, &shape)?))
     }
 }
