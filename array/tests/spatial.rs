@@ -756,7 +756,7 @@ fn errors_are_scipys() {
     // An argument the metric does not take is SciPy's TypeError.
     assert_eq!(kind(cdist(&a, &b, Metric::Euclidean, &MetricArgs::p(3.0))), "DType");
     let c = a.astype(DType::C128).unwrap();
-    assert_eq!(kind(cdist(&c, &b, Metric::Euclidean, &none)), "DType");
+    assert_eq!(kind(cdist(&c, &b, Metric::Euclidean, &none)), "Value");
     assert_eq!(kind(distance::euclidean(&a, &b)), "Value");
     // Empty sets.
     let e = Array::from_slice_on::<f64>(&d, &[], &[0, 3]).unwrap();
@@ -853,6 +853,28 @@ fn kdtree_matches_brute_force() {
             if j % 4 == 3 {
                 assert!(a <= 1.5 * e + 1e-15, "the 4th neighbour {a} beyond 1.5 × {e}");
             }
+        }
+    }
+}
+
+#[test]
+fn kdtree_many_queries_split_over_threads() {
+    let d = cpu();
+    let (n, count, k) = (400, 3000, 3);
+    let data = uniform(30, n * 2);
+    let queries = uniform(31, count * 2);
+    let tree = KDTree::new(&mat(&d, &data, 2), 10).unwrap();
+    let q = Array::from_slice_on(&d, &queries, &[count / 100, 100, 2]).unwrap();
+    let (dist, idx) = tree.query(&q, k, 0.0, 2.0, f64::INFINITY).unwrap();
+    assert_eq!(dist.shape(), &[count / 100, 100, k]);
+    let (dist, idx) = (f64s(&dist), idx.to_vec::<i64>().unwrap());
+    for (c, qp) in queries.chunks(2).enumerate() {
+        let mut all: Vec<(f64, i64)> =
+            data.chunks(2).enumerate().map(|(i, x)| ((x[0] - qp[0]).hypot(x[1] - qp[1]), i as i64)).collect();
+        all.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        for j in 0..k {
+            assert_eq!(idx[c * k + j], all[j].1, "query {c} neighbour {j}");
+            assert!((dist[c * k + j] - all[j].0).abs() <= 1e-15 * all[j].0.max(1.0));
         }
     }
 }

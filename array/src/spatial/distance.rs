@@ -7,7 +7,7 @@
 //!   dtype (SciPy converts float32 and integer points to float64 and works in float64). The
 //!   boolean metrics ([`Metric::is_boolean`]: `jaccard`, `dice`, …) read their points as bool
 //!   (nonzero is true); `hamming` counts the coordinates that differ, of bool or float points.
-//!   Complex points are a `DType` error.
+//!   Complex points are a `Value` error, `Unsupported dtype complex128`, as SciPy's.
 //! - A metric is a [`Metric`], parsed from SciPy's names and aliases (`"euclidean"`, `"eu"`,
 //!   `"cityblock"`, `"cb"`, …); an unknown name is a `Value` error. Its keyword arguments are a
 //!   [`MetricArgs`]: `p` (minkowski, default 2), `V` (seuclidean: the variances, one per
@@ -258,8 +258,8 @@ impl Kernel {
     /// Whether the CPU computes the map inside the reduction (arithmetic and comparisons only).
     fn cheap_on_cpu(&self) -> bool {
         match self {
-            Kernel::Minkowski(p) => matches!(*p, 1.0 | 2.0) || p.is_infinite() && *p > 0.0,
-            Kernel::JensenShannon => false,
+            // `pow` and logarithms (p = 1, 2 and inf are other kernels).
+            Kernel::Minkowski(_) | Kernel::JensenShannon => false,
             _ => true,
         }
     }
@@ -299,11 +299,11 @@ fn dtype_err(op: &str, reason: impl Into<String>) -> Error {
     Error::DType { op: op.into(), reason: reason.into() }
 }
 
-/// `x` as float64; complex is a `DType` error.
+/// `x` as float64; complex is a `Value` error (SciPy's `Unsupported dtype`).
 pub(crate) fn to_f64(op: &str, x: &Array) -> Result<Array> {
     match x.dtype() {
         DType::F64 => Ok(x.clone()),
-        d if d.kind() == DTypeKind::Complex => Err(dtype_err(op, format!("Unsupported dtype {d}"))),
+        d if d.kind() == DTypeKind::Complex => Err(Error::value(op, format!("Unsupported dtype {d}"))),
         _ => x.astype(DType::F64),
     }
 }
@@ -339,7 +339,7 @@ fn check_2d(op: &str, x: &Array, msg: impl FnOnce() -> String) -> Result<()> {
         return Err(Error::value(op, msg()));
     }
     if x.dtype().kind() == DTypeKind::Complex {
-        return Err(dtype_err(op, format!("Unsupported dtype {}", x.dtype())));
+        return Err(Error::value(op, format!("Unsupported dtype {}", x.dtype())));
     }
     Ok(())
 }

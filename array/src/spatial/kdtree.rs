@@ -21,13 +21,15 @@ use crate::Array;
 /// their points in the tree's order, the cells), built from the points read to the host once.
 ///
 /// # Queries
-/// Queries run on the host, in float64, each a depth-first search visiting the nearer child
-/// first and pruning a cell farther than the current k-th neighbour (scaled by `1 + eps`) or
-/// not nearer than `distance_upper_bound` (S. Arya and D. M. Mount, "Algorithms for fast
-/// vector quantization", 1993). Their cost grows with `log n` per query, not with `n`, so the
-/// device would pay its launch and transfer more than the search; the answers are made arrays
-/// on the data's device. Neighbours are ordered by distance, then by index (SciPy's order of
-/// equal distances depends on its traversal; here it is always the smaller index first).
+/// Queries run on the host in float64, spread over its threads, each a depth-first search
+/// visiting the nearer child first and pruning a cell farther than the current k-th neighbour
+/// (scaled by `1 + eps`) or not nearer than `distance_upper_bound` (S. Arya and D. M. Mount,
+/// "Algorithms for fast vector quantization", 1993). The queries are read to the host and the
+/// answers made arrays on the data's device; a device search (one thread per query over the
+/// node arrays, which are kept flat for that) is not written yet. Neighbours are ordered by
+/// distance, then by
+/// index (SciPy's order of equal distances depends on its traversal; here it is always the
+/// smaller index first).
 ///
 /// Not taken: SciPy's `compact_nodes`, `copy_data`, `balanced_tree` (the tree is always
 /// sliding-midpoint; answers do not depend on it), `boxsize` (periodic spaces), `workers`, and
@@ -129,7 +131,7 @@ impl Norm {
 impl KDTree {
     /// Builds the tree over the rows of `data` `(n, m)` (any real dtype, read as float64), with
     /// at most `leafsize` points per leaf (SciPy's default is 10). `data` that is not 2-d or
-    /// `leafsize` 0 are `Value` errors, complex data a `DType` error.
+    /// `leafsize` 0 and complex data are `Value` errors.
     pub fn new(data: &Array, leafsize: usize) -> Result<KDTree> {
         let op = "KDTree";
         if data.ndim() != 2 {
@@ -372,13 +374,36 @@ impl KDTree {
         let count: usize = x.shape()[..x.ndim() - 1].iter().product();
         let mut dist = vec![f64::INFINITY; count * k];
         let mut idx = vec![self.n as i64; count * k];
-        let mut best = Vec::with_capacity(k + 1);
-        for c in 0..count {
-            self.search(&q[c * self.m..(c + 1) * self.m], k, eps_factor, norm, bound, &mut best);
-            for (j, &(s, i)) in best.iter().enumerate() {
-                dist[c * k + j] = norm.root(s);
-                idx[c * k + j] = i;
+        // The queries are independent: split them over the host's threads when there are many.
+        let answer = |q: &[f64], dist: &mut [f64], idx: &mut [i64]| {
+            let mut best = Vec::with_capacity(k + 1);
+            for (c, qp) in q.chunks(self.m).enumerate() {
+                self.search(qp, k, eps_factor, norm, bound, &mut best);
+                for (j, &(s, i)) in best.iter().enumerate() {
+                    dist[c * k + j] = norm.root(s);
+                    idx[c * k + j] = i;
+                }
             }
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(count / 256).max(1);
+        if self.m == 0 {
+            // Every point is at distance 0 from every query.
+            for c in 0..count {
+                for j in 0..k.min(self.n) {
+                    dist[c * k + j] = 0.0;
+                    idx[c * k + j] = j as i64;
+                }
+            }
+        } else if threads == 1 {
+            answer(&q, &mut dist, &mut idx);
+        } else {
+            let per = count.div_ceil(threads);
+            std::thread::scope(|s| {
+                let parts = q.chunks(per * self.m).zip(dist.chunks_mut(per * k)).zip(idx.chunks_mut(per * k));
+                for ((q, dist), idx) in parts {
+                    s.spawn(|| answer(q, dist, idx));
+                }
+            });
         }
         let mut shape = x.shape()[..x.ndim() - 1].to_vec();
         if k > 1 {

@@ -25,7 +25,7 @@ use crate::Array;
 /// `p`-distances between the rows of `x` `(m, k)` and `y` `(n, k)` (`p = ±inf`: the largest
 /// coordinate difference). SciPy's `threshold` only picks how SciPy loops; here one fused
 /// reduction computes the matrix (see [`distance`]). Points that are not 2-d, or of different
-/// `k`, are `Value` errors; complex points a `DType` error.
+/// `k`, and complex points are `Value` errors.
 pub fn distance_matrix(x: &Array, y: &Array, p: f64) -> Result<Array> {
     let op = "distance_matrix";
     for (name, a) in [("x", x), ("y", y)] {
