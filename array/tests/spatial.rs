@@ -50,8 +50,12 @@ fn kind<T: std::fmt::Debug>(r: Result<T>) -> &'static str {
     r.expect_err("an error").kind()
 }
 
-// SciPy 1.17.1's answers (scipy.spatial.distance.cdist / pdist) on A, B (round(A), round(B) for hamming; |A| + 0.1, |B| + 0.1 for braycurtis and jensenshannon).
-const FLOAT_REFS: &[(&str, Option<f64>, &[f64], &[f64])] = &[
+/// A metric's name, its `p`, SciPy's cdist(A, B) and pdist(A).
+type Reference = (&'static str, Option<f64>, &'static [f64], &'static [f64]);
+
+// SciPy 1.17.1's answers (scipy.spatial.distance.cdist / pdist) on A, B (round(A), round(B)
+// for hamming and jaccard; |A| + 0.1, |B| + 0.1 for braycurtis and jensenshannon).
+const FLOAT_REFS: &[Reference] = &[
     (
         "euclidean",
         None,
@@ -310,7 +314,8 @@ const FLOAT_REFS: &[(&str, Option<f64>, &[f64], &[f64])] = &[
         ],
     ),
 ];
-// SciPy's seuclidean with V and mahalanobis with VI on A, B; and with the defaults (pdist of C = [A; B]).
+// SciPy's seuclidean with V and mahalanobis with VI on A, B; and with the defaults (pdist of
+// C = [A; B]).
 const SEUCLIDEAN_V: [f64; 12] = [
     3.265986323710904,
     2.0181468397187223,
