@@ -16,7 +16,8 @@
 //!   argument the metric does not take is a `DType` error (SciPy's `TypeError`); a `V` that is
 //!   not 1-d of length `d`, a `VI` that is not `(d, d)`, points that are not 2-d or sets of
 //!   different `d` are `Value` errors with SciPy's messages. (SciPy reads a wrongly shaped `VI`
-//!   without checking it; here it is an error.) Weights (`w`) are not taken.
+//!   without checking it; here it is an error.) Weights (`w`) are not taken. The metrics are
+//!   SciPy 1.17's: `kulczynski1` and `sokalmichener`, which SciPy removed, are unknown names.
 //! - Special values are SciPy's: a zero row gives NaN for `cosine` and `correlation`;
 //!   `canberra` drops the coordinates where both points are 0; `dice` and `sokalsneath` of two
 //!   all-false points are NaN, `jaccard` 0, `yule` 0 when `ntf·nft = 0`; `jensenshannon` of a
@@ -32,7 +33,10 @@
 //! elementwise ops of the map are lazy ([`crate::lazy`]), so the reduction's kernel computes
 //! the map as it reads it: the `m·n·d` values are never stored, each output element is a direct
 //! sum over its `d` coordinates in float64 (no `|a|² + |b|² - 2ab` product trick, whose
-//! cancellation would lose the small distances), and one kernel launch does the whole matrix.
+//! cancellation would lose the small distances), and one reduction launch covers the whole
+//! matrix (the reduction engine's plan for `m·n` outputs of `d` terms each, reading `XA` and
+//! `XB` through their broadcast strides, so each point is read from memory or cache, never
+//! copied `n` times).
 //! Per-row quantities (norms for `cosine`, centred rows for `correlation`, normalised rows for
 //! `jensenshannon`, true counts for the boolean metrics) are computed once per point set, and
 //! the final combination (`sqrt`, `1 - dot / (|u| |v|)`, the boolean formulas) is one fused
@@ -46,8 +50,9 @@
 //! [`pdist`] computes only the pairs `i < j` up to a small margin: the rows are taken in
 //! blocks of about `m/8` (at least 256); block `[r0, r1)` is measured against the points
 //! `r0 + 1..m`, and its pairs with `j > i` (a boolean mask, kept in row-major order, which is
-//! the condensed order) are concatenated. At most one eighth more pairs than needed are
-//! computed, and each block is one fused reduction.
+//! the condensed order) are concatenated. From 2048 points on at most an eighth more pairs
+//! than needed are computed (smaller sets take fewer, larger blocks, up to the whole square
+//! below 256 points, where launches cost more than pairs); each block is one fused reduction.
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -197,7 +202,7 @@ impl FromStr for Metric {
         Metric::ALL
             .into_iter()
             .find(|m| m.name() == t || m.aliases().contains(&t.as_str()))
-            .ok_or_else(|| Error::value("cdist", format!("Unknown Distance Metric: {s}")))
+            .ok_or_else(|| Error::value("spatial.distance", format!("Unknown Distance Metric: {s}")))
     }
 }
 
