@@ -763,6 +763,17 @@ fn errors_are_scipys() {
     let c = a.astype(DType::C128).unwrap();
     assert_eq!(kind(cdist(&c, &b, Metric::Euclidean, &none)), "Value");
     assert_eq!(kind(distance::euclidean(&a, &b)), "Value");
+    // Integer points and strided views read as float64.
+    let ai = a.mul(8.0).unwrap().astype(DType::I64).unwrap();
+    let want = f64s(&cdist(&ai.astype(DType::F64).unwrap(), &b, Metric::Cityblock, &none).unwrap());
+    assert_eq!(f64s(&cdist(&ai, &b, Metric::Cityblock, &none).unwrap()), want);
+    let at = a.t().copy().unwrap().t();
+    assert!(!at.is_contiguous());
+    assert_eq!(f64s(&cdist(&at, &b.at(s![..;-1]).unwrap(), Metric::Euclidean, &none).unwrap()), {
+        let rev = f64s(&cdist(&a, &b, Metric::Euclidean, &none).unwrap());
+        (0..12).map(|k| rev[(k / 3) * 3 + 2 - k % 3]).collect::<Vec<_>>()
+    });
+    assert_eq!(Metric::default(), Metric::Euclidean);
     // Empty sets.
     let e = Array::from_slice_on::<f64>(&d, &[], &[0, 3]).unwrap();
     assert_eq!(cdist(&e, &b, Metric::Euclidean, &none).unwrap().shape(), &[0, 3]);
@@ -776,6 +787,7 @@ fn kdtree_matches_scipy() {
     let x = mat(&d, &[0.5, 0.5, 0.0, 0.0, 1.2, 1.1], 2);
     let tree = KDTree::new(&mat(&d, &data, 2), 2).unwrap();
     assert_eq!((tree.n(), tree.m(), tree.leafsize()), (8, 2, 2));
+    assert_eq!(f64s(tree.data()), data);
     let (dist, idx) = tree.query(&x, 3, 0.0, 2.0, 0.5).unwrap();
     assert_eq!((dist.shape(), idx.dtype()), (&[3usize, 3][..], DType::I64));
     close("query d", &f64s(&dist), &KD_D, 1e-15);

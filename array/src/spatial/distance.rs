@@ -195,6 +195,13 @@ impl Metric {
     }
 }
 
+impl Default for Metric {
+    /// SciPy's default metric, `euclidean`.
+    fn default() -> Metric {
+        Metric::Euclidean
+    }
+}
+
 impl FromStr for Metric {
     type Err = Error;
     fn from_str(s: &str) -> Result<Metric> {

@@ -53,6 +53,8 @@ use crate::Array;
 #[derive(Clone)]
 pub struct KDTree {
     device: Arc<dyn DynDevice>,
+    /// The points as given, float64 (SciPy's `data`).
+    data: Array,
     n: usize,
     m: usize,
     leafsize: usize,
@@ -144,9 +146,11 @@ impl KDTree {
         if n >= u32::MAX as usize {
             return Err(Error::value(op, format!("{n} points are more than the tree indexes")));
         }
-        let host = super::distance::to_f64(op, data)?.to_vec::<f64>()?;
+        let data = super::distance::to_f64(op, data)?;
+        let host = data.to_vec::<f64>()?;
         let mut tree = KDTree {
             device: data.device_arc(),
+            data,
             n,
             m,
             leafsize,
@@ -165,6 +169,11 @@ impl KDTree {
         tree.points =
             tree.index.iter().flat_map(|&r| host[r as usize * m..(r as usize + 1) * m].iter().copied()).collect();
         Ok(tree)
+    }
+
+    /// The points, float64 `(n, m)` on their device (SciPy's `KDTree.data`).
+    pub fn data(&self) -> &Array {
+        &self.data
     }
 
     /// The number of points.
