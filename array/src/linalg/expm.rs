@@ -180,13 +180,7 @@ pub fn expm(a: &Array) -> Result<Array> {
     let table: Vec<f64> = crate::stack(&refs, -1)?.reshape(&[batch as isize, 10])?.to_vec()?;
     let plans: Vec<(usize, i64)> = table
         .chunks(10)
-        .map(|r| {
-            choose(&Norms {
-                a: r[0],
-                powers: [r[1], r[2], r[3], r[4]],
-                log2_abs: [r[5], r[6], r[7], r[8], r[9]],
-            })
-        })
+        .map(|r| choose(&Norms { a: r[0], powers: [r[1], r[2], r[3], r[4]], log2_abs: [r[5], r[6], r[7], r[8], r[9]] }))
         .collect();
     let m = plans.iter().map(|p| p.0).max().unwrap_or(3);
     let s_max = plans.iter().map(|p| p.1).max().unwrap_or(0);
@@ -195,7 +189,9 @@ pub fn expm(a: &Array) -> Result<Array> {
         let scales: Vec<f64> = plans.iter().map(|p| (-p.1 as f64).exp2()).collect();
         let mut sshape: Vec<isize> = batch_shape.iter().map(|&d| d as isize).collect();
         sshape.extend([1, 1]);
-        let sc = Array::from_slice_on(&dev, &scales, &[batch])?.reshape(&sshape)?.astype(xp_backend_api::solver::real_of(dtype))?;
+        let sc = Array::from_slice_on(&dev, &scales, &[batch])?
+            .reshape(&sshape)?
+            .astype(xp_backend_api::solver::real_of(dtype))?;
         let sc2 = sc.mul(&sc)?;
         let sc4 = sc2.mul(&sc2)?;
         let sc6 = sc4.mul(&sc2)?;

@@ -104,7 +104,8 @@ fn factor(op: &str, a: &Array) -> Result<Factors> {
     let mut ishape = batch_shape.clone();
     ishape.push(s);
     let ipiv = ipiv.reshape(&ishape.iter().map(|&d| d as isize).collect::<Vec<_>>())?;
-    let ipiv_k = ipiv.slice(&[vec![SliceArg::ALL; ishape.len() - 1], vec![SliceArg::range(0, k as isize, 1)]].concat())?;
+    let ipiv_k =
+        ipiv.slice(&[vec![SliceArg::ALL; ishape.len() - 1], vec![SliceArg::range(0, k as isize, 1)]].concat())?;
     let full = swap_last(&lu)?;
     let perm = perm_from_ipiv(&ipiv_k, m)?;
     let packed = if m > n {
@@ -129,8 +130,8 @@ fn permutation_matrix(perm: &Array, m: usize, dtype: DType) -> Result<Array> {
 
 /// SciPy's `linalg.lu(a, permute_l=False)`: `a = P @ L @ U` with partial pivoting for a stack
 /// of `(..., M, N)` matrices, `K = min(M, N)`: `(Some(P), L, U)` with `P` `(..., M, M)` a
-/// permutation matrix in the factors' real dtype (float64 for complex128, as SciPy), `L` `(..., M, K)` unit lower triangular, `U`
-/// `(..., K, N)` upper triangular; with `permute_l`, `(None, P @ L, U)`. The factors are
+/// permutation matrix in the factors' real dtype (float64 for complex128, as SciPy), `L`
+/// `(..., M, K)` unit lower triangular, `U` `(..., K, N)` upper triangular; with `permute_l`, `(None, P @ L, U)`. The factors are
 /// LAPACK's `getrf`'s (module docs for rectangular `a`); float32 and complex64 stay in their
 /// precision, integers and bool become float64.
 pub fn lu(a: &Array, permute_l: bool) -> Result<(Option<Array>, Array, Array)> {
@@ -174,17 +175,19 @@ pub fn lu_solve(lu_piv: (&Array, &Array), b: &Array, trans: Trans) -> Result<Arr
     }
     let n = lu.shape()[nd - 1];
     if piv.ndim() == 0 || piv.shape()[piv.ndim() - 1] != n {
-        return Err(Error::value(op, format!("Shapes of lu {:?} and piv {:?} are incompatible", lu.shape(), piv.shape())));
+        return Err(Error::value(
+            op,
+            format!("Shapes of lu {:?} and piv {:?} are incompatible", lu.shape(), piv.shape()),
+        ));
     }
     let vector = b.ndim() == 1;
-    let bm = rhs_matrix(op, lu, b, vector, n)
-        .map_err(|_| Error::value(op, format!("Shapes of lu {:?} and b {:?} are incompatible", lu.shape(), b.shape())))?;
+    let bm = rhs_matrix(op, lu, b, vector, n).map_err(|_| {
+        Error::value(op, format!("Shapes of lu {:?} and b {:?} are incompatible", lu.shape(), b.shape()))
+    })?;
     let dtype = common_solver_dtype(op, lu.dtype(), b.dtype())?;
     let kk = bm.shape()[bm.ndim() - 1];
-    let batch_shape = broadcast_shapes(
-        op,
-        &[&lu.shape()[..nd - 2], &piv.shape()[..piv.ndim() - 1], &bm.shape()[..bm.ndim() - 2]],
-    )?;
+    let batch_shape =
+        broadcast_shapes(op, &[&lu.shape()[..nd - 2], &piv.shape()[..piv.ndim() - 1], &bm.shape()[..bm.ndim() - 2]])?;
     let lu = lu.astype_if(dtype)?.broadcast_to(&with_core(&batch_shape, n, n))?;
     let mut pshape = batch_shape.clone();
     pshape.push(n);
@@ -197,7 +200,8 @@ pub fn lu_solve(lu_piv: (&Array, &Array), b: &Array, trans: Trans) -> Result<Arr
             let eye = crate::with_device(&dev, || crate::eye(n, None, 0, dtype))?;
             let l = triangle(&lu, -1, true)?.add(&eye)?;
             let u = triangle(&lu, 0, false)?;
-            let (ut, lt) = if trans == Trans::T { (swap_last(&u)?, swap_last(&l)?) } else { (adjoint(&u)?, adjoint(&l)?) };
+            let (ut, lt) =
+                if trans == Trans::T { (swap_last(&u)?, swap_last(&l)?) } else { (adjoint(&u)?, adjoint(&l)?) };
             let w = getrs(&pack_lower_upper(&ut, &lt)?, None, &bm, dtype)?;
             // w = P^T x: x[perm[i]] = w[i].
             let inv = perm_from_ipiv(&ipiv, n)?.argsort(Some(-1))?;

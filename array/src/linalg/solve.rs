@@ -110,7 +110,13 @@ pub(super) fn batch_of(shape: &[usize]) -> usize {
 
 /// Queue `call` on the batch with `operands` (each an array whose buffer holds the operand,
 /// in the order of [`SolverDesc::operands`]).
-pub(super) fn run(dev: &Arc<dyn DynDevice>, dtype: DType, batch: usize, call: SolverCall, operands: &[&Array]) -> Result<()> {
+pub(super) fn run(
+    dev: &Arc<dyn DynDevice>,
+    dtype: DType,
+    batch: usize,
+    call: SolverCall,
+    operands: &[&Array],
+) -> Result<()> {
     let solver = dev.solver()?;
     let desc = SolverDesc { dtype, batch, call };
     let bytes = |x: &Array| x.layout().offset() * x.itemsize();

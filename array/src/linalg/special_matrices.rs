@@ -225,7 +225,9 @@ pub fn invhilbert(n: usize) -> Result<Array> {
             })();
             let v = match exact {
                 Some(v) => v as f64,
-                None => (i + j + 1) as f64 * fbinom(n + i, n - j - 1) * fbinom(n + j, n - i - 1) * fbinom(i + j, i).powi(2),
+                None => {
+                    (i + j + 1) as f64 * fbinom(n + i, n - j - 1) * fbinom(n + j, n - i - 1) * fbinom(i + j, i).powi(2)
+                }
             };
             out.push(sign * v);
         }
@@ -292,11 +294,7 @@ pub fn companion(a: &Array) -> Result<Array> {
     if n < 2 {
         return Err(Error::value(op, "The length of `a` along the last axis must be at least 2."));
     }
-    check_leading(
-        op,
-        &a,
-        "The first coefficient(s) of `a` (i.e. elements of `a[..., 0]`) must not be zero.",
-    )?;
+    check_leading(op, &a, "The first coefficient(s) of `a` (i.e. elements of `a[..., 0]`) must not be zero.")?;
     let dtype = float_dtype(op, a.dtype())?;
     let a = a.astype_if(dtype)?;
     let mut sl = vec![SliceArg::ALL; a.ndim()];
@@ -364,7 +362,10 @@ pub fn convolution_matrix(a: &Array, n: usize, mode: Mode) -> Result<Array> {
         return Err(Error::value(op, "n must be a positive integer."));
     }
     if a.ndim() != 1 {
-        return Err(Error::value(op, format!("convolution_matrix expects a one-dimensional array, got shape {:?}", a.shape())));
+        return Err(Error::value(
+            op,
+            format!("convolution_matrix expects a one-dimensional array, got shape {:?}", a.shape()),
+        ));
     }
     let m = a.shape()[0];
     if m == 0 {
@@ -445,4 +446,3 @@ pub fn khatri_rao(a: &Array, b: &Array) -> Result<Array> {
     let (n, m, k) = (a.shape()[0], b.shape()[0], a.shape()[1]);
     a.expand_dims(1)?.mul(&b.expand_dims(0)?)?.reshape(&[(n * m) as isize, k as isize])
 }
-

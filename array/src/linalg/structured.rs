@@ -104,8 +104,9 @@ pub fn solve_with(a: &Array, b: &Array, opts: &SolveOptions) -> Result<Array> {
         return Err(Error::value(op, format!("Expected square matrix, got a of shape {:?}", a.shape())));
     }
     let vector = b.ndim() == 1;
-    let bm = rhs_matrix(op, a, b, vector, n)
-        .map_err(|_| Error::value(op, format!("incompatible shapes: a of shape {:?} and b of shape {:?}", a.shape(), b.shape())))?;
+    let bm = rhs_matrix(op, a, b, vector, n).map_err(|_| {
+        Error::value(op, format!("incompatible shapes: a of shape {:?} and b of shape {:?}", a.shape(), b.shape()))
+    })?;
     let dtype = common_solver_dtype(op, a.dtype(), b.dtype())?;
     let a = a.astype_if(dtype)?;
     let bm = bm.astype_if(dtype)?;
@@ -138,7 +139,9 @@ fn detect(a: &Array) -> Result<AssumeA> {
 /// LU solve of `m x = bm` with SciPy's singular-matrix error.
 fn lu_solve_full(op: &str, m: &Array, bm: &Array) -> Result<Array> {
     super::solve::solve(m, bm).map_err(|e| match e {
-        Error::LinAlg { reason, .. } => Error::LinAlg { op: op.into(), reason: format!("A singular matrix detected: {reason}") },
+        Error::LinAlg { reason, .. } => {
+            Error::LinAlg { op: op.into(), reason: format!("A singular matrix detected: {reason}") }
+        }
         other => other,
     })
 }
@@ -160,7 +163,11 @@ fn solve_structured(op: &str, a: &Array, bm: &Array, s: AssumeA, opts: &SolveOpt
                 let d = a.diagonal(0, -2, -1)?.real().astype(dtype)?;
                 let nn = a.shape()[a.ndim() - 1];
                 let (r, c) = grid(&a.device_arc(), nn, nn)?;
-                let diag = crate::where_(&r.eq(&c)?, (&d.expand_dims(-2)?).into(), (&Array::scalar_on(&a.device_arc(), 0, dtype)?).into())?;
+                let diag = crate::where_(
+                    &r.eq(&c)?,
+                    (&d.expand_dims(-2)?).into(),
+                    (&Array::scalar_on(&a.device_arc(), 0, dtype)?).into(),
+                )?;
                 strict.add(&adjoint(&strict)?)?.add(&diag)?
             } else {
                 tri.add(&swap_last(&strict)?)?
@@ -190,7 +197,9 @@ fn solve_structured(op: &str, a: &Array, bm: &Array, s: AssumeA, opts: &SolveOpt
         }
         AssumeA::Diagonal => {
             let rename = |e: Error| match e {
-                Error::LinAlg { reason, .. } => Error::LinAlg { op: op.into(), reason: format!("A singular matrix detected: {reason}") },
+                Error::LinAlg { reason, .. } => {
+                    Error::LinAlg { op: op.into(), reason: format!("A singular matrix detected: {reason}") }
+                }
                 other => other,
             };
             check_diagonal(op, a).map_err(rename)?;
@@ -199,7 +208,9 @@ fn solve_structured(op: &str, a: &Array, bm: &Array, s: AssumeA, opts: &SolveOpt
         AssumeA::UpperTriangular | AssumeA::LowerTriangular => {
             let low = s == AssumeA::LowerTriangular;
             check_diagonal(op, a).map_err(|e| match e {
-                Error::LinAlg { reason, .. } => Error::LinAlg { op: op.into(), reason: format!("A singular matrix detected: {reason}") },
+                Error::LinAlg { reason, .. } => {
+                    Error::LinAlg { op: op.into(), reason: format!("A singular matrix detected: {reason}") }
+                }
                 other => other,
             })?;
             let tri = triangle(a, 0, low)?;
@@ -231,6 +242,7 @@ pub fn bandwidth(a: &Array) -> Result<(Array, Array)> {
     let nz = a.ne(0)?;
     let zero = Array::scalar_on(&dev, 0, DType::I64)?;
     let lower = crate::where_(&nz, (&diff).into(), (&zero).into())?.max(Some(&[-2, -1]), false)?.maximum(0)?;
-    let upper = crate::where_(&nz, (&diff.negative()?).into(), (&zero).into())?.max(Some(&[-2, -1]), false)?.maximum(0)?;
+    let upper =
+        crate::where_(&nz, (&diff.negative()?).into(), (&zero).into())?.max(Some(&[-2, -1]), false)?.maximum(0)?;
     Ok((lower, upper))
 }

@@ -224,7 +224,8 @@ pub fn solve_triangular(a: &Array, b: &Array, trans: Trans, lower: bool, unit_di
 pub(super) fn triangular_sweeps(t: &Array, bm: &Array, trans: Trans, lower: bool, dtype: DType) -> Result<Array> {
     let n = t.shape()[t.ndim() - 1];
     let k = bm.shape()[bm.ndim() - 1];
-    let batch_shape = broadcast_shapes("solve_triangular", &[&t.shape()[..t.ndim() - 2], &bm.shape()[..bm.ndim() - 2]])?;
+    let batch_shape =
+        broadcast_shapes("solve_triangular", &[&t.shape()[..t.ndim() - 2], &bm.shape()[..bm.ndim() - 2]])?;
     let m = match trans {
         Trans::N => t.clone(),
         Trans::T => swap_last(t)?,
