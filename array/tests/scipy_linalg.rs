@@ -385,3 +385,46 @@ fn generated_matrices_match_scipy() {
         assert_eq!(kind(&"x".parse::<DftScale>().unwrap_err()), "Value");
     });
 }
+
+#[test]
+fn lu_of_tall_rank_deficient_matrices() {
+    let d = cpu();
+    // SciPy's factors.
+    let a = mat(&d, &[&[0.0, 0.0], &[0.0, 0.0], &[1.0, 0.0], &[0.0, 1.0], &[2.0, 0.0]]);
+    let (p, l, u) = linalg::lu(&a, false).unwrap();
+    #[rustfmt::skip]
+    let p_want = [
+        0.0, 0.0, 0.0, 0.0, 1.0,
+        0.0, 0.0, 0.0, 1.0, 0.0,
+        0.0, 0.0, 1.0, 0.0, 0.0,
+        0.0, 1.0, 0.0, 0.0, 0.0,
+        1.0, 0.0, 0.0, 0.0, 0.0,
+    ];
+    close("P", &p.unwrap(), &p_want, 0.0);
+    close("L", &l, &[1.0, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0], 0.0);
+    close("U", &u, &[2.0, 0.0, 0.0, 1.0], 0.0);
+    let a = mat(&d, &[&[1.0, 2.0], &[1.0, 2.0], &[1.0, 2.0]]);
+    let (p, l, u) = linalg::lu(&a, false).unwrap();
+    close("P", &p.unwrap(), &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], 0.0);
+    close("L", &l, &[1.0, 0.0, 1.0, 1.0, 1.0, 0.0], 0.0);
+    close("U", &u, &[1.0, 2.0, 0.0, 0.0], 0.0);
+}
+
+#[test]
+fn empty_matrices_keep_scipy_shapes() {
+    let d = cpu();
+    let z = |s: &[usize]| Array::full_on(&d, s, 0, DType::F64).unwrap();
+    for (shape, want) in
+        [([0, 0], [[0, 0], [0, 0], [0, 0]]), ([0, 3], [[0, 0], [0, 0], [0, 3]]), ([3, 0], [[3, 3], [3, 0], [0, 0]])]
+    {
+        let (p, l, u) = linalg::lu(&z(&shape), false).unwrap();
+        assert_eq!([p.unwrap().shape(), l.shape(), u.shape()], [&want[0][..], &want[1][..], &want[2][..]], "{shape:?}");
+    }
+    assert_eq!(linalg::solve_triangular(&z(&[0, 0]), &z(&[0]), Trans::N, false, false).unwrap().shape(), &[0]);
+    assert_eq!(linalg::expm(&z(&[0, 0])).unwrap().shape(), &[0, 0]);
+    assert_eq!(linalg::solve_with(&z(&[0, 0]), &z(&[0, 2]), &SolveOptions::default()).unwrap().shape(), &[0, 2]);
+    assert_eq!(linalg::toeplitz(&z(&[0]), None).unwrap().shape(), &[0, 0]);
+    assert_eq!(linalg::circulant(&z(&[0])).unwrap().shape(), &[0, 0]);
+    assert_eq!(linalg::fiedler(&z(&[0])).unwrap().shape(), &[0]);
+    assert_eq!(linalg::lu_factor(&z(&[0, 0])).unwrap().1.shape(), &[0]);
+}

@@ -131,9 +131,10 @@ fn permutation_matrix(perm: &Array, m: usize, dtype: DType) -> Result<Array> {
 /// SciPy's `linalg.lu(a, permute_l=False)`: `a = P @ L @ U` with partial pivoting for a stack
 /// of `(..., M, N)` matrices, `K = min(M, N)`: `(Some(P), L, U)` with `P` `(..., M, M)` a
 /// permutation matrix in the factors' real dtype (float64 for complex128, as SciPy), `L`
-/// `(..., M, K)` unit lower triangular, `U` `(..., K, N)` upper triangular; with `permute_l`, `(None, P @ L, U)`. The factors are
-/// LAPACK's `getrf`'s (module docs for rectangular `a`); float32 and complex64 stay in their
-/// precision, integers and bool become float64.
+/// `(..., M, K)` unit lower triangular, `U` `(..., K, N)` upper triangular; with `permute_l`,
+/// `(None, P @ L, U)`. The factors are LAPACK's `getrf`'s (module docs for rectangular `a`);
+/// float32 and complex64 stay in their precision, integers and bool become float64. An empty
+/// `a` keeps `P` `(M, M)`, so that `P @ L @ U` holds (SciPy answers `(0, 0)` there).
 pub fn lu(a: &Array, permute_l: bool) -> Result<(Option<Array>, Array, Array)> {
     let op = "lu";
     let f = factor(op, a)?;

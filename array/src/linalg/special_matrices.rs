@@ -426,9 +426,13 @@ pub fn dft(n: usize, scale: Option<DftScale>) -> Result<Array> {
 }
 
 /// SciPy's `linalg.fiedler(a)`: the symmetric Fiedler matrix `F[i, j] = |a[i] - a[j]|` of
-/// each vector of the stack `a` (`(..., N)`), in `abs`'s dtype (integers stay integers).
+/// each vector of the stack `a` (`(..., N)`), in `abs`'s dtype (integers stay integers). An
+/// empty vector gives an empty 1-d array, as SciPy.
 pub fn fiedler(a: &Array) -> Result<Array> {
     let a = vector(a)?;
+    if a.ndim() == 1 && a.size() == 0 {
+        return a.abs();
+    }
     a.expand_dims(-1)?.sub(&a.expand_dims(-2)?)?.abs()
 }
 
