@@ -254,6 +254,7 @@ fn solve_with_every_structure() {
 }
 
 #[test]
+#[allow(clippy::excessive_precision)] // mpmath's digits, kept as printed
 fn expm_matches_scipy() {
     let d = cpu();
     let e = mat(&d, &[&[0.0, 1.0], &[-2.0, -3.0]]);

@@ -27,6 +27,7 @@ use super::products::matmul;
 use super::solve::solver_dtype;
 
 /// The paper's `θ_m` for `m = 3, 5, 7, 9, 13` (Table 3.1, double precision).
+#[allow(clippy::excessive_precision)] // the paper's digits, kept as printed
 const THETA: [(usize, f64); 5] = [
     (3, 1.495585217958292e-2),
     (5, 2.539398330063230e-1),
