@@ -429,3 +429,33 @@ fn empty_matrices_keep_scipy_shapes() {
     assert_eq!(linalg::fiedler(&z(&[0])).unwrap().shape(), &[0]);
     assert_eq!(linalg::lu_factor(&z(&[0, 0])).unwrap().1.shape(), &[0]);
 }
+
+#[test]
+fn stacks_of_vectors_and_matrices() {
+    let d = cpu();
+    let ar = |v: Vec<f64>, s: &[usize]| Array::from_slice_on(&d, &v, s).unwrap();
+    // SciPy 1.17's answers.
+    let a = ar((0..6).map(f64::from).collect(), &[2, 3]);
+    let cm = linalg::convolution_matrix(&a, 2, Mode::Full).unwrap();
+    assert_eq!(cm.shape(), &[2, 4, 2]);
+    let cm_want = [0.0, 0.0, 1.0, 0.0, 2.0, 1.0, 0.0, 2.0, 3.0, 0.0, 4.0, 3.0, 5.0, 4.0, 0.0, 5.0];
+    close("convolution_matrix", &cm, &cm_want, 0.0);
+    let ka = ar((0..8).map(f64::from).collect(), &[2, 2, 2]);
+    let kb = ar((1..5).map(f64::from).collect(), &[1, 2, 2]);
+    let kr = linalg::khatri_rao(&ka, &kb).unwrap();
+    assert_eq!(kr.shape(), &[2, 4, 2]);
+    let kr_want = [0.0, 2.0, 0.0, 4.0, 2.0, 6.0, 6.0, 12.0, 4.0, 10.0, 12.0, 20.0, 6.0, 14.0, 18.0, 28.0];
+    close("khatri_rao", &kr, &kr_want, 0.0);
+    let bd = linalg::block_diag(&[&ka, &ar(vec![9.0], &[1])]).unwrap();
+    assert_eq!(bd.shape(), &[2, 3, 3]);
+    let bd_want = [0.0, 1.0, 0.0, 2.0, 3.0, 0.0, 0.0, 0.0, 9.0, 4.0, 5.0, 0.0, 6.0, 7.0, 0.0, 0.0, 0.0, 9.0];
+    close("block_diag", &bd, &bd_want, 0.0);
+    let t = linalg::toeplitz(&a, None).unwrap();
+    assert_eq!(t.shape(), &[2, 3, 3]);
+    close(
+        "toeplitz",
+        &t.slice(&[SliceArg::range(1, 2, 1)]).unwrap(),
+        &[3.0, 4.0, 5.0, 4.0, 3.0, 4.0, 5.0, 4.0, 3.0],
+        0.0,
+    );
+}

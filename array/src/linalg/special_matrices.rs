@@ -15,9 +15,10 @@
 //!   `convolution_matrix`; a float dtype for `companion` and `fiedler_companion` (integers
 //!   become float64); float64 for `helmert`, `hilbert`, `invhilbert`; complex128 for `dft`;
 //!   the `dtype` argument for `hadamard`.
-//! - **Stacks.** `toeplitz`, `circulant`, `hankel`, `leslie`, `companion`, `fiedler` and
-//!   `fiedler_companion` take stacks of vectors (`(..., N)`) and answer stacks of matrices, as
-//!   SciPy 1.17 does for most of them (`hankel` of a multidimensional input is raveled by
+//! - **Stacks.** `toeplitz`, `circulant`, `hankel`, `leslie`, `companion`, `fiedler`,
+//!   `fiedler_companion` and `convolution_matrix` take stacks of vectors (`(..., N)`) and
+//!   answer stacks of matrices; `block_diag` and `khatri_rao` take stacks of matrices, their
+//!   batch axes broadcast; as SciPy 1.17 does for most of them (`hankel` of a multidimensional input is raveled by
 //!   SciPy 1.17 with a warning that 1.19 will batch it; xp batches it).
 
 use std::str::FromStr;
@@ -107,8 +108,9 @@ pub fn hankel(c: &Array, r: Option<&Array>) -> Result<Array> {
 }
 
 /// SciPy's `linalg.block_diag(*arrays)`: the arrays on the diagonal of a matrix of zeros, in
-/// their promoted dtype. A 0-d array counts as `(1, 1)`, a 1-d one as a row; no arrays give a
-/// `(1, 0)` float64 matrix (SciPy's); more than two dimensions is `Value`.
+/// their promoted dtype. A 0-d array counts as `(1, 1)`, a 1-d one as a row; arrays of more
+/// than two dimensions are stacks of matrices whose batch axes broadcast (SciPy 1.17), giving a
+/// stack of block-diagonal matrices. No arrays give a `(1, 0)` float64 matrix (SciPy's).
 pub fn block_diag(arrays: &[&Array]) -> Result<Array> {
     let op = "block_diag";
     if arrays.is_empty() {
@@ -116,13 +118,6 @@ pub fn block_diag(arrays: &[&Array]) -> Result<Array> {
         return Array::empty_on(&dev, &[1, 0], DType::F64);
     }
     crate::exec::same_device(op, arrays)?;
-    let bad: Vec<usize> = arrays.iter().enumerate().filter(|(_, a)| a.ndim() > 2).map(|(k, _)| k).collect();
-    if !bad.is_empty() {
-        return Err(Error::value(
-            op,
-            format!("arguments in the following positions have dimension greater than 2: {bad:?}"),
-        ));
-    }
     let dtype = arrays.iter().skip(1).fold(arrays[0].dtype(), |d, a| promote_types(d, a.dtype()));
     let blocks: Vec<Array> = arrays
         .iter()
@@ -132,19 +127,28 @@ pub fn block_diag(arrays: &[&Array]) -> Result<Array> {
             _ => Ok((*a).clone()),
         })
         .collect::<Result<_>>()?;
+    let batches: Vec<&[usize]> = blocks.iter().map(|b| &b.shape()[..b.ndim() - 2]).collect();
+    let batch = crate::layout::broadcast_shapes(op, &batches)?;
+    let core = |b: &Array| (b.shape()[b.ndim() - 2], b.shape()[b.ndim() - 1]);
+    let with = |r: usize, c: usize| {
+        let mut s = batch.clone();
+        s.extend([r, c]);
+        s
+    };
     let dev = arrays[0].device_arc();
-    let total: usize = blocks.iter().map(|b| b.shape()[1]).sum();
+    let total: usize = blocks.iter().map(|b| core(b).1).sum();
     let mut rows = Vec::with_capacity(blocks.len());
     let mut before = 0;
     for b in &blocks {
-        let (h, w) = (b.shape()[0], b.shape()[1]);
-        let left = Array::full_on(&dev, &[h, before], 0, dtype)?;
-        let right = Array::full_on(&dev, &[h, total - before - w], 0, dtype)?;
-        rows.push(crate::concatenate(&[&left, &b.astype_if(dtype)?, &right], 1)?);
+        let (h, w) = core(b);
+        let left = Array::full_on(&dev, &with(h, before), 0, dtype)?;
+        let right = Array::full_on(&dev, &with(h, total - before - w), 0, dtype)?;
+        let mid = b.astype_if(dtype)?.broadcast_to(&with(h, w))?;
+        rows.push(crate::concatenate(&[&left, &mid, &right], -1)?);
         before += w;
     }
     let refs: Vec<&Array> = rows.iter().collect();
-    crate::concatenate(&refs, 0)
+    crate::concatenate(&refs, -2)
 }
 
 /// SciPy's `linalg.hadamard(n, dtype=int)`: Sylvester's Hadamard matrix of order `n` (entries
@@ -353,21 +357,19 @@ pub fn fiedler_companion(a: &Array) -> Result<Array> {
 }
 
 /// SciPy's `linalg.convolution_matrix(a, n, mode='full')`: the matrix `A` with `A @ v` the
-/// convolution of `a` (1-d, length `m`) with a vector `v` of length `n`, cut by `mode` as
+/// convolution of `a` (length `m`) with a vector `v` of length `n`, cut by `mode` as
 /// `numpy.convolve`: `(m + n - 1, n)` (full), `(max(m, n), n)` (same) or
-/// `(max(m, n) - min(m, n) + 1, n)` (valid). `n = 0`, an empty or non-1-d `a` is `Value`.
+/// `(max(m, n) - min(m, n) + 1, n)` (valid). A stack of vectors `(..., m)` gives a stack of
+/// matrices (SciPy 1.17). `n = 0`, an empty or 0-d `a` is `Value`.
 pub fn convolution_matrix(a: &Array, n: usize, mode: Mode) -> Result<Array> {
     let op = "convolution_matrix";
     if n == 0 {
         return Err(Error::value(op, "n must be a positive integer."));
     }
-    if a.ndim() != 1 {
-        return Err(Error::value(
-            op,
-            format!("convolution_matrix expects a one-dimensional array, got shape {:?}", a.shape()),
-        ));
+    if a.ndim() == 0 {
+        return Err(Error::value(op, "convolution_matrix expects a one-dimensional array (or a stack of them)"));
     }
-    let m = a.shape()[0];
+    let m = a.shape()[a.ndim() - 1];
     if m == 0 {
         return Err(Error::value(op, "len(a) must be at least 1."));
     }
@@ -378,8 +380,10 @@ pub fn convolution_matrix(a: &Array, n: usize, mode: Mode) -> Result<Array> {
         Mode::Valid => (lo - 1, hi - lo + 1),
     };
     let dev = a.device_arc();
-    let pad = Array::full_on(&dev, &[n - 1], 0, a.dtype())?;
-    let vals = crate::concatenate(&[&pad, a, &pad], 0)?;
+    let mut pshape = a.shape().to_vec();
+    *pshape.last_mut().expect("1-d at least") = n - 1;
+    let pad = Array::full_on(&dev, &pshape, 0, a.dtype())?;
+    let vals = crate::concatenate(&[&pad, a, &pad], -1)?;
     let (i, j) = grid(&dev, rows, n)?;
     // A[i, j] = a[i + start - j], at i + start - j + n - 1 in vals.
     gather(&vals, &i.sub(&j)?.add_scalar((start + n - 1) as i64)?)
@@ -437,16 +441,21 @@ pub fn fiedler(a: &Array) -> Result<Array> {
 }
 
 /// SciPy's `linalg.khatri_rao(a, b)`: the column-wise Kronecker product of `a` (`(N, K)`) and
-/// `b` (`(M, K)`), `(N M, K)`. Arrays that are not 2-d or differ in columns are `Value`.
+/// `b` (`(M, K)`), `(N M, K)`; stacks `(..., N, K)` and `(..., M, K)` broadcast (SciPy 1.17).
+/// Arrays of fewer than two dimensions or with different numbers of columns are `Value`.
 pub fn khatri_rao(a: &Array, b: &Array) -> Result<Array> {
     let op = "khatri_rao";
     crate::exec::same_device(op, &[a, b])?;
-    if a.ndim() != 2 || b.ndim() != 2 {
+    if a.ndim() < 2 || b.ndim() < 2 {
         return Err(Error::value(op, "The both arrays should be 2-dimensional."));
     }
-    if a.shape()[1] != b.shape()[1] {
+    let k = a.shape()[a.ndim() - 1];
+    if b.shape()[b.ndim() - 1] != k {
         return Err(Error::value(op, "The number of columns for both arrays should be equal."));
     }
-    let (n, m, k) = (a.shape()[0], b.shape()[0], a.shape()[1]);
-    a.expand_dims(1)?.mul(&b.expand_dims(0)?)?.reshape(&[(n * m) as isize, k as isize])
+    let (n, m) = (a.shape()[a.ndim() - 2], b.shape()[b.ndim() - 2]);
+    let prod = a.expand_dims(-2)?.mul(&b.expand_dims(-3)?)?;
+    let mut shape: Vec<isize> = prod.shape()[..prod.ndim() - 3].iter().map(|&d| d as isize).collect();
+    shape.extend([(n * m) as isize, k as isize]);
+    prod.reshape(&shape)
 }
