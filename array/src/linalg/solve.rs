@@ -132,7 +132,7 @@ pub(super) fn statuses(dev: &Arc<dyn DynDevice>, batch: usize) -> Result<Array> 
 /// Read the statuses (one synchronisation) and turn the first failure into NumPy's
 /// `LinAlgError` message `what`, naming the input's `shape` (a stack of matrices) and, in a
 /// stack, the failing matrix.
-pub(super) fn check_statuses(op: &str, info: &Array, shape: &[usize], what: &str) -> Result<()> {
+fn check_statuses(op: &str, info: &Array, shape: &[usize], what: &str) -> Result<()> {
     let codes: Vec<i32> = info.to_vec()?;
     if let Some(b) = codes.iter().position(|&c| c != 0) {
         let batch_shape = &shape[..shape.len() - 2];
