@@ -49,7 +49,9 @@ pub use xp_array::interpolate;
 /// `XP_TRACE_FUSION=1` logs each evaluation.
 pub use xp_array::lazy;
 pub use xp_array::lazy::eval;
-/// Linear algebra (`numpy.linalg`, CuPy's `cupy.linalg`); the products are also at `xp::`.
+/// Linear algebra (`numpy.linalg`, CuPy's `cupy.linalg`) and SciPy's additions
+/// (`scipy.linalg`: `solve_triangular`, `lu`, `cho_solve`, `solve_with`, `expm`, the special
+/// matrices, ...); the products are also at `xp::`.
 pub use xp_array::linalg;
 pub use xp_array::linalg::{diag, dot, einsum, inner, kron, matmul, outer, tensordot, trace, vdot, TensorAxes};
 /// Random numbers (`numpy.random`, CuPy's `cupy.random`): `default_rng(seed)` and the legacy

@@ -34,7 +34,7 @@ use crate::Array;
 use super::products::matmul;
 
 /// The dtype a solver computes `dtype` in (see the module docs).
-fn solver_dtype(op: &str, dtype: DType) -> Result<DType> {
+pub(super) fn solver_dtype(op: &str, dtype: DType) -> Result<DType> {
     match dtype.kind() {
         _ if matches!(dtype, DType::F32 | DType::F64 | DType::C64 | DType::C128) => Ok(dtype),
         DTypeKind::Bool | DTypeKind::Signed | DTypeKind::Unsigned => Ok(DType::F64),
@@ -50,7 +50,7 @@ fn solver_dtype(op: &str, dtype: DType) -> Result<DType> {
 /// operand's own solver dtype, promoted. Integers and bool count as float64 whatever the other
 /// operand (float32 with int8 is float64, where `promote_types` gives float32), and a float16
 /// or bfloat16 operand is an `UnsupportedDType` error even beside a float32 one.
-fn common_solver_dtype(op: &str, a: DType, b: DType) -> Result<DType> {
+pub(super) fn common_solver_dtype(op: &str, a: DType, b: DType) -> Result<DType> {
     Ok(promote_types(solver_dtype(op, a)?, solver_dtype(op, b)?))
 }
 
@@ -82,7 +82,7 @@ pub(crate) fn swap_last(x: &Array) -> Result<Array> {
 }
 
 /// The conjugate transpose of a stack (`x^H`, a view for real dtypes).
-fn adjoint(x: &Array) -> Result<Array> {
+pub(super) fn adjoint(x: &Array) -> Result<Array> {
     let t = swap_last(x)?;
     if x.dtype().is_complex() {
         t.conj()
@@ -93,7 +93,7 @@ fn adjoint(x: &Array) -> Result<Array> {
 
 /// A new C-ordered array of `x`'s matrices transposed, in `dtype`: each matrix column-major,
 /// ready for the solvers (which write to it).
-fn column_major(x: &Array, dtype: DType) -> Result<Array> {
+pub(super) fn column_major(x: &Array, dtype: DType) -> Result<Array> {
     let t = swap_last(x)?;
     if t.dtype() == dtype {
         t.copy()
@@ -104,13 +104,19 @@ fn column_major(x: &Array, dtype: DType) -> Result<Array> {
 
 /// The solver and stream of `dev`, and the batch of the stack `shape` (all but the last two
 /// axes).
-fn batch_of(shape: &[usize]) -> usize {
+pub(super) fn batch_of(shape: &[usize]) -> usize {
     shape[..shape.len() - 2].iter().product()
 }
 
 /// Queue `call` on the batch with `operands` (each an array whose buffer holds the operand,
 /// in the order of [`SolverDesc::operands`]).
-fn run(dev: &Arc<dyn DynDevice>, dtype: DType, batch: usize, call: SolverCall, operands: &[&Array]) -> Result<()> {
+pub(super) fn run(
+    dev: &Arc<dyn DynDevice>,
+    dtype: DType,
+    batch: usize,
+    call: SolverCall,
+    operands: &[&Array],
+) -> Result<()> {
     let solver = dev.solver()?;
     let desc = SolverDesc { dtype, batch, call };
     let bytes = |x: &Array| x.layout().offset() * x.itemsize();
@@ -119,7 +125,7 @@ fn run(dev: &Arc<dyn DynDevice>, dtype: DType, batch: usize, call: SolverCall, o
 }
 
 /// An empty array of statuses (one int32 per matrix).
-fn statuses(dev: &Arc<dyn DynDevice>, batch: usize) -> Result<Array> {
+pub(super) fn statuses(dev: &Arc<dyn DynDevice>, batch: usize) -> Result<Array> {
     Array::empty_on(dev, &[batch.max(1)], DType::I32)
 }
 
@@ -141,7 +147,7 @@ fn check_statuses(op: &str, info: &Array, shape: &[usize], what: &str) -> Result
 }
 
 /// The multi-index of flat position `i` in `shape` (C order).
-fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
+pub(super) fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
     let mut out = vec![0; shape.len()];
     for (o, &s) in out.iter_mut().zip(shape).rev() {
         *o = i % s.max(1);
@@ -152,7 +158,7 @@ fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
 
 /// The lower (`lower`) or upper triangle of each matrix, the rest zero (NumPy's `tril(x, k)`
 /// and `triu(x, k)` of a stack).
-fn triangle(x: &Array, k: isize, lower: bool) -> Result<Array> {
+pub(super) fn triangle(x: &Array, k: isize, lower: bool) -> Result<Array> {
     let nd = x.ndim();
     let (m, n) = (x.shape()[nd - 2], x.shape()[nd - 1]);
     let dev = x.device_arc();
