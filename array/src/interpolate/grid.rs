@@ -1,0 +1,299 @@
+//! Interpolation on a regular (rectilinear) grid: `RegularGridInterpolator` and `interpn`.
+
+use std::str::FromStr;
+
+use xp_backend_api::{DType, DTypeKind, Error, Result};
+
+use super::cubic::{pchip_slopes, spline_slopes, BcType};
+use super::{host_f64, Array};
+use crate::{searchsorted, where_, Operand, Scalar, Side, SliceArg};
+
+/// `method` of [`RegularGridInterpolator`] and [`interpn`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GridMethod {
+    /// Multilinear interpolation in each point's cell (device).
+    #[default]
+    Linear,
+    /// The nearest grid point's value, ties to the lower point (device).
+    Nearest,
+    /// Tensor-product linear spline: the same values as `Linear` (device).
+    Slinear,
+    /// Not-a-knot cubic splines, one axis after another (host).
+    Cubic,
+    /// PCHIP, one axis after another, last axis first (host).
+    Pchip,
+}
+
+impl FromStr for GridMethod {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "linear" => Ok(GridMethod::Linear),
+            "nearest" => Ok(GridMethod::Nearest),
+            "slinear" => Ok(GridMethod::Slinear),
+            "cubic" => Ok(GridMethod::Cubic),
+            "pchip" => Ok(GridMethod::Pchip),
+            "quintic" => Err(Error::Unsupported("RegularGridInterpolator: method 'quintic'".into())),
+            _ => Err(Error::value("RegularGridInterpolator", format!("Method '{s}' is not defined"))),
+        }
+    }
+}
+
+/// SciPy's `RegularGridInterpolator(points, values, method='linear', bounds_error=True,
+/// fill_value=nan)`: `points` one 1-d array per axis (strictly ascending or descending),
+/// `values` of shape `(len(p0), len(p1), ..., *trailing)`. `fill_value` `None` extrapolates.
+/// Linear, slinear and nearest evaluate on the device; cubic and pchip fit 1-d splines along
+/// each axis per query point on the host, as SciPy's own sequence of 1-d fits.
+#[derive(Debug, Clone)]
+pub struct RegularGridInterpolator {
+    grid: Vec<Array>,
+    gridh: Vec<Vec<f64>>,
+    values: Array,
+    trail: Vec<usize>,
+    method: GridMethod,
+    bounds_error: bool,
+    fill_value: Option<f64>,
+}
+
+impl RegularGridInterpolator {
+    /// Checks the grid and values as SciPy does.
+    pub fn new(
+        points: &[&Array],
+        values: &Array,
+        method: GridMethod,
+        bounds_error: bool,
+        fill_value: Option<f64>,
+    ) -> Result<Self> {
+        let op = "RegularGridInterpolator";
+        let nd = points.len();
+        if nd == 0 {
+            return Err(Error::value(op, "at least one grid axis is needed"));
+        }
+        if values.ndim() < nd {
+            return Err(Error::value(op, format!("There are {nd} point arrays, but values has {} dimensions", values.ndim())));
+        }
+        if matches!(values.dtype().kind(), DTypeKind::Complex) {
+            return Err(Error::DType { op: op.into(), reason: "complex values are not supported".into() });
+        }
+        let need = match method {
+            GridMethod::Linear | GridMethod::Nearest => 1,
+            GridMethod::Slinear => 2,
+            GridMethod::Cubic | GridMethod::Pchip => 4,
+        };
+        let mut values = if matches!(values.dtype().kind(), DTypeKind::Float) { values.clone() } else { values.astype(DType::F64)? };
+        let mut grid = Vec::with_capacity(nd);
+        let mut gridh = Vec::with_capacity(nd);
+        for (i, p) in points.iter().enumerate() {
+            if p.ndim() != 1 {
+                return Err(Error::value(op, format!("The points in dimension {i} must be 1-dimensional")));
+            }
+            let mut g = host_f64(p)?;
+            if g.len() != values.shape()[i] {
+                return Err(Error::value(
+                    op,
+                    format!("There are {} points and {} values in dimension {i}", g.len(), values.shape()[i]),
+                ));
+            }
+            if g.iter().any(|v| !v.is_finite()) {
+                return Err(Error::value(op, format!("The points in dimension {i} must be finite")));
+            }
+            let asc = g.windows(2).all(|w| w[1] > w[0]);
+            let desc = g.windows(2).all(|w| w[1] < w[0]);
+            if !asc && !desc {
+                return Err(Error::value(op, format!("The points in dimension {i} must be strictly ascending or descending")));
+            }
+            if !asc {
+                g.reverse();
+                let rev: Vec<i64> = (0..g.len() as i64).rev().collect();
+                let ri = Array::from_slice_on(&values.device_arc(), &rev, &[g.len()])?;
+                values = values.take(&ri, Some(i as isize))?;
+            }
+            if g.len() < need {
+                let name = format!("{method:?}").to_lowercase();
+                return Err(Error::value(
+                    op,
+                    format!(
+                        "There are {} points in dimension {i}, but method {name} requires at least {need} points per dimension.",
+                        g.len()
+                    ),
+                ));
+            }
+            grid.push(Array::from_slice_on(&values.device_arc(), &g, &[g.len()])?);
+            gridh.push(g);
+        }
+        let trail = values.shape()[nd..].to_vec();
+        Ok(RegularGridInterpolator { grid, gridh, values, trail, method, bounds_error, fill_value })
+    }
+
+    /// SciPy's `__call__(xi)`: `xi` of shape `(..., ndim)`; the answer has shape
+    /// `xi.shape[:-1] + values.shape[ndim:]`.
+    pub fn call(&self, xi: &Array) -> Result<Array> {
+        let op = "RegularGridInterpolator";
+        let nd = self.grid.len();
+        if xi.ndim() == 0 || xi.shape()[xi.ndim() - 1] != nd {
+            return Err(Error::value(
+                op,
+                format!(
+                    "The requested sample points xi have dimension {} but this RegularGridInterpolator has dimension {nd}",
+                    xi.shape().last().copied().unwrap_or(0)
+                ),
+            ));
+        }
+        let lead = xi.shape()[..xi.ndim() - 1].to_vec();
+        let m: usize = lead.iter().product();
+        let pts = xi.astype(DType::F64)?.reshape(&[m as isize, nd as isize])?;
+        let cols: Vec<Array> = (0..nd).map(|j| pts.slice(&[SliceArg::ALL, SliceArg::Index(j as isize)])).collect::<Result<_>>()?;
+        let mut oob: Option<Array> = None;
+        for (j, x) in cols.iter().enumerate() {
+            let g = &self.gridh[j];
+            let o = x.lt(g[0])?.logical_or(&x.gt(g[g.len() - 1])?)?;
+            if self.bounds_error && o.any(None, false)?.item::<bool>()? {
+                return Err(Error::value(op, format!("One of the requested xi is out of bounds in dimension {j}")));
+            }
+            oob = Some(match oob {
+                None => o,
+                Some(a) => a.logical_or(&o)?,
+            });
+        }
+        let t: usize = self.trail.iter().product();
+        let n_all: usize = self.values.shape()[..nd].iter().product();
+        let vals = self.values.reshape(&[n_all as isize, t as isize])?;
+        let mut r = match self.method {
+            GridMethod::Linear | GridMethod::Slinear | GridMethod::Nearest => {
+                let strides: Vec<i64> =
+                    (0..nd).map(|j| self.gridh[j + 1..].iter().map(|g| g.len() as i64).product()).collect();
+                let mut idx = Vec::with_capacity(nd);
+                let mut w = Vec::with_capacity(nd);
+                for (j, x) in cols.iter().enumerate() {
+                    let n = self.gridh[j].len();
+                    let i = searchsorted(&self.grid[j], x, Side::Left, None)?
+                        .add_scalar(-1i64)?
+                        .clip(0i64, (n as i64 - 2).max(0))?;
+                    let i1 = i.add_scalar(1i64)?.clip(0i64, n as i64 - 1)?;
+                    let g0 = self.grid[j].take(&i, None)?;
+                    let g1 = self.grid[j].take(&i1, None)?;
+                    let den = g1.sub(&g0)?;
+                    let wj = if n == 1 { x.mul_scalar(0.0)? } else { x.sub(&g0)?.div(&den)? };
+                    idx.push((i, i1));
+                    w.push(wj);
+                }
+                if self.method == GridMethod::Nearest {
+                    let mut flat: Option<Array> = None;
+                    for j in 0..nd {
+                        let pick = where_(&w[j].le(0.5)?, Operand::Array(&idx[j].0), Operand::Array(&idx[j].1))?;
+                        let term = pick.mul_scalar(strides[j])?;
+                        flat = Some(match flat {
+                            None => term,
+                            Some(f) => f.add(&term)?,
+                        });
+                    }
+                    vals.take(&flat.expect("ndim >= 1"), Some(0))?
+                } else {
+                    let vals = vals.astype(DType::F64)?;
+                    let mut acc: Option<Array> = None;
+                    for corner in 0..(1usize << nd) {
+                        let mut flat: Option<Array> = None;
+                        let mut weight: Option<Array> = None;
+                        for j in 0..nd {
+                            let up = corner >> (nd - 1 - j) & 1 == 1;
+                            let (ij, wj) = if up { (&idx[j].1, w[j].clone()) } else { (&idx[j].0, w[j].mul_scalar(-1.0)?.add_scalar(1.0)?) };
+                            let term = ij.mul_scalar(strides[j])?;
+                            flat = Some(match flat {
+                                None => term,
+                                Some(f) => f.add(&term)?,
+                            });
+                            weight = Some(match weight {
+                                None => wj,
+                                Some(a) => a.mul(&wj)?,
+                            });
+                        }
+                        let v = vals.take(&flat.expect("ndim >= 1"), Some(0))?;
+                        let wv = weight.expect("ndim >= 1").reshape(&[m as isize, 1])?;
+                        let term = v.mul(&wv)?;
+                        acc = Some(match acc {
+                            None => term,
+                            Some(a) => a.add(&term)?,
+                        });
+                    }
+                    acc.expect("at least one corner")
+                }
+            }
+            GridMethod::Cubic | GridMethod::Pchip => {
+                let ph = host_f64(&pts)?;
+                let vh = host_f64(&vals)?;
+                let out = self.spline_host(&ph, m, &vh, t)?;
+                let r = Array::from_slice_on(&self.values.device_arc(), &out, &[m, t])?;
+                if self.method == GridMethod::Pchip {
+                    r.astype(self.values.dtype())?
+                } else {
+                    r
+                }
+            }
+        };
+        if let (Some(f), Some(o)) = (self.fill_value, oob) {
+            if !self.bounds_error {
+                r = where_(&o.reshape(&[m as isize, 1])?, Operand::Scalar(Scalar::Float(f)), Operand::Array(&r))?;
+            }
+        }
+        let mut shape: Vec<isize> = lead.iter().map(|&d| d as isize).collect();
+        shape.extend(self.trail.iter().map(|&d| d as isize));
+        r.reshape(&shape)
+    }
+
+    /// Cubic or PCHIP interpolation, one axis after another from the last, per query point.
+    fn spline_host(&self, pts: &[f64], m: usize, vals: &[f64], t: usize) -> Result<Vec<f64>> {
+        let op = "RegularGridInterpolator";
+        let nd = self.gridh.len();
+        let mut out = vec![0.0; m * t];
+        for p in 0..m {
+            let mut cur = vals.to_vec(); // (n0..n_j, t)
+            for j in (0..nd).rev() {
+                let g = &self.gridh[j];
+                let n = g.len();
+                let outer = cur.len() / (n * t);
+                let xq = pts[p * nd + j];
+                let mut next = vec![0.0; outer * t];
+                for o in 0..outer {
+                    let block = &cur[o * n * t..(o + 1) * n * t];
+                    let s = match self.method {
+                        GridMethod::Cubic => spline_slopes(op, g, block, t, j, BcType::default())?,
+                        _ => {
+                            let mut s = vec![0.0; n * t];
+                            for col in 0..t {
+                                pchip_slopes(g, block, t, col, &mut s);
+                            }
+                            s
+                        }
+                    };
+                    let i = g.partition_point(|&v| v < xq).saturating_sub(1).min(n - 2);
+                    let h = g[i + 1] - g[i];
+                    let dx = xq - g[i];
+                    for col in 0..t {
+                        let (y0, y1) = (block[i * t + col], block[(i + 1) * t + col]);
+                        let (s0, s1) = (s[i * t + col], s[(i + 1) * t + col]);
+                        let sl = (y1 - y0) / h;
+                        let c3 = (s0 + s1 - 2.0 * sl) / (h * h);
+                        let c2 = (3.0 * sl - 2.0 * s0 - s1) / h;
+                        next[o * t + col] = ((c3 * dx + c2) * dx + s0) * dx + y0;
+                    }
+                }
+                cur = next;
+            }
+            out[p * t..(p + 1) * t].copy_from_slice(&cur);
+        }
+        Ok(out)
+    }
+}
+
+/// SciPy's `interpn(points, values, xi, method='linear', bounds_error=True, fill_value=nan)`:
+/// [`RegularGridInterpolator`] built and called once.
+pub fn interpn(
+    points: &[&Array],
+    values: &Array,
+    xi: &Array,
+    method: GridMethod,
+    bounds_error: bool,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    RegularGridInterpolator::new(points, values, method, bounds_error, fill_value)?.call(xi)
+}
