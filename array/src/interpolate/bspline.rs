@@ -174,6 +174,67 @@ fn to_ppoly(
     PPoly::from_host(dev, &pc, k + 1, trail, bp, ext)
 }
 
+/// SciPy's default knots of an interpolating spline of degree `k` (no derivative
+/// conditions): the data points without the `(k - 1) / 2` next to each end for odd `k`
+/// (not-a-knot), the midpoints without the `k / 2` next to each end for even `k`; the ends
+/// repeated `k + 1` times.
+pub(crate) fn not_a_knot_knots(op: &str, xs: &[f64], k: usize) -> Result<Vec<f64>> {
+    let n = xs.len();
+    if n < k + 1 {
+        return Err(Error::value(op, format!("at least {} points are needed for k={k}, got {n}", k + 1)));
+    }
+    if k == 0 {
+        return Ok(xs.iter().copied().chain([xs[n - 1]]).collect());
+    }
+    let inner: Vec<f64> = if k % 2 == 1 {
+        let k2 = k.div_ceil(2);
+        xs[k2..n - k2].to_vec()
+    } else {
+        let mids: Vec<f64> = xs.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
+        let k2 = k / 2;
+        mids[k2..mids.len() - k2].to_vec()
+    };
+    let mut v = vec![xs[0]; k + 1];
+    v.extend(inner);
+    v.extend(std::iter::repeat_n(xs[n - 1], k + 1));
+    Ok(v)
+}
+
+/// The `k + 1` B-splines `B_{l-k}, ..., B_l` of degree `k` at `x`, for the knot interval `l`
+/// (`x` may lie outside it: the interval's polynomials continue), by the Cox–de Boor
+/// recurrence (Piegl & Tiller, *The NURBS Book*, A2.2).
+pub(crate) fn basis_funs(t: &[f64], k: usize, l: usize, x: f64) -> Vec<f64> {
+    let mut nv = vec![0.0; k + 1];
+    let mut left = vec![0.0; k + 1];
+    let mut right = vec![0.0; k + 1];
+    nv[0] = 1.0;
+    for j in 1..=k {
+        left[j] = x - t[l + 1 - j];
+        right[j] = t[l + j] - x;
+        let mut saved = 0.0;
+        for r in 0..j {
+            let den = right[r + 1] + left[j - r];
+            let temp = if den == 0.0 { 0.0 } else { nv[r] / den };
+            nv[r] = saved + right[r + 1] * temp;
+            saved = left[j - r] * temp;
+        }
+        nv[j] = saved;
+    }
+    nv
+}
+
+/// The collocation matrix of the degree-`k` spline on knots `t` at the points `x`: for each
+/// point, the first column and the `k + 1` entries from it.
+pub(crate) fn collocation_rows(t: &[f64], k: usize, x: &[f64]) -> Vec<(usize, Vec<f64>)> {
+    let nc = t.len() - k - 1;
+    x.iter()
+        .map(|&xv| {
+            let l = interval(t, k, nc, xv);
+            (l - k, basis_funs(t, k, l, xv))
+        })
+        .collect()
+}
+
 /// `bc_type` of [`make_interp_spline`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum SplineBc {
@@ -225,26 +286,7 @@ pub fn make_interp_spline(
     let knots: Vec<f64> = match t {
         Some(t) => host_f64(t)?,
         None if k == 0 => xs.iter().copied().chain([xs[n - 1]]).collect(),
-        None if left.is_empty() && right.is_empty() => {
-            if n < k + 1 {
-                return Err(Error::value(op, format!("at least {} points are needed for k={k}, got {n}", k + 1)));
-            }
-            let inner: Vec<f64> = if k % 2 == 1 {
-                let k2 = k.div_ceil(2);
-                xs[k2..n - k2].to_vec()
-            } else {
-                let mids: Vec<f64> = xs.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
-                let k2 = k / 2;
-                if mids.len() < 2 * k2 {
-                    return Err(Error::value(op, format!("at least {} points are needed for k={k}, got {n}", k + 1)));
-                }
-                mids[k2..mids.len() - k2].to_vec()
-            };
-            let mut v = vec![xs[0]; k + 1];
-            v.extend(inner);
-            v.extend(std::iter::repeat_n(xs[n - 1], k + 1));
-            v
-        }
+        None if left.is_empty() && right.is_empty() => not_a_knot_knots(op, xs, k)?,
         None => {
             let mut v = vec![xs[0]; k];
             v.extend_from_slice(xs);

@@ -4,7 +4,8 @@ use std::str::FromStr;
 
 use xp_backend_api::{DType, DTypeKind, Error, Result};
 
-use super::cubic::{pchip_slopes, spline_slopes, BcType};
+use super::bspline::{collocation_rows, not_a_knot_knots};
+use super::cubic::pchip_slopes;
 use super::{host_f64, Array};
 use crate::{searchsorted, where_, Operand, Scalar, Side, SliceArg};
 
@@ -53,6 +54,16 @@ pub struct RegularGridInterpolator {
     method: GridMethod,
     bounds_error: bool,
     fill_value: Option<f64>,
+    spline: Option<TensorSpline>,
+}
+
+/// A tensor-product cubic B-spline: per axis the knots (host and device), and the
+/// coefficients `(N, t)` on the device.
+#[derive(Debug, Clone)]
+struct TensorSpline {
+    knots: Vec<Vec<f64>>,
+    knots_dev: Vec<Array>,
+    coeffs: Array,
 }
 
 impl RegularGridInterpolator {
@@ -122,7 +133,8 @@ impl RegularGridInterpolator {
             gridh.push(g);
         }
         let trail = values.shape()[nd..].to_vec();
-        Ok(RegularGridInterpolator { grid, gridh, values, trail, method, bounds_error, fill_value })
+        let spline = if method == GridMethod::Cubic { Some(fit_tensor_spline(&gridh, &values, 3)?) } else { None };
+        Ok(RegularGridInterpolator { grid, gridh, values, trail, method, bounds_error, fill_value, spline })
     }
 
     /// SciPy's `__call__(xi)`: `xi` of shape `(..., ndim)`; the answer has shape
@@ -218,7 +230,11 @@ impl RegularGridInterpolator {
                     acc.expect("at least one corner")
                 }
             }
-            GridMethod::Cubic | GridMethod::Pchip => {
+            GridMethod::Cubic => {
+                let sp = self.spline.as_ref().expect("fitted for cubic");
+                eval_tensor_spline(sp, &cols, 3)?
+            }
+            GridMethod::Pchip => {
                 let ph = host_f64(&pts)?;
                 let vh = host_f64(&vals)?;
                 let out = self.spline_host(&ph, m, &vh, t)?;
@@ -240,9 +256,8 @@ impl RegularGridInterpolator {
         r.reshape(&shape)
     }
 
-    /// Cubic or PCHIP interpolation, one axis after another from the last, per query point.
+    /// PCHIP interpolation, one axis after another from the last, per query point.
     fn spline_host(&self, pts: &[f64], m: usize, vals: &[f64], t: usize) -> Result<Vec<f64>> {
-        let op = "RegularGridInterpolator";
         let nd = self.gridh.len();
         let mut out = vec![0.0; m * t];
         for p in 0..m {
@@ -256,7 +271,6 @@ impl RegularGridInterpolator {
                 for o in 0..outer {
                     let block = &cur[o * n * t..(o + 1) * n * t];
                     let s = match self.method {
-                        GridMethod::Cubic => spline_slopes(op, g, block, t, j, BcType::default())?,
                         _ => {
                             let mut s = vec![0.0; n * t];
                             for col in 0..t {
@@ -296,4 +310,204 @@ pub fn interpn(
     fill_value: Option<f64>,
 ) -> Result<Array> {
     RegularGridInterpolator::new(points, values, method, bounds_error, fill_value)?.call(xi)
+}
+
+/// Restarted GMRES(`m`) from zero (modified Gram–Schmidt, Givens rotations; Saad & Schultz
+/// 1986), stopped at the first step whose residual estimate is within `rtol` of `|b|`.
+fn gmres(apply: &dyn Fn(&[f64]) -> Vec<f64>, b: &[f64], rtol: f64, m: usize, maxiter: usize) -> Vec<f64> {
+    let n = b.len();
+    let dot = |a: &[f64], c: &[f64]| a.iter().zip(c).map(|(x, y)| x * y).sum::<f64>();
+    let norm = |a: &[f64]| dot(a, a).sqrt();
+    let mut x = vec![0.0; n];
+    let bnorm = norm(b);
+    if bnorm == 0.0 {
+        return x;
+    }
+    let tol = rtol * bnorm;
+    for _ in 0..maxiter {
+        let ax = apply(&x);
+        let r: Vec<f64> = b.iter().zip(&ax).map(|(p, q)| p - q).collect();
+        let beta = norm(&r);
+        if beta <= tol {
+            break;
+        }
+        let mm = m.min(n);
+        let mut q: Vec<Vec<f64>> = vec![r.iter().map(|v| v / beta).collect()];
+        let mut h = vec![vec![0.0; mm]; mm + 1];
+        let (mut cs, mut sn) = (vec![0.0; mm], vec![0.0; mm]);
+        let mut g = vec![0.0; mm + 1];
+        g[0] = beta;
+        let mut done = 0;
+        for j in 0..mm {
+            let mut w = apply(&q[j]);
+            for i in 0..=j {
+                let hij = dot(&q[i], &w);
+                h[i][j] = hij;
+                for (wv, qv) in w.iter_mut().zip(&q[i]) {
+                    *wv -= hij * qv;
+                }
+            }
+            let hn = norm(&w);
+            h[j + 1][j] = hn;
+            for i in 0..j {
+                let (a, c) = (h[i][j], h[i + 1][j]);
+                h[i][j] = cs[i] * a + sn[i] * c;
+                h[i + 1][j] = -sn[i] * a + cs[i] * c;
+            }
+            let rr = h[j][j].hypot(h[j + 1][j]);
+            if rr == 0.0 {
+                break;
+            }
+            cs[j] = h[j][j] / rr;
+            sn[j] = h[j + 1][j] / rr;
+            h[j][j] = rr;
+            h[j + 1][j] = 0.0;
+            g[j + 1] = -sn[j] * g[j];
+            g[j] *= cs[j];
+            done = j + 1;
+            if hn == 0.0 || g[j + 1].abs() <= tol {
+                break;
+            }
+            q.push(w.iter().map(|v| v / hn).collect());
+        }
+        let mut y = vec![0.0; done];
+        for i in (0..done).rev() {
+            let s: f64 = (i + 1..done).map(|c| h[i][c] * y[c]).sum();
+            y[i] = (g[i] - s) / h[i][i];
+        }
+        for (i, yi) in y.iter().enumerate() {
+            for (xv, qv) in x.iter_mut().zip(&q[i]) {
+                *xv += yi * qv;
+            }
+        }
+        if done == 0 {
+            break;
+        }
+    }
+    x
+}
+
+/// The tensor-product spline of degree `k` (not-a-knot knots per axis) through the gridded
+/// values: the Kronecker collocation system solved, as SciPy's default, by a Krylov method to
+/// relative residual 1e-5 (SciPy's `gcrotmk` default; its first cycle is GMRES(20)).
+fn fit_tensor_spline(grid: &[Vec<f64>], values: &Array, k: usize) -> Result<TensorSpline> {
+    let op = "RegularGridInterpolator";
+    let nd = grid.len();
+    let dims: Vec<usize> = grid.iter().map(Vec::len).collect();
+    let n_all: usize = dims.iter().product();
+    let t: usize = values.shape()[nd..].iter().product();
+    let vh = host_f64(values)?;
+    let knots: Vec<Vec<f64>> = grid.iter().map(|g| not_a_knot_knots(op, g, k)).collect::<Result<_>>()?;
+    let rows: Vec<Vec<(usize, Vec<f64>)>> = grid.iter().zip(&knots).map(|(g, kn)| collocation_rows(kn, k, g)).collect();
+    let strides: Vec<usize> = (0..nd).map(|j| dims[j + 1..].iter().product()).collect();
+    // (A x)[i] = sum over the (k+1)^nd neighbours c of prod_j B_j[i_j, c_j] x[c], columns in
+    // increasing order.
+    let apply = |x: &[f64]| -> Vec<f64> {
+        let mut y = vec![0.0; n_all];
+        let mut ii = vec![0usize; nd];
+        for (flat, yv) in y.iter_mut().enumerate() {
+            let mut rem = flat;
+            for j in 0..nd {
+                ii[j] = rem / strides[j];
+                rem %= strides[j];
+            }
+            let combos = (k + 1).pow(nd as u32);
+            let mut acc = 0.0;
+            for cmb in 0..combos {
+                let mut w = 1.0;
+                let mut col = 0;
+                let mut rest = cmb;
+                for j in (0..nd).rev() {
+                    let a = rest % (k + 1);
+                    rest /= k + 1;
+                    let (s, v) = &rows[j][ii[j]];
+                    col += (s + a) * strides[j];
+                    w *= v[a];
+                }
+                acc += w * x[col];
+            }
+            *yv = acc;
+        }
+        y
+    };
+    let mut coeffs = vec![0.0; n_all * t];
+    for c in 0..t {
+        let b: Vec<f64> = (0..n_all).map(|i| vh[i * t + c]).collect();
+        let x = gmres(&apply, &b, 1e-5, 20, 1000);
+        for i in 0..n_all {
+            coeffs[i * t + c] = x[i];
+        }
+    }
+    let dev = values.device_arc();
+    Ok(TensorSpline {
+        knots_dev: knots.iter().map(|kn| Array::from_slice_on(&dev, kn, &[kn.len()])).collect::<Result<_>>()?,
+        knots,
+        coeffs: Array::from_slice_on(&dev, &coeffs, &[n_all, t])?,
+    })
+}
+
+/// Evaluates the tensor-product spline at the query columns on the device: per axis the knot
+/// interval (`searchsorted`) and the `k + 1` B-spline values by the Cox–de Boor recurrence in
+/// elementwise ops, then the `(k+1)^nd` gathered coefficients weighted by their products.
+fn eval_tensor_spline(sp: &TensorSpline, cols: &[Array], k: usize) -> Result<Array> {
+    let nd = cols.len();
+    let m = cols[0].size();
+    let dims: Vec<usize> = sp.knots.iter().map(|kn| kn.len() - k - 1).collect();
+    let strides: Vec<i64> = (0..nd).map(|j| dims[j + 1..].iter().product::<usize>() as i64).collect();
+    let mut starts = Vec::with_capacity(nd);
+    let mut basis: Vec<Vec<Array>> = Vec::with_capacity(nd);
+    for (j, x) in cols.iter().enumerate() {
+        let kn = &sp.knots_dev[j];
+        let nc = dims[j];
+        let inner = kn.slice(&[SliceArg::Range { start: Some(k as isize), stop: Some(nc as isize + 1), step: None }])?;
+        let l = searchsorted(&inner, x, Side::Right, None)?
+            .add_scalar(-1i64)?
+            .clip(0i64, (nc - k - 1) as i64)?
+            .add_scalar(k as i64)?;
+        let tk = |off: i64| -> Result<Array> { kn.take(&l.add_scalar(off)?, None) };
+        let mut nv: Vec<Array> = vec![x.mul_scalar(0.0)?.add_scalar(1.0)?];
+        let mut left = vec![x.clone(); k + 1];
+        let mut right = vec![x.clone(); k + 1];
+        for jj in 1..=k {
+            left[jj] = x.sub(&tk(1 - jj as i64)?)?;
+            right[jj] = tk(jj as i64)?.sub(x)?;
+            let mut saved = x.mul_scalar(0.0)?;
+            let mut next = Vec::with_capacity(jj + 1);
+            for r in 0..jj {
+                let temp = nv[r].div(&right[r + 1].add(&left[jj - r])?)?;
+                next.push(saved.add(&right[r + 1].mul(&temp)?)?);
+                saved = left[jj - r].mul(&temp)?;
+            }
+            next.push(saved);
+            nv = next;
+        }
+        starts.push(l.add_scalar(-(k as i64))?);
+        basis.push(nv);
+    }
+    let mut acc: Option<Array> = None;
+    for cmb in 0..(k + 1).pow(nd as u32) {
+        let mut rest = cmb;
+        let mut flat: Option<Array> = None;
+        let mut w: Option<Array> = None;
+        for j in (0..nd).rev() {
+            let a = rest % (k + 1);
+            rest /= k + 1;
+            let term = starts[j].add_scalar(a as i64)?.mul_scalar(strides[j])?;
+            flat = Some(match flat {
+                None => term,
+                Some(f) => f.add(&term)?,
+            });
+            w = Some(match w {
+                None => basis[j][a].clone(),
+                Some(v) => basis[j][a].mul(&v)?,
+            });
+        }
+        let v = sp.coeffs.take(&flat.expect("ndim >= 1"), Some(0))?;
+        let term = v.mul(&w.expect("ndim >= 1").reshape(&[m as isize, 1])?)?;
+        acc = Some(match acc {
+            None => term,
+            Some(a) => a.add(&term)?,
+        });
+    }
+    Ok(acc.expect("at least one term"))
 }
