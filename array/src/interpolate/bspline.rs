@@ -129,9 +129,12 @@ impl BSpline {
         self.k
     }
 
-    /// SciPy's `__call__(x, nu=0)`: the `nu`-th derivative (antiderivative for negative `nu`)
-    /// at `x`, float64.
+    /// SciPy's `__call__(x, nu=0)`: the `nu`-th derivative at `x`, float64 (a negative `nu`
+    /// is an error, as in SciPy).
     pub fn call(&self, x: &Array, nu: i64) -> Result<Array> {
+        if nu < 0 {
+            return Err(Error::value("BSpline", format!("Cannot do derivative order nu={nu}")));
+        }
         place_axes(self.pp.call(x, nu)?, x.ndim(), self.axis)
     }
 
@@ -153,7 +156,12 @@ fn to_ppoly(
     ext: Extrapolate,
 ) -> Result<PPoly> {
     let n = t.len() - k - 1;
-    let ls: Vec<usize> = (k..n).filter(|&l| t[l] < t[l + 1]).collect();
+    // The non-empty intervals; at and beyond `t[n]` the last interval `n - 1` counts even when
+    // empty (SciPy's rule: a degree-0 spline's last coefficient is its value at `t[n]`).
+    let mut ls: Vec<usize> = (k..n).filter(|&l| t[l] < t[l + 1]).collect();
+    if t[n - 1] == t[n] {
+        ls.push(n - 1);
+    }
     let m = ls.len();
     let mut bp: Vec<f64> = ls.iter().map(|&l| t[l]).collect();
     bp.push(t[n]);

@@ -6,7 +6,7 @@ use xp_backend_api::{DType, DTypeKind, Error, Result};
 
 use super::bspline::{collocation_rows, not_a_knot_knots};
 use super::cubic::pchip_slopes;
-use super::{host_f64, Array};
+use super::{as_f64, host_f64, Array};
 use crate::{searchsorted, where_, Operand, Scalar, Side, SliceArg};
 
 /// `method` of [`RegularGridInterpolator`] and [`interpn`].
@@ -153,7 +153,7 @@ impl RegularGridInterpolator {
         }
         let lead = xi.shape()[..xi.ndim() - 1].to_vec();
         let m: usize = lead.iter().product();
-        let pts = xi.astype(DType::F64)?.reshape(&[m as isize, nd as isize])?;
+        let pts = as_f64(xi)?.reshape(&[m as isize, nd as isize])?;
         let cols: Vec<Array> = (0..nd).map(|j| pts.slice(&[SliceArg::ALL, SliceArg::Index(j as isize)])).collect::<Result<_>>()?;
         let mut oob: Option<Array> = None;
         for (j, x) in cols.iter().enumerate() {
@@ -201,7 +201,6 @@ impl RegularGridInterpolator {
                     }
                     vals.take(&flat.expect("ndim >= 1"), Some(0))?
                 } else {
-                    let vals = vals.astype(DType::F64)?;
                     let mut acc: Option<Array> = None;
                     for corner in 0..(1usize << nd) {
                         let mut flat: Option<Array> = None;
@@ -219,7 +218,7 @@ impl RegularGridInterpolator {
                                 Some(a) => a.mul(&wj)?,
                             });
                         }
-                        let v = vals.take(&flat.expect("ndim >= 1"), Some(0))?;
+                        let v = as_f64(&vals.take(&flat.expect("ndim >= 1"), Some(0))?)?;
                         let wv = weight.expect("ndim >= 1").reshape(&[m as isize, 1])?;
                         let term = v.mul(&wv)?;
                         acc = Some(match acc {

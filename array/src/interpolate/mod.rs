@@ -89,7 +89,16 @@ pub type interp1d = Interp1d;
 
 /// The array as float64 values on the host (C order).
 pub(crate) fn host_f64(a: &Array) -> Result<Vec<f64>> {
-    a.astype(DType::F64)?.ascontiguous()?.to_vec::<f64>()
+    as_f64(a)?.ascontiguous()?.to_vec::<f64>()
+}
+
+/// The array as float64 on its device, without a copy when it is float64 already.
+pub(crate) fn as_f64(a: &Array) -> Result<Array> {
+    if a.dtype() == DType::F64 {
+        Ok(a.clone())
+    } else {
+        a.astype(DType::F64)
+    }
 }
 
 /// A float64 array of `shape` holding `data`, on `dev`.

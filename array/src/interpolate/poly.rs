@@ -3,7 +3,7 @@
 
 use xp_backend_api::{DType, Error, Result};
 
-use super::{dev_f64, host_f64, norm_axis, place_axes};
+use super::{as_f64, dev_f64, host_f64, norm_axis, place_axes};
 use crate::{where_, Array, Operand, SliceArg};
 
 /// The nodes and values of a global polynomial interpolant: `xi` (1-d) and `yi` with the
@@ -83,7 +83,7 @@ impl BarycentricInterpolator {
     pub fn call(&self, x: &Array) -> Result<Array> {
         let qshape = x.shape().to_vec();
         let nq = x.size();
-        let xq = x.astype(DType::F64)?.reshape(&[nq as isize, 1])?;
+        let xq = as_f64(x)?.reshape(&[nq as isize, 1])?;
         let diff = xq.sub(&self.x)?;
         let c = self.w.div(&diff)?;
         let num = c.matmul(&self.y)?;
@@ -156,7 +156,7 @@ impl KroghInterpolator {
     pub fn call(&self, x: &Array) -> Result<Array> {
         let qshape = x.shape().to_vec();
         let nq = x.size();
-        let xq = x.astype(DType::F64)?.reshape(&[nq as isize, 1])?;
+        let xq = as_f64(x)?.reshape(&[nq as isize, 1])?;
         let n = self.x.len();
         let row = |k: usize| self.c.slice(&[SliceArg::Range { start: Some(k as isize), stop: Some(k as isize + 1), step: None }]);
         let mut p = row(n - 1)?.broadcast_to(&[nq, self.c.shape()[1]])?;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use xp_backend_api::{DType, DynDevice, Error, Result};
 
-use super::{dev_f64, host_f64};
+use super::{as_f64, dev_f64, host_f64};
 use crate::{searchsorted, where_, Array, Operand, Scalar, Side, SliceArg};
 
 /// SciPy's `extrapolate` argument: extrapolate from the first and last pieces, answer NaN
@@ -89,10 +89,10 @@ impl PPoly {
         if !inc && !dec {
             return Err(Error::value(op, "`x` must be strictly increasing or decreasing."));
         }
-        let c = c.astype(DType::F64)?;
+        let c = as_f64(c)?;
         let trail = c.shape()[2..].to_vec();
         Ok(PPoly {
-            x: x.astype(DType::F64)?,
+            x: as_f64(x)?,
             c,
             descending: !inc,
             xh,
@@ -161,8 +161,9 @@ impl PPoly {
         PPoly { c, x: self.x.clone(), xh: self.xh.clone(), descending: self.descending, extrapolate, trail: self.trail.clone() }
     }
 
-    /// SciPy's `__call__(x, nu)`: the `nu`-th derivative (antiderivative for negative `nu`)
-    /// at `x` (any shape), of shape `x.shape + trailing`, float64.
+    /// SciPy's `__call__(x, nu)`: the `nu`-th derivative at `x` (any shape), of shape
+    /// `x.shape + trailing`, float64. A negative `nu` is an error, as in SciPy (use
+    /// [`antiderivative`](Self::antiderivative)).
     pub fn call(&self, x: &Array, nu: i64) -> Result<Array> {
         self.call_ext(x, nu, None)
     }
@@ -171,14 +172,14 @@ impl PPoly {
     /// instance's.
     pub fn call_ext(&self, x: &Array, nu: i64, extrapolate: Option<Extrapolate>) -> Result<Array> {
         if nu < 0 {
-            return self.antiderivative((-nu) as usize)?.call_ext(x, 0, extrapolate);
+            return Err(Error::value("PPoly", format!("Order of derivative cannot be negative, nu={nu}")));
         }
         if nu > 0 {
             return self.derivative(nu as usize)?.call_ext(x, 0, extrapolate);
         }
         let ext = extrapolate.unwrap_or(self.extrapolate);
         let qshape = x.shape().to_vec();
-        let xf = x.astype(DType::F64)?.reshape(&[-1])?;
+        let xf = as_f64(x)?.reshape(&[-1])?;
         let nq = xf.size();
         let m = self.m();
         let k1 = self.c.shape()[0];

@@ -4,7 +4,7 @@ use std::str::FromStr;
 
 use xp_backend_api::{DType, Error, Result};
 
-use super::{dev_f64, host_f64, solve_dense};
+use super::{as_f64, dev_f64, host_f64, solve_dense};
 use crate::{where_, Array, Operand, Scalar};
 
 /// `kernel` of [`RBFInterpolator`], as `φ(r)` with `r = ε‖x − y‖`.
@@ -234,7 +234,7 @@ impl RBFInterpolator {
             return Err(Error::value(op, format!("Expected the second axis of `x` to have length {nd}, x of shape {:?}", x.shape())));
         }
         let q = x.shape()[0];
-        let xf = x.astype(DType::F64)?;
+        let xf = as_f64(x)?;
         let diff = xf.reshape(&[q as isize, 1, nd as isize])?.sub(&self.y)?.mul_scalar(self.epsilon)?;
         let r = diff.mul(&diff)?.sum(Some(&[2]), false)?.sqrt()?;
         let k = self.kernel.eval_array(&r)?;
