@@ -6,6 +6,7 @@ use xp_backend_api::{DType, DTypeKind, Error, Result};
 
 use super::bspline::{collocation_rows, not_a_knot_knots};
 use super::cubic::pchip_slopes;
+use super::kernels::{grid_linear, GRID_MAX_NDIM};
 use super::{as_f64, host_f64, Array};
 use crate::{searchsorted, where_, Operand, Scalar, Side, SliceArg};
 
@@ -55,6 +56,8 @@ pub struct RegularGridInterpolator {
     bounds_error: bool,
     fill_value: Option<f64>,
     spline: Option<TensorSpline>,
+    /// The grids' points concatenated, each axis's offset and length (the linear kernel's).
+    packed: (Array, Array, Array),
 }
 
 /// A tensor-product cubic B-spline: per axis the knots (host and device), and the
@@ -134,7 +137,22 @@ impl RegularGridInterpolator {
         }
         let trail = values.shape()[nd..].to_vec();
         let spline = if method == GridMethod::Cubic { Some(fit_tensor_spline(&gridh, &values, 3)?) } else { None };
-        Ok(RegularGridInterpolator { grid, gridh, values, trail, method, bounds_error, fill_value, spline })
+        let dev = values.device_arc();
+        let flat: Vec<f64> = gridh.iter().flatten().copied().collect();
+        let mut off = Vec::with_capacity(nd);
+        let mut acc = 0i64;
+        for g in &gridh {
+            off.push(acc);
+            acc += g.len() as i64;
+        }
+        let lens: Vec<i64> = gridh.iter().map(|g| g.len() as i64).collect();
+        let packed = (
+            Array::from_slice_on(&dev, &flat, &[flat.len()])?,
+            Array::from_slice_on(&dev, &off, &[nd])?,
+            Array::from_slice_on(&dev, &lens, &[nd])?,
+        );
+        let values = values.ascontiguous()?;
+        Ok(RegularGridInterpolator { grid, gridh, values, trail, method, bounds_error, fill_value, spline, packed })
     }
 
     /// SciPy's `__call__(xi)`: `xi` of shape `(..., ndim)`; the answer has shape
@@ -171,6 +189,10 @@ impl RegularGridInterpolator {
         let n_all: usize = self.values.shape()[..nd].iter().product();
         let vals = self.values.reshape(&[n_all as isize, t as isize])?;
         let mut r = match self.method {
+            GridMethod::Linear | GridMethod::Slinear if nd <= GRID_MAX_NDIM => {
+                let (gr, go, gn) = &self.packed;
+                grid_linear(&pts.ascontiguous()?, gr, go, gn, &vals, m, t)?
+            }
             GridMethod::Linear | GridMethod::Slinear | GridMethod::Nearest => {
                 let strides: Vec<i64> =
                     (0..nd).map(|j| self.gridh[j + 1..].iter().map(|g| g.len() as i64).product()).collect();

@@ -4,7 +4,7 @@ use std::str::FromStr;
 
 use xp_backend_api::{DType, DTypeKind, Error, Result};
 
-use super::{host_f64, make_interp_spline, norm_axis, place_axes, Extrapolate, PPoly, SplineBc};
+use super::{host_f64, make_interp_spline, norm_axis, place_axes, PPoly, SplineBc};
 use crate::{promote_types, searchsorted, where_, Array, Operand, Scalar, Side};
 
 /// `kind` of [`Interp1d`] (SciPy's strings; an integer is a spline of that order).
@@ -191,7 +191,6 @@ impl Interp1d {
             }
             None => Method::Direct,
         };
-        let _ = Extrapolate::Yes;
         Ok(Interp1d { x: xs, y: y2, trail, axis, kind, bounds_error, fill: fill_value, lo: xh, hi: xe, method })
     }
 
@@ -215,13 +214,11 @@ impl Interp1d {
                 match self.kind {
                     _ if n == 1 => gather(&Array::full_on(&self.x.device_arc(), &[nq], 0i64, DType::I64)?)?,
                     Interp1dKind::Linear => {
-                        let hi = searchsorted(&self.x, &xqf, Side::Left, None)?.clip(1i64, (n - 1) as i64)?;
-                        let lo = hi.add_scalar(-1i64)?;
-                        let (xl, xh) = (self.x.take(&lo, None)?, self.x.take(&hi, None)?);
-                        let (yl, yh) = (gather(&lo)?, gather(&hi)?);
-                        let col = |a: Array| a.reshape(&[nq as isize, 1]);
-                        let slope = yh.sub(&yl)?.div(&col(xh.sub(&xl)?)?)?;
-                        slope.mul(&col(xqf.sub(&xl)?)?)?.add(&yl)?
+                        let ft = promote_types(promote_types(xd, self.y.dtype()), xqf.dtype());
+                        let cast = |a: &Array| if a.dtype() == ft { Ok(a.clone()) } else { a.astype(ft) };
+                        let t = self.y.shape()[1];
+                        let xb = cast(&xqf)?.reshape(&[nq as isize, 1])?.broadcast_to(&[nq, t])?;
+                        super::kernels::linear_eval(&xb, &cast(&self.x)?.ascontiguous()?, &cast(&self.y)?, t)?
                     }
                     Interp1dKind::Nearest | Interp1dKind::NearestUp => {
                         let a = self.x.slice(&[crate::SliceArg::Range { start: Some(1), stop: None, step: None }])?;
@@ -277,7 +274,6 @@ impl Interp1d {
                 r = where_(&col(above)?, Operand::Scalar(Scalar::Float(fa)), Operand::Array(&r))?;
             }
         }
-        let _ = promote_types;
         let mut shape: Vec<isize> = qshape.iter().map(|&d| d as isize).collect();
         shape.extend(self.trail.iter().map(|&d| d as isize));
         place_axes(r.reshape(&shape)?, qshape.len(), self.axis)

@@ -65,6 +65,7 @@ mod bspline;
 mod cubic;
 mod grid;
 mod interp1d_impl;
+mod kernels;
 mod poly;
 mod ppoly;
 mod rbf;

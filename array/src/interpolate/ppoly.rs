@@ -7,7 +7,7 @@ use std::sync::Arc;
 use xp_backend_api::{DType, DynDevice, Error, Result};
 
 use super::{as_f64, dev_f64, host_f64};
-use crate::{searchsorted, where_, Array, Operand, Scalar, Side, SliceArg};
+use crate::{Array, SliceArg};
 
 /// SciPy's `extrapolate` argument: extrapolate from the first and last pieces, answer NaN
 /// outside the breakpoints, or wrap periodically. `None` in a constructor is the class's
@@ -190,24 +190,9 @@ impl PPoly {
         } else {
             xf.clone()
         };
-        let pos = if self.descending {
-            searchsorted(&self.x.negative()?, &xe.negative()?, Side::Right, None)?
-        } else {
-            searchsorted(&self.x, &xe, Side::Right, None)?
-        };
-        let idx = pos.add_scalar(-1i64)?.clip(0i64, (m - 1) as i64)?;
-        let dx = xe.sub(&self.x.take(&idx, Some(0))?)?.reshape(&[nq as isize, 1])?;
         let cp = self.c.reshape(&[k1 as isize, m as isize, t as isize])?.permute(&[1, 0, 2])?.ascontiguous()?;
-        let g = cp.take(&idx, Some(0))?;
-        let row = |j: usize| g.slice(&[SliceArg::ALL, SliceArg::Index(j as isize), SliceArg::ALL]);
-        let mut r = row(0)?;
-        for j in 1..k1 {
-            r = r.mul(&dx)?.add(&row(j)?)?;
-        }
-        if ext == Extrapolate::No {
-            let out = xf.lt(lo)?.logical_or(&xf.gt(hi)?)?.reshape(&[nq as isize, 1])?;
-            r = where_(&out, Operand::Scalar(Scalar::Float(f64::NAN)), Operand::Array(&r))?;
-        }
+        let xb = xe.reshape(&[nq as isize, 1])?.broadcast_to(&[nq, t])?;
+        let r = super::kernels::ppoly_eval(&xb, &self.x.ascontiguous()?, &cp, k1, t, self.descending, ext == Extrapolate::No, (lo, hi))?;
         let mut shape: Vec<isize> = qshape.iter().map(|&d| d as isize).collect();
         shape.extend(self.trail.iter().map(|&d| d as isize));
         r.reshape(&shape)
