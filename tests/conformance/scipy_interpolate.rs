@@ -101,7 +101,8 @@ pub(super) fn run(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failu
         }
         "Akima1DInterpolator" => {
             let method: ip::AkimaMethod = parsed_kwarg(case, "method", "akima")?;
-            ip::Akima1DInterpolator::new(&a0()?, a(1)?, axis()?, method, extrapolate_kwarg(case)?)?.call(a(2)?, nu(case)?)?
+            ip::Akima1DInterpolator::new(&a0()?, a(1)?, axis()?, method, extrapolate_kwarg(case)?)?
+                .call(a(2)?, nu(case)?)?
         }
         "make_interp_spline" => {
             let k = int_kwarg(case, "k")?.unwrap_or(3) as usize;
@@ -136,7 +137,11 @@ pub(super) fn run(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failu
             let (values, xi) = (&arrays[ng], &arrays[ng + 1]);
             let method: ip::GridMethod = parsed_kwarg(case, "method", "linear")?;
             let bounds_error = bool_kwarg(case, "bounds_error", true)?;
-            let fill = if case.kwargs.contains_key("fill_value") { number_or_nan(case, "fill_value")? } else { Some(f64::NAN) };
+            let fill = if case.kwargs.contains_key("fill_value") {
+                number_or_nan(case, "fill_value")?
+            } else {
+                Some(f64::NAN)
+            };
             if f == "interpn" {
                 ip::interpn(&grids, values, xi, method, bounds_error, fill)?
             } else {

@@ -87,7 +87,10 @@ impl BSpline {
         }
         let th = host_f64(t)?;
         if th.len() < 2 * k + 2 {
-            return Err(Error::value(op, format!("Need at least {} knots for degree {k}, got {}", 2 * k + 2, th.len())));
+            return Err(Error::value(
+                op,
+                format!("Need at least {} knots for degree {k}, got {}", 2 * k + 2, th.len()),
+            ));
         }
         let n = th.len() - k - 1;
         if th.iter().any(|v| !v.is_finite()) {
@@ -103,7 +106,11 @@ impl BSpline {
         if c.shape()[axis] < n {
             return Err(Error::value(
                 op,
-                format!("Knots, coefficients and degree are inconsistent: {} knots, degree {k}, c of shape {:?}", th.len(), c.shape()),
+                format!(
+                    "Knots, coefficients and degree are inconsistent: {} knots, degree {k}, c of shape {:?}",
+                    th.len(),
+                    c.shape()
+                ),
             ));
         }
         let cm = crate::moveaxis(c, &[axis as isize], &[0])?;

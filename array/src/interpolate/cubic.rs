@@ -138,104 +138,111 @@ impl CubicSpline {
 
 /// The slopes at the data points of the cubic spline with end conditions `bc_type`
 /// (`y` is `(n, t)` row-major), solved on the host.
-pub(crate) fn spline_slopes(op: &str, x: &[f64], y: &[f64], t: usize, axis: usize, bc_type: BcType) -> Result<Vec<f64>> {
-        let n = x.len();
-        let (mut l, mut r) = (normalise(bc_type.left)?, normalise(bc_type.right)?);
-        let periodic = l == EndCondition::Periodic || r == EndCondition::Periodic;
-        if periodic && l != r {
-            return Err(Error::value(op, "if bc_type is 'periodic' at one end, it must be 'periodic' at both ends"));
-        }
-        if periodic {
-            for col in 0..t {
-                let (a, b) = (y[col], y[(n - 1) * t + col]);
-                if (a - b).abs() > 1e-15 + 1e-15 * b.abs() {
-                    return Err(Error::value(
+pub(crate) fn spline_slopes(
+    op: &str,
+    x: &[f64],
+    y: &[f64],
+    t: usize,
+    axis: usize,
+    bc_type: BcType,
+) -> Result<Vec<f64>> {
+    let n = x.len();
+    let (mut l, mut r) = (normalise(bc_type.left)?, normalise(bc_type.right)?);
+    let periodic = l == EndCondition::Periodic || r == EndCondition::Periodic;
+    if periodic && l != r {
+        return Err(Error::value(op, "if bc_type is 'periodic' at one end, it must be 'periodic' at both ends"));
+    }
+    if periodic {
+        for col in 0..t {
+            let (a, b) = (y[col], y[(n - 1) * t + col]);
+            if (a - b).abs() > 1e-15 + 1e-15 * b.abs() {
+                return Err(Error::value(
                         op,
                         format!(
                             "The first and last `y` point along axis {} must be identical (within machine precision) when bc_type='periodic' ({a} vs {b})",
                             axis
                         ),
                     ));
-                }
             }
         }
-        let h: Vec<f64> = x.windows(2).map(|w| w[1] - w[0]).collect();
-        let mut m = vec![0.0; (n - 1) * t];
-        for i in 0..n - 1 {
-            for col in 0..t {
-                m[i * t + col] = (y[(i + 1) * t + col] - y[i * t + col]) / h[i];
+    }
+    let h: Vec<f64> = x.windows(2).map(|w| w[1] - w[0]).collect();
+    let mut m = vec![0.0; (n - 1) * t];
+    for i in 0..n - 1 {
+        for col in 0..t {
+            m[i * t + col] = (y[(i + 1) * t + col] - y[i * t + col]) / h[i];
+        }
+    }
+    if n == 2 {
+        if l == EndCondition::NotAKnot {
+            l = EndCondition::Deriv(1, f64::NAN);
+        }
+        if r == EndCondition::NotAKnot {
+            r = EndCondition::Deriv(1, f64::NAN);
+        }
+    }
+    let mut s = vec![0.0; n * t];
+    if periodic {
+        periodic_slopes(op, &h, &m, t, &mut s)?;
+    } else if n == 3 && l == EndCondition::NotAKnot && r == EndCondition::NotAKnot {
+        // One parabola through the three points: its end slopes average to the chords.
+        let rows = [[1.0, 1.0, 0.0], [h[1], 2.0 * (h[0] + h[1]), h[0]], [0.0, 1.0, 1.0]];
+        let a: Vec<f64> = rows.iter().flatten().copied().collect();
+        for col in 0..t {
+            let (m0, m1) = (m[col], m[t + col]);
+            s[col] = 2.0 * m0;
+            s[t + col] = 3.0 * (h[1] * m0 + h[0] * m1);
+            s[2 * t + col] = 2.0 * m1;
+        }
+        solve_dense(op, 3, &a, &mut s, t)?;
+    } else {
+        // Rows of the slope system; each row has at most three entries (columns i-2..i+2).
+        let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+        for col in 0..t {
+            let mi = |i: usize| m[i * t + col];
+            let mut rhs = |i: usize, v: f64| s[i * t + col] = v;
+            match l {
+                EndCondition::NotAKnot => {
+                    let (a, b) = (h[1] / h[0], h[0] / h[1]);
+                    rows[0] = vec![(0, a), (1, a - b), (2, -b)];
+                    rhs(0, 2.0 * (mi(0) * a - mi(1) * b));
+                }
+                EndCondition::Deriv(1, v) => {
+                    rows[0] = vec![(0, 1.0)];
+                    rhs(0, if v.is_nan() { mi(0) } else { v });
+                }
+                EndCondition::Deriv(_, v) => {
+                    rows[0] = vec![(0, 2.0), (1, 1.0)];
+                    rhs(0, 3.0 * mi(0) - v * h[0] / 2.0);
+                }
+                _ => unreachable!(),
+            }
+            for i in 1..n - 1 {
+                rows[i] = vec![(i - 1, h[i]), (i, 2.0 * (h[i - 1] + h[i])), (i + 1, h[i - 1])];
+                rhs(i, 3.0 * (h[i] * mi(i - 1) + h[i - 1] * mi(i)));
+            }
+            let e = n - 1;
+            match r {
+                EndCondition::NotAKnot => {
+                    let (a, b) = (h[e - 1] / h[e - 2], h[e - 2] / h[e - 1]);
+                    rows[e] = vec![(e - 2, a), (e - 1, a - b), (e, -b)];
+                    rhs(e, 2.0 * (mi(e - 2) * a - mi(e - 1) * b));
+                }
+                EndCondition::Deriv(1, v) => {
+                    rows[e] = vec![(e, 1.0)];
+                    rhs(e, if v.is_nan() { mi(e - 1) } else { v });
+                }
+                EndCondition::Deriv(_, v) => {
+                    rows[e] = vec![(e - 1, 1.0), (e, 2.0)];
+                    rhs(e, 3.0 * mi(e - 1) + v * h[e - 1] / 2.0);
+                }
+                _ => unreachable!(),
             }
         }
-        if n == 2 {
-            if l == EndCondition::NotAKnot {
-                l = EndCondition::Deriv(1, f64::NAN);
-            }
-            if r == EndCondition::NotAKnot {
-                r = EndCondition::Deriv(1, f64::NAN);
-            }
-        }
-        let mut s = vec![0.0; n * t];
-        if periodic {
-            periodic_slopes(op, &h, &m, t, &mut s)?;
-        } else if n == 3 && l == EndCondition::NotAKnot && r == EndCondition::NotAKnot {
-            // One parabola through the three points: its end slopes average to the chords.
-            let rows = [[1.0, 1.0, 0.0], [h[1], 2.0 * (h[0] + h[1]), h[0]], [0.0, 1.0, 1.0]];
-            let a: Vec<f64> = rows.iter().flatten().copied().collect();
-            for col in 0..t {
-                let (m0, m1) = (m[col], m[t + col]);
-                s[col] = 2.0 * m0;
-                s[t + col] = 3.0 * (h[1] * m0 + h[0] * m1);
-                s[2 * t + col] = 2.0 * m1;
-            }
-            solve_dense(op, 3, &a, &mut s, t)?;
-        } else {
-            // Rows of the slope system; each row has at most three entries (columns i-2..i+2).
-            let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
-            for col in 0..t {
-                let mi = |i: usize| m[i * t + col];
-                let mut rhs = |i: usize, v: f64| s[i * t + col] = v;
-                match l {
-                    EndCondition::NotAKnot => {
-                        let (a, b) = (h[1] / h[0], h[0] / h[1]);
-                        rows[0] = vec![(0, a), (1, a - b), (2, -b)];
-                        rhs(0, 2.0 * (mi(0) * a - mi(1) * b));
-                    }
-                    EndCondition::Deriv(1, v) => {
-                        rows[0] = vec![(0, 1.0)];
-                        rhs(0, if v.is_nan() { mi(0) } else { v });
-                    }
-                    EndCondition::Deriv(_, v) => {
-                        rows[0] = vec![(0, 2.0), (1, 1.0)];
-                        rhs(0, 3.0 * mi(0) - v * h[0] / 2.0);
-                    }
-                    _ => unreachable!(),
-                }
-                for i in 1..n - 1 {
-                    rows[i] = vec![(i - 1, h[i]), (i, 2.0 * (h[i - 1] + h[i])), (i + 1, h[i - 1])];
-                    rhs(i, 3.0 * (h[i] * mi(i - 1) + h[i - 1] * mi(i)));
-                }
-                let e = n - 1;
-                match r {
-                    EndCondition::NotAKnot => {
-                        let (a, b) = (h[e - 1] / h[e - 2], h[e - 2] / h[e - 1]);
-                        rows[e] = vec![(e - 2, a), (e - 1, a - b), (e, -b)];
-                        rhs(e, 2.0 * (mi(e - 2) * a - mi(e - 1) * b));
-                    }
-                    EndCondition::Deriv(1, v) => {
-                        rows[e] = vec![(e, 1.0)];
-                        rhs(e, if v.is_nan() { mi(e - 1) } else { v });
-                    }
-                    EndCondition::Deriv(_, v) => {
-                        rows[e] = vec![(e - 1, 1.0), (e, 2.0)];
-                        rhs(e, 3.0 * mi(e - 1) + v * h[e - 1] / 2.0);
-                    }
-                    _ => unreachable!(),
-                }
-            }
-            let a = |i: usize, j: usize| rows[i].iter().find(|(c, _)| *c == j).map_or(0.0, |e| e.1);
-            solve_banded(op, n, 2, 2, a, &mut s, t)?;
-        }
-        Ok(s)
+        let a = |i: usize, j: usize| rows[i].iter().find(|(c, _)| *c == j).map_or(0.0, |e| e.1);
+        solve_banded(op, n, 2, 2, a, &mut s, t)?;
+    }
+    Ok(s)
 }
 
 /// Slopes of a periodic cubic spline: a cyclic tridiagonal system of `n - 1` unknowns, by
@@ -269,7 +276,13 @@ fn periodic_slopes(op: &str, h: &[f64], m: &[f64], t: usize, s: &mut [f64]) -> R
         let tri = |i: usize, j: usize| {
             let (lo, dg, up) = coef(i);
             if i == j {
-                dg - if i == 0 { gamma } else if i == nn - 1 { alpha * beta / gamma } else { 0.0 }
+                dg - if i == 0 {
+                    gamma
+                } else if i == nn - 1 {
+                    alpha * beta / gamma
+                } else {
+                    0.0
+                }
             } else if j + 1 == i {
                 lo
             } else if j == i + 1 {
@@ -327,7 +340,15 @@ pub(crate) fn pchip_slopes(x: &[f64], y: &[f64], t: usize, col: usize, s: &mut [
     }
     let edge = |h0: f64, h1: f64, m0: f64, m1: f64| {
         let d = ((2.0 * h0 + h1) * m0 - h0 * m1) / (h0 + h1);
-        let sg = |v: f64| if v > 0.0 { 1 } else if v < 0.0 { -1 } else { 0 };
+        let sg = |v: f64| {
+            if v > 0.0 {
+                1
+            } else if v < 0.0 {
+                -1
+            } else {
+                0
+            }
+        };
         if sg(d) != sg(m0) {
             0.0
         } else if sg(m0) != sg(m1) && d.abs() > 3.0 * m0.abs() {
@@ -395,7 +416,13 @@ pub struct Akima1DInterpolator {
 
 impl Akima1DInterpolator {
     /// Fits the slopes on the host.
-    pub fn new(x: &Array, y: &Array, axis: isize, method: AkimaMethod, extrapolate: Option<Extrapolate>) -> Result<Self> {
+    pub fn new(
+        x: &Array,
+        y: &Array,
+        axis: isize,
+        method: AkimaMethod,
+        extrapolate: Option<Extrapolate>,
+    ) -> Result<Self> {
         let d = Data1d::new("Akima1DInterpolator", x, y, axis, 2)?;
         let (n, t) = (d.n(), d.t);
         // Chord slopes with two extra on each side: mm[j + 2] = m[j].

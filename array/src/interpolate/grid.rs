@@ -84,7 +84,10 @@ impl RegularGridInterpolator {
             return Err(Error::value(op, "at least one grid axis is needed"));
         }
         if values.ndim() < nd {
-            return Err(Error::value(op, format!("There are {nd} point arrays, but values has {} dimensions", values.ndim())));
+            return Err(Error::value(
+                op,
+                format!("There are {nd} point arrays, but values has {} dimensions", values.ndim()),
+            ));
         }
         if matches!(values.dtype().kind(), DTypeKind::Complex) {
             return Err(Error::DType { op: op.into(), reason: "complex values are not supported".into() });
@@ -94,7 +97,11 @@ impl RegularGridInterpolator {
             GridMethod::Slinear => 2,
             GridMethod::Cubic | GridMethod::Pchip => 4,
         };
-        let mut values = if matches!(values.dtype().kind(), DTypeKind::Float) { values.clone() } else { values.astype(DType::F64)? };
+        let mut values = if matches!(values.dtype().kind(), DTypeKind::Float) {
+            values.clone()
+        } else {
+            values.astype(DType::F64)?
+        };
         let mut grid = Vec::with_capacity(nd);
         let mut gridh = Vec::with_capacity(nd);
         for (i, p) in points.iter().enumerate() {
@@ -114,7 +121,10 @@ impl RegularGridInterpolator {
             let asc = g.windows(2).all(|w| w[1] > w[0]);
             let desc = g.windows(2).all(|w| w[1] < w[0]);
             if !asc && !desc {
-                return Err(Error::value(op, format!("The points in dimension {i} must be strictly ascending or descending")));
+                return Err(Error::value(
+                    op,
+                    format!("The points in dimension {i} must be strictly ascending or descending"),
+                ));
             }
             if !asc {
                 g.reverse();
@@ -172,7 +182,8 @@ impl RegularGridInterpolator {
         let lead = xi.shape()[..xi.ndim() - 1].to_vec();
         let m: usize = lead.iter().product();
         let pts = as_f64(xi)?.reshape(&[m as isize, nd as isize])?;
-        let cols: Vec<Array> = (0..nd).map(|j| pts.slice(&[SliceArg::ALL, SliceArg::Index(j as isize)])).collect::<Result<_>>()?;
+        let cols: Vec<Array> =
+            (0..nd).map(|j| pts.slice(&[SliceArg::ALL, SliceArg::Index(j as isize)])).collect::<Result<_>>()?;
         let mut oob: Option<Array> = None;
         for (j, x) in cols.iter().enumerate() {
             let g = &self.gridh[j];
@@ -229,7 +240,11 @@ impl RegularGridInterpolator {
                         let mut weight: Option<Array> = None;
                         for j in 0..nd {
                             let up = corner >> (nd - 1 - j) & 1 == 1;
-                            let (ij, wj) = if up { (&idx[j].1, w[j].clone()) } else { (&idx[j].0, w[j].mul_scalar(-1.0)?.add_scalar(1.0)?) };
+                            let (ij, wj) = if up {
+                                (&idx[j].1, w[j].clone())
+                            } else {
+                                (&idx[j].0, w[j].mul_scalar(-1.0)?.add_scalar(1.0)?)
+                            };
                             let term = ij.mul_scalar(strides[j])?;
                             flat = Some(match flat {
                                 None => term,
@@ -480,7 +495,8 @@ fn eval_tensor_spline(sp: &TensorSpline, cols: &[Array], k: usize) -> Result<Arr
     for (j, x) in cols.iter().enumerate() {
         let kn = &sp.knots_dev[j];
         let nc = dims[j];
-        let inner = kn.slice(&[SliceArg::Range { start: Some(k as isize), stop: Some(nc as isize + 1), step: None }])?;
+        let inner =
+            kn.slice(&[SliceArg::Range { start: Some(k as isize), stop: Some(nc as isize + 1), step: None }])?;
         let l = searchsorted(&inner, x, Side::Right, None)?
             .add_scalar(-1i64)?
             .clip(0i64, (nc - k - 1) as i64)?

@@ -134,7 +134,10 @@ impl Interp1d {
     ) -> Result<Interp1d> {
         let op = "interp1d";
         if x.ndim() != 1 {
-            return Err(Error::value(op, format!("the x array must have exactly one dimension, not shape {:?}", x.shape())));
+            return Err(Error::value(
+                op,
+                format!("the x array must have exactly one dimension, not shape {:?}", x.shape()),
+            ));
         }
         if y.ndim() == 0 {
             return Err(Error::value(op, "the y array must have at least one dimension"));
@@ -258,10 +261,16 @@ impl Interp1d {
                 let b = below.any(None, false)?.item::<bool>()?;
                 let a = above.any(None, false)?.item::<bool>()?;
                 if b {
-                    return Err(Error::value(op, format!("A value in x_new is below the interpolation range's minimum value ({}).", self.lo)));
+                    return Err(Error::value(
+                        op,
+                        format!("A value in x_new is below the interpolation range's minimum value ({}).", self.lo),
+                    ));
                 }
                 if a {
-                    return Err(Error::value(op, format!("A value in x_new is above the interpolation range's maximum value ({}).", self.hi)));
+                    return Err(Error::value(
+                        op,
+                        format!("A value in x_new is above the interpolation range's maximum value ({}).", self.hi),
+                    ));
                 }
             } else {
                 let (fb, fa) = match self.fill {

@@ -10,7 +10,13 @@ use xp_backend_api::{DType, Result};
 use crate::user::ElementwiseKernel;
 use crate::{Array, Operand, Scalar};
 
-fn kernel(cell: &'static OnceLock<ElementwiseKernel>, ins: &str, outs: &str, op: &str, name: &str) -> Result<&'static ElementwiseKernel> {
+fn kernel(
+    cell: &'static OnceLock<ElementwiseKernel>,
+    ins: &str,
+    outs: &str,
+    op: &str,
+    name: &str,
+) -> Result<&'static ElementwiseKernel> {
     if let Some(k) = cell.get() {
         return Ok(k);
     }
@@ -152,18 +158,31 @@ pub(crate) const GRID_MAX_NDIM: usize = 16;
 /// Multilinear interpolation on a rectilinear grid: `pts` the `(m, nd)` float64 queries, `gr`
 /// the grids' points concatenated (float64), `go`/`gn` each axis's offset and length (int64),
 /// `vals` the `(N, t)` values (C order over the grid). The answer is `(m, t)` float64.
-pub(crate) fn grid_linear(pts: &Array, gr: &Array, go: &Array, gn: &Array, vals: &Array, m: usize, t: usize) -> Result<Array> {
+pub(crate) fn grid_linear(
+    pts: &Array,
+    gr: &Array,
+    go: &Array,
+    gn: &Array,
+    vals: &Array,
+    m: usize,
+    t: usize,
+) -> Result<Array> {
     // One kernel per values dtype: a placeholder bound only by a raw parameter would not
     // tell the compiled kernels apart.
     static K64: OnceLock<ElementwiseKernel> = OnceLock::new();
     static K32: OnceLock<ElementwiseKernel> = OnceLock::new();
     let params = |v: &str| {
-        format!("float64 shp, raw float64 pts, raw float64 gr, raw int64 go, raw int64 gn, raw {v} vals, int64 nd, int64 t")
+        format!(
+            "float64 shp, raw float64 pts, raw float64 gr, raw int64 go, raw int64 gn, raw {v} vals, int64 nd, int64 t"
+        )
     };
     let (k, vals) = match vals.dtype() {
         DType::F32 => (kernel(&K32, &params("float32"), "float64 y", GRID_LINEAR, "xp_grid_linear_f32")?, vals.clone()),
         DType::F64 => (kernel(&K64, &params("float64"), "float64 y", GRID_LINEAR, "xp_grid_linear_f64")?, vals.clone()),
-        _ => (kernel(&K64, &params("float64"), "float64 y", GRID_LINEAR, "xp_grid_linear_f64")?, vals.astype(DType::F64)?),
+        _ => (
+            kernel(&K64, &params("float64"), "float64 y", GRID_LINEAR, "xp_grid_linear_f64")?,
+            vals.astype(DType::F64)?,
+        ),
     };
     let nd = go.size();
     let shape = Array::full_on(&pts.device_arc(), &[1], 0.0, DType::F64)?.broadcast_to(&[m, t])?;

@@ -27,7 +27,11 @@ fn nodes(op: &str, xi: &Array, yi: &Array, axis: isize) -> Result<Nodes> {
     if yi.shape()[axis] != xi.size() {
         return Err(Error::value(
             op,
-            format!("x and y arrays must be equal in length along interpolation axis: {:?} and {:?}", xi.shape(), yi.shape()),
+            format!(
+                "x and y arrays must be equal in length along interpolation axis: {:?} and {:?}",
+                xi.shape(),
+                yi.shape()
+            ),
         ));
     }
     if xi.size() == 0 {
@@ -158,7 +162,9 @@ impl KroghInterpolator {
         let nq = x.size();
         let xq = as_f64(x)?.reshape(&[nq as isize, 1])?;
         let n = self.x.len();
-        let row = |k: usize| self.c.slice(&[SliceArg::Range { start: Some(k as isize), stop: Some(k as isize + 1), step: None }]);
+        let row = |k: usize| {
+            self.c.slice(&[SliceArg::Range { start: Some(k as isize), stop: Some(k as isize + 1), step: None }])
+        };
         let mut p = row(n - 1)?.broadcast_to(&[nq, self.c.shape()[1]])?;
         for k in (0..n - 1).rev() {
             p = p.mul(&xq.add_scalar(-self.x[k])?)?.add(&row(k)?)?;

@@ -2,7 +2,7 @@
 //! spline-like interpolator of this module.
 
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use xp_backend_api::{DType, DynDevice, Error, Result};
 
@@ -56,6 +56,8 @@ pub struct PPoly {
     descending: bool,
     extrapolate: Extrapolate,
     trail: Vec<usize>,
+    /// The coefficients laid out `(m, k + 1, t)` for the evaluation kernel, made once.
+    table: OnceLock<Array>,
 }
 
 impl PPoly {
@@ -63,7 +65,10 @@ impl PPoly {
     pub fn new(c: &Array, x: &Array, extrapolate: Option<Extrapolate>) -> Result<PPoly> {
         let op = "PPoly";
         if c.ndim() < 2 {
-            return Err(Error::value(op, format!("Coefficients array must be at least 2-dimensional, not of shape {:?}", c.shape())));
+            return Err(Error::value(
+                op,
+                format!("Coefficients array must be at least 2-dimensional, not of shape {:?}", c.shape()),
+            ));
         }
         if x.ndim() != 1 {
             return Err(Error::value(op, format!("x must be 1-dimensional, not of shape {:?}", x.shape())));
@@ -98,6 +103,7 @@ impl PPoly {
             xh,
             extrapolate: extrapolate.unwrap_or(Extrapolate::Yes),
             trail,
+            table: OnceLock::new(),
         })
     }
 
@@ -121,6 +127,7 @@ impl PPoly {
             descending: false,
             extrapolate,
             trail: trail.to_vec(),
+            table: OnceLock::new(),
         })
     }
 
@@ -158,7 +165,15 @@ impl PPoly {
     }
 
     fn with_c(&self, c: Array, extrapolate: Extrapolate) -> PPoly {
-        PPoly { c, x: self.x.clone(), xh: self.xh.clone(), descending: self.descending, extrapolate, trail: self.trail.clone() }
+        PPoly {
+            c,
+            x: self.x.clone(),
+            xh: self.xh.clone(),
+            descending: self.descending,
+            extrapolate,
+            trail: self.trail.clone(),
+            table: OnceLock::new(),
+        }
     }
 
     /// SciPy's `__call__(x, nu)`: the `nu`-th derivative at `x` (any shape), of shape
@@ -185,14 +200,26 @@ impl PPoly {
         let k1 = self.c.shape()[0];
         let t: usize = self.trail.iter().product();
         let (lo, hi) = self.bounds();
-        let xe = if ext == Extrapolate::Periodic {
-            xf.add_scalar(-lo)?.rem(hi - lo)?.add_scalar(lo)?
-        } else {
-            xf.clone()
+        let xe =
+            if ext == Extrapolate::Periodic { xf.add_scalar(-lo)?.rem(hi - lo)?.add_scalar(lo)? } else { xf.clone() };
+        let cp = match self.table.get() {
+            Some(cp) => cp.clone(),
+            None => {
+                let cp = self.c.reshape(&[k1 as isize, m as isize, t as isize])?.permute(&[1, 0, 2])?.ascontiguous()?;
+                self.table.get_or_init(|| cp).clone()
+            }
         };
-        let cp = self.c.reshape(&[k1 as isize, m as isize, t as isize])?.permute(&[1, 0, 2])?.ascontiguous()?;
         let xb = xe.reshape(&[nq as isize, 1])?.broadcast_to(&[nq, t])?;
-        let r = super::kernels::ppoly_eval(&xb, &self.x.ascontiguous()?, &cp, k1, t, self.descending, ext == Extrapolate::No, (lo, hi))?;
+        let r = super::kernels::ppoly_eval(
+            &xb,
+            &self.x.ascontiguous()?,
+            &cp,
+            k1,
+            t,
+            self.descending,
+            ext == Extrapolate::No,
+            (lo, hi),
+        )?;
         let mut shape: Vec<isize> = qshape.iter().map(|&d| d as isize).collect();
         shape.extend(self.trail.iter().map(|&d| d as isize));
         r.reshape(&shape)

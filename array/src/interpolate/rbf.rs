@@ -41,7 +41,12 @@ impl FromStr for RbfKernel {
             "inverse_multiquadric" => RbfKernel::InverseMultiquadric,
             "inverse_quadratic" => RbfKernel::InverseQuadratic,
             "gaussian" => RbfKernel::Gaussian,
-            _ => return Err(Error::value("RBFInterpolator", format!("`kernel` must be one of the RBF kernels, not {s:?}"))),
+            _ => {
+                return Err(Error::value(
+                    "RBFInterpolator",
+                    format!("`kernel` must be one of the RBF kernels, not {s:?}"),
+                ))
+            }
         })
     }
 }
@@ -154,20 +159,22 @@ impl RBFInterpolator {
         }
         let (p, nd) = (y.shape()[0], y.shape()[1]);
         if d.ndim() == 0 || d.shape()[0] != p {
-            return Err(Error::value(op, format!("Expected the first axis of `d` to have length {p}, d of shape {:?}", d.shape())));
+            return Err(Error::value(
+                op,
+                format!("Expected the first axis of `d` to have length {p}, d of shape {:?}", d.shape()),
+            ));
         }
         let trail = d.shape()[1..].to_vec();
         let t: usize = trail.iter().product();
-        let epsilon = match epsilon {
-            Some(e) => e,
-            None if kernel.scale_invariant() => 1.0,
-            None => {
-                return Err(Error::value(
+        let epsilon =
+            match epsilon {
+                Some(e) => e,
+                None if kernel.scale_invariant() => 1.0,
+                None => return Err(Error::value(
                     op,
                     "`epsilon` must be specified if `kernel` is not one of linear, thin_plate_spline, cubic, quintic",
-                ))
-            }
-        };
+                )),
+            };
         let degree = degree.unwrap_or(kernel.min_degree().max(0)).max(-1);
         let powers = monomial_powers(nd, degree);
         let nm = powers.len();
@@ -187,7 +194,9 @@ impl RBFInterpolator {
         let mut shift = vec![0.0; nd];
         let mut scale = vec![1.0; nd];
         for k in 0..nd {
-            let (lo, hi) = (0..p).map(|i| yh[i * nd + k]).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+            let (lo, hi) = (0..p)
+                .map(|i| yh[i * nd + k])
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
             shift[k] = (lo + hi) / 2.0;
             let s = (hi - lo) / 2.0;
             scale[k] = if s == 0.0 { 1.0 } else { s };
@@ -231,7 +240,10 @@ impl RBFInterpolator {
         let op = "RBFInterpolator";
         let nd = self.shift.len();
         if x.ndim() != 2 || x.shape()[1] != nd {
-            return Err(Error::value(op, format!("Expected the second axis of `x` to have length {nd}, x of shape {:?}", x.shape())));
+            return Err(Error::value(
+                op,
+                format!("Expected the second axis of `x` to have length {nd}, x of shape {:?}", x.shape()),
+            ));
         }
         let q = x.shape()[0];
         let xf = as_f64(x)?;
