@@ -776,3 +776,25 @@ fn rbf_kernels_match_scipy() {
     assert!(is_value_error(r.call(&arr2(&d, &[0.1, 0.2, 0.3], &[1, 3]))));
     assert!("bogus".parse::<RbfKernel>().is_err());
 }
+
+#[test]
+fn scalar_and_empty_queries_keep_their_shapes() {
+    let d = cpu();
+    let (x, y) = (arr(&d, &X), arr(&d, &Y));
+    let scalar = Array::from_slice_on(&d, &[1.5], &[]).unwrap();
+    let empty = Array::from_slice_on::<f64>(&d, &[], &[0]).unwrap();
+    let cs = CubicSpline::new(&x, &y, 0, BcType::default(), None).unwrap();
+    let r = cs.call(&scalar, 0).unwrap();
+    assert_eq!(r.shape(), &[] as &[usize]);
+    close("scalar", &r, &[1.1474949866040545], 1e-14);
+    assert_eq!(cs.call(&empty, 0).unwrap().shape(), &[0]);
+    let f = Interp1d::new(&x, &y, Interp1dKind::Linear, -1, None, FillValue::default(), false).unwrap();
+    assert_eq!(f.call(&scalar).unwrap().shape(), &[] as &[usize]);
+    assert_eq!(f.call(&empty).unwrap().shape(), &[0]);
+    let g = arr(&d, &[0.0, 1.0, 2.0]);
+    let v = arr2(&d, &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], &[3, 3]);
+    let rgi = RegularGridInterpolator::new(&[&g, &g], &v, GridMethod::Linear, true, None).unwrap();
+    let none = Array::from_slice_on::<f64>(&d, &[], &[0, 2]).unwrap();
+    assert_eq!(rgi.call(&none).unwrap().shape(), &[0]);
+    close("one point", &rgi.call(&arr(&d, &[0.5, 1.5])).unwrap(), &[3.0], 1e-14);
+}

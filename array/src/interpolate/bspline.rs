@@ -349,8 +349,8 @@ pub fn make_interp_spline(
         let r = rows.len() - 1;
         rhs[r * tt..(r + 1) * tt].fill(*v);
     }
-    for i in 0..n {
-        rows.push(basis_row(xs[i], 0)?);
+    for (i, &xv) in xs.iter().enumerate() {
+        rows.push(basis_row(xv, 0)?);
         let r = rows.len() - 1;
         rhs[r * tt..(r + 1) * tt].copy_from_slice(&d.y[i * tt..(i + 1) * tt]);
     }

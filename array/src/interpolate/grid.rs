@@ -306,15 +306,10 @@ impl RegularGridInterpolator {
                 let mut next = vec![0.0; outer * t];
                 for o in 0..outer {
                     let block = &cur[o * n * t..(o + 1) * n * t];
-                    let s = match self.method {
-                        _ => {
-                            let mut s = vec![0.0; n * t];
-                            for col in 0..t {
-                                pchip_slopes(g, block, t, col, &mut s);
-                            }
-                            s
-                        }
-                    };
+                    let mut s = vec![0.0; n * t];
+                    for col in 0..t {
+                        pchip_slopes(g, block, t, col, &mut s);
+                    }
                     let i = g.partition_point(|&v| v < xq).saturating_sub(1).min(n - 2);
                     let h = g[i + 1] - g[i];
                     let dx = xq - g[i];

@@ -102,7 +102,7 @@ enum Method {
     /// Linear, nearest, previous, next: gathers of the data on the device.
     Direct,
     /// A B-spline's piecewise polynomial.
-    Spline(PPoly),
+    Spline(Box<PPoly>),
 }
 
 /// SciPy's `interp1d(x, y, kind='linear', axis=-1, bounds_error=None, fill_value=nan,
@@ -190,7 +190,7 @@ impl Interp1d {
         let method = match kind.spline_order() {
             Some(k) => {
                 let b = make_interp_spline(&xs, &ym, k, None, SplineBc::NotAKnot, 0)?;
-                Method::Spline(b.ppoly().clone())
+                Method::Spline(Box::new(b.ppoly().clone()))
             }
             None => Method::Direct,
         };

@@ -62,14 +62,14 @@ impl BarycentricInterpolator {
         let nd = nodes(op, xi, yi, axis)?;
         let n = nd.x.len();
         let mut w = vec![1.0; n];
-        for j in 0..n {
-            for k in 0..n {
+        for (j, wj) in w.iter_mut().enumerate() {
+            for (k, xk) in nd.x.iter().enumerate() {
                 if k != j {
-                    let d = nd.x[j] - nd.x[k];
+                    let d = nd.x[j] - xk;
                     if d == 0.0 {
                         return Err(Error::value(op, "Interpolation points xi must be distinct."));
                     }
-                    w[j] /= d;
+                    *wj /= d;
                 }
             }
         }
