@@ -206,6 +206,30 @@ impl Interp1d {
         let n = self.x.size();
         let xd = self.x.dtype();
         let extrap = self.fill == FillValue::Extrapolate;
+        // Out of range: an error (one reduction over the queries), or the fill values.
+        if !extrap
+            && self.bounds_error
+            && xq.lt(self.lo)?.logical_or(&xq.gt(self.hi)?)?.any(None, false)?.item::<bool>()?
+        {
+            return Err(if xq.lt(self.lo)?.any(None, false)?.item::<bool>()? {
+                Error::value(
+                    op,
+                    format!("A value in x_new is below the interpolation range's minimum value ({}).", self.lo),
+                )
+            } else {
+                Error::value(
+                    op,
+                    format!("A value in x_new is above the interpolation range's maximum value ({}).", self.hi),
+                )
+            });
+        }
+        let fills = match self.fill {
+            _ if extrap || self.bounds_error => None,
+            FillValue::Value(v) => Some((v, v)),
+            FillValue::Pair(b, a) => Some((b, a)),
+            FillValue::Extrapolate => None,
+        };
+        let mut filled = false;
         let mut r = match &self.method {
             Method::Spline(pp) => {
                 let v = pp.call(&xq, 0)?;
@@ -221,7 +245,9 @@ impl Interp1d {
                         let cast = |a: &Array| if a.dtype() == ft { Ok(a.clone()) } else { a.astype(ft) };
                         let t = self.y.shape()[1];
                         let xb = cast(&xqf)?.reshape(&[nq as isize, 1])?.broadcast_to(&[nq, t])?;
-                        super::kernels::linear_eval(&xb, &cast(&self.x)?.ascontiguous()?, &cast(&self.y)?, t)?
+                        filled = fills.is_some();
+                        let fill = fills.map(|(b, a)| (b, a, self.lo, self.hi));
+                        super::kernels::linear_eval(&xb, &cast(&self.x)?.ascontiguous()?, &cast(&self.y)?, t, fill)?
                     }
                     Interp1dKind::Nearest | Interp1dKind::NearestUp => {
                         let a = self.x.slice(&[crate::SliceArg::Range { start: Some(1), stop: None, step: None }])?;
@@ -254,33 +280,11 @@ impl Interp1d {
                 }
             }
         };
-        if !extrap {
-            let below = xq.lt(self.lo)?;
-            let above = xq.gt(self.hi)?;
-            if self.bounds_error {
-                let b = below.any(None, false)?.item::<bool>()?;
-                let a = above.any(None, false)?.item::<bool>()?;
-                if b {
-                    return Err(Error::value(
-                        op,
-                        format!("A value in x_new is below the interpolation range's minimum value ({}).", self.lo),
-                    ));
-                }
-                if a {
-                    return Err(Error::value(
-                        op,
-                        format!("A value in x_new is above the interpolation range's maximum value ({}).", self.hi),
-                    ));
-                }
-            } else {
-                let (fb, fa) = match self.fill {
-                    FillValue::Value(v) => (v, v),
-                    FillValue::Pair(b, a) => (b, a),
-                    FillValue::Extrapolate => unreachable!(),
-                };
+        if let Some((fb, fa)) = fills {
+            if !filled {
                 let col = |a: Array| a.reshape(&[nq as isize, 1]);
-                r = where_(&col(below)?, Operand::Scalar(Scalar::Float(fb)), Operand::Array(&r))?;
-                r = where_(&col(above)?, Operand::Scalar(Scalar::Float(fa)), Operand::Array(&r))?;
+                r = where_(&col(xq.lt(self.lo)?)?, Operand::Scalar(Scalar::Float(fb)), Operand::Array(&r))?;
+                r = where_(&col(xq.gt(self.hi)?)?, Operand::Scalar(Scalar::Float(fa)), Operand::Array(&r))?;
             }
         }
         let mut shape: Vec<isize> = qshape.iter().map(|&d| d as isize).collect();

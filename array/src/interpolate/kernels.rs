@@ -100,17 +100,51 @@ const long long col = (long long)i % t;
 const T xl = xs[lo];
 const T yl = ys[lo * t + col];
 const T slope = (ys[hi * t + col] - yl) / (xs[hi] - xl);
-y = slope * (xx - xl) + yl;
+T r = slope * (xx - xl) + yl;
+if (fill != 0) {
+    if ((double)xx < xlo) r = (T)fb;
+    else if ((double)xx > xhi) r = (T)fa;
+}
+y = r;
 "#;
 
 /// `interp1d`'s linear kind at `xq` (broadcast to `(nq, t)`): `xs` the sorted points, `ys`
 /// the `(n, t)` data, all of one float dtype (the answer's). NumPy's rule of the neighbours:
-/// `searchsorted(x, xq)` clipped to `[1, n - 1]`.
-pub(crate) fn linear_eval(xq: &Array, xs: &Array, ys: &Array, t: usize) -> Result<Array> {
+/// `searchsorted(x, xq)` clipped to `[1, n - 1]`. `fill`: `(below, above, lo, hi)`, the
+/// values below `lo` and above `hi`.
+pub(crate) fn linear_eval(
+    xq: &Array,
+    xs: &Array,
+    ys: &Array,
+    t: usize,
+    fill: Option<(f64, f64, f64, f64)>,
+) -> Result<Array> {
     static K: OnceLock<ElementwiseKernel> = OnceLock::new();
-    let k = kernel(&K, "T xv, raw T xs, raw T ys, int64 npts, int64 t", "T y", LINEAR_EVAL, "xp_interp1d_linear")?;
+    let k = kernel(
+        &K,
+        "T xv, raw T xs, raw T ys, int64 npts, int64 t, int64 fill, float64 xlo, float64 xhi, float64 fb, float64 fa",
+        "T y",
+        LINEAR_EVAL,
+        "xp_interp1d_linear",
+    )?;
     let i = |v: usize| Operand::Scalar(Scalar::Int(v as i128));
-    k.call(&[Operand::Array(xq), Operand::Array(xs), Operand::Array(ys), i(xs.size()), i(t)])
+    let f = |v: f64| Operand::Scalar(Scalar::Float(v));
+    let (on, (fb, fa, lo, hi)) = match fill {
+        Some(v) => (1, v),
+        None => (0, (0.0, 0.0, 0.0, 0.0)),
+    };
+    k.call(&[
+        Operand::Array(xq),
+        Operand::Array(xs),
+        Operand::Array(ys),
+        i(xs.size()),
+        i(t),
+        i(on),
+        f(lo),
+        f(hi),
+        f(fb),
+        f(fa),
+    ])
 }
 
 const GRID_LINEAR: &str = r#"
