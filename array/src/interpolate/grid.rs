@@ -184,18 +184,27 @@ impl RegularGridInterpolator {
         let pts = as_f64(xi)?.reshape(&[m as isize, nd as isize])?;
         let cols: Vec<Array> =
             (0..nd).map(|j| pts.slice(&[SliceArg::ALL, SliceArg::Index(j as isize)])).collect::<Result<_>>()?;
+        // Out of bounds anywhere: one reduction; the axis is looked for only to name it.
         let mut oob: Option<Array> = None;
+        let mut per_axis = Vec::with_capacity(nd);
         for (j, x) in cols.iter().enumerate() {
             let g = &self.gridh[j];
             let o = x.lt(g[0])?.logical_or(&x.gt(g[g.len() - 1])?)?;
-            if self.bounds_error && o.any(None, false)?.item::<bool>()? {
-                return Err(Error::value(op, format!("One of the requested xi is out of bounds in dimension {j}")));
-            }
             oob = Some(match oob {
-                None => o,
+                None => o.clone(),
                 Some(a) => a.logical_or(&o)?,
             });
+            per_axis.push(o);
         }
+        let oob = oob.expect("ndim >= 1");
+        if self.bounds_error && m > 0 && oob.any(None, false)?.item::<bool>()? {
+            for (j, o) in per_axis.iter().enumerate() {
+                if o.any(None, false)?.item::<bool>()? {
+                    return Err(Error::value(op, format!("One of the requested xi is out of bounds in dimension {j}")));
+                }
+            }
+        }
+        let oob = Some(oob);
         let t: usize = self.trail.iter().product();
         let n_all: usize = self.values.shape()[..nd].iter().product();
         let vals = self.values.reshape(&[n_all as isize, t as isize])?;
