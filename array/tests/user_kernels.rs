@@ -43,3 +43,24 @@ extern "C" __global__ void big_locals(float* out) {
         assert!(xp_array::RawKernel::new(BIG, "big_locals").with_stack_size(usize::MAX).is_err());
     });
 }
+
+/// A `raw T` parameter whose `T` no other argument binds: the kernel compiled for one dtype of
+/// it is not reused for another (the cache key once left that dtype out, and a float32 table
+/// was read as float64).
+#[test]
+fn a_raw_parameters_own_type_is_part_of_the_kernels_key() {
+    use xp_array::{Array, DType, ElementwiseKernel, Operand};
+    register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
+    let cpu = device("cpu").unwrap();
+    xp_array::with_device(&cpu, || {
+        let k =
+            ElementwiseKernel::new("raw T table, int64 i", "float64 y", "y = (double)table[i]", "raw_lookup").unwrap();
+        let i = Array::from_vec(vec![2i64, 0, 1]).unwrap();
+        let t64 = Array::from_vec(vec![1.5f64, 2.5, 3.5]).unwrap();
+        let t32 = t64.astype(DType::F32).unwrap();
+        for t in [&t64, &t32, &t64] {
+            let y = k.call(&[Operand::Array(t), Operand::Array(&i)]).unwrap();
+            assert_eq!(y.to_vec::<f64>().unwrap(), vec![3.5, 1.5, 2.5], "table of {:?}", t.dtype());
+        }
+    });
+}

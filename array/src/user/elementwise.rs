@@ -355,6 +355,11 @@ impl ElementwiseKernel {
         for (o, s) in ops.iter().chain(&out_ops).zip(0..) {
             let _ = write!(key, "{s}:{}{}{}|", o.storage.short(), o.compute.short(), o.scalar);
         }
+        // Every parameter's bound type, raw ones included: a `raw T x` whose `T` no other
+        // argument binds changes the kernel's text, not its operands' list above.
+        for d in in_dt.iter().chain(&out_dt) {
+            key.push_str(d.short());
+        }
         let parts = SpecParts {
             in_dt: &in_dt,
             out_dt: &out_dt,
