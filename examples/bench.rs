@@ -554,12 +554,74 @@ fn fusion_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
     })
 }
 
+/// SciPy's modules (`scripts/bench/cupy_scipy.py` on GPUs, `scripts/bench/numpy_scipy.py` on
+/// the CPU): distances, interpolation at many points, DCTs, nearest neighbours.
+fn scipy_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    use xp::interpolate::{
+        BcType, CubicSpline, FillValue, GridMethod, Interp1d, Interp1dKind, RegularGridInterpolator,
+    };
+    use xp::spatial::distance::{cdist, pdist, Metric, MetricArgs};
+    xp::with_device(d, || -> xp::Result<()> {
+        let eu = MetricArgs::default();
+        let (side, tag, sfx) = if gpu { (8192usize, "8192x8192x64", "") } else { (2048, "2048x2048x64", " (scipy)") };
+        let xa = Array::from_vec(random(side * 64, 31))?.reshape(&[side as isize, 64])?;
+        let xb = Array::from_vec(random(side * 64, 32))?.reshape(&[side as isize, 64])?;
+        let ms = bench(d, 1, if gpu { 10 } else { 5 }, || cdist(&xa, &xb, Metric::Euclidean, &eu).map(|_| ()))?;
+        r.rep(
+            &format!("cdist {tag} euclidean f32{sfx}"),
+            ms,
+            format!("{:.2} Gpairs/s", (side * side) as f64 / ms / 1e6),
+        );
+        if gpu {
+            let ms = bench(d, 1, 10, || pdist(&xa, Metric::Euclidean, &eu).map(|_| ()))?;
+            r.rep("pdist 8192x64 euclidean f32", ms, String::new());
+        }
+        let x = xp::linspace(0.0, 10.0, 1000, true, Some(DType::F64))?;
+        let y = x.sin()?;
+        let nq = if gpu { 1usize << 24 } else { 1 << 22 };
+        let qtag = if gpu { "2^24" } else { "2^22" };
+        let xq = Array::from_vec(random(nq, 33))?.astype(DType::F64)?.mul_scalar(10.0)?;
+        let cs = CubicSpline::new(&x, &y, 0, BcType::default(), None)?;
+        let ms = bench(d, 2, 10, || cs.call(&xq, 0).map(|_| ()))?;
+        r.rep(&format!("CubicSpline eval {qtag} points{sfx}"), ms, String::new());
+        if !gpu {
+            let v = Array::from_vec(random(1 << 22, 34))?;
+            let ms = bench(d, 1, 7, || xp::fft::dct(&v, 2, None, -1, None, None).map(|_| ()))?;
+            r.rep("dct f32 2^22 (scipy)", ms, String::new());
+            return Ok(());
+        }
+        let f = Interp1d::new(&x, &y, Interp1dKind::Linear, 0, None, FillValue::Value(f64::NAN), false)?;
+        let ms = bench(d, 2, 10, || f.call(&xq).map(|_| ()))?;
+        r.rep("interp1d linear 2^24 points", ms, String::new());
+        drop(xq);
+        let g = xp::linspace(0.0, 1.0, 512, true, Some(DType::F64))?;
+        let vals = Array::from_vec(random(512 * 512 * 512, 35))?.astype(DType::F64)?.reshape(&[512, 512, 512])?;
+        let pts = Array::from_vec(random(3 << 22, 36))?.astype(DType::F64)?.reshape(&[1 << 22, 3])?;
+        let rgi = RegularGridInterpolator::new(&[&g, &g, &g], &vals, GridMethod::Linear, true, None)?;
+        let ms = bench(d, 1, 10, || rgi.call(&pts).map(|_| ()))?;
+        r.rep("RegularGridInterpolator linear 512^3 2^22 points", ms, String::new());
+        drop((vals, pts, rgi));
+        let data = Array::from_vec(random(3 << 20, 37))?.astype(DType::F64)?.reshape(&[1 << 20, 3])?;
+        let q = Array::from_vec(random(3 << 20, 38))?.astype(DType::F64)?.reshape(&[1 << 20, 3])?;
+        let tree = xp::spatial::KDTree::new(&data, 16)?;
+        let ms = bench(d, 1, 3, || tree.query(&q, 8, 0.0, 2.0, f64::INFINITY).map(|_| ()))?;
+        r.rep("KDTree query k=8 2^20 in 2^20", ms, String::new());
+        let v = Array::from_vec(random(1 << 24, 39))?;
+        let ms = bench(d, 2, 20, || xp::fft::dct(&v, 2, None, -1, None, None).map(|_| ()))?;
+        r.rep("dct f32 2^24", ms, String::new());
+        let m = Array::from_vec(random(1 << 24, 40))?.reshape(&[4096, 4096])?;
+        let ms = bench(d, 2, 20, || xp::fft::dctn(&m, 2, None, None, None, None).map(|_| ()))?;
+        r.rep("dctn f32 4096^2", ms, String::new());
+        Ok(())
+    })
+}
+
 fn run() -> xp::Result<()> {
     let d = default_device()?;
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
-    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|distributed` runs that group of workloads alone.
+    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|distributed` runs that group of workloads alone.
     if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
         match only.as_str() {
             "fft" => fft_workloads(&d, gpu, &mut r)?,
@@ -568,6 +630,7 @@ fn run() -> xp::Result<()> {
             "signal" => signal_workloads(&d, gpu, &mut r)?,
             "products" => product_workloads(&d, gpu, &mut r)?,
             "fusion" => fusion_workloads(&d, gpu, &mut r)?,
+            "scipy" => scipy_workloads(&d, gpu, &mut r)?,
             "distributed" => distributed_workloads(&mut r)?,
             other => return Err(Error::value("bench", format!("no workload group {other}"))),
         }
@@ -646,6 +709,7 @@ fn run() -> xp::Result<()> {
     signal_workloads(&d, gpu, &mut r)?;
     product_workloads(&d, gpu, &mut r)?;
     fusion_workloads(&d, gpu, &mut r)?;
+    scipy_workloads(&d, gpu, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.
     xp::with_device(&d, || -> xp::Result<()> {
         let sm = xp::arange(0, 1000, 1, Some(DType::F32))?;

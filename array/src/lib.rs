@@ -28,19 +28,23 @@
 //!   `a[index]` and `s!`, `take`/`put`, masks, NumPy's indexing routines and index arrays),
 //!   files ([`io`]: `.npy`/`.npz` and text) and sorting ([`sort`](mod@sort)).
 //! - NumPy's other routines in [`routines`], one file per kind: `manip`, `math`, `logic`,
-//!   `stats`, `order`, `binning`, `polynomial`, `window`, `pad`, `special`. [`routines`] is
+//!   `stats`, `order`, `binning`, `polynomial`, `window`, `pad`, `special`, `grids` (`mgrid`,
+//!   `ogrid`, the `*_indices_from` helpers), `views` (`rollaxis`, `sliding_window_view`, …),
+//!   `bits` (`packbits`, `unpackbits`), `info` (`finfo`, `iinfo`). [`routines`] is
 //!   also NumPy's function namespace: it re-exports the indexing, spacing and text-file
 //!   functions, so that the crate root and the facade's `xp::` take every NumPy function with
 //!   one glob.
 //! - NumPy's submodules under NumPy's names: [`linalg`], [`fft`], [`random`]. xp's own:
 //!   [`device`](mod@device) selection, [`distributed`], user kernels ([`user`]).
 //! - SciPy's modules: one folder per SciPy module, named as SciPy names it and re-exported by
-//!   the facade under that name. Today [`signal`], [`sparse`] and [`special`]; to come
-//!   `stats/`, `ndimage/`, `interpolate/`, `spatial/` (`xp::stats`,
-//!   `xp::ndimage`, …), `sparse/linalg.rs` with `csgraph` beside it (`sparse.rs` becoming
-//!   `sparse/mod.rs`; `xp::sparse::linalg`, …) and `signal/windows.rs`
+//!   the facade under that name. Today [`signal`], [`sparse`], [`special`], [`stats`],
+//!   [`interpolate`] and [`spatial`]; to come `ndimage/` (`xp::ndimage`), `sparse/linalg.rs`
+//!   with `csgraph` beside it (`sparse.rs` becoming `sparse/mod.rs`; `xp::sparse::linalg`, …)
+//!   and `signal/windows.rs`
 //!   (`xp::signal::windows`). SciPy's additions to linalg (`solve_triangular`, `lu_factor`,
-//!   `expm`, special matrices) are new files in `linalg/`, still `xp::linalg`. Elementwise
+//!   `expm`, special matrices) are files of their own in `linalg/`, still `xp::linalg`, and
+//!   `scipy.fft`'s transforms (`dct`, `dst`, `fht`, …) are `fft/trig.rs` and `fft/hankel.rs`,
+//!   still `xp::fft`. Elementwise
 //!   special functions (`erf`, `expit`, `xlogy`, …) are ops in the kernels' op table
 //!   (`xp_kernels::ops::special`), so that they fuse and pick their loops as the ufuncs do;
 //!   [`special`] calls them and holds the ones built on reductions (`softmax`, `logsumexp`).
