@@ -47,6 +47,7 @@ mod numpy_extras;
 mod scipy_fft;
 mod scipy_interpolate;
 mod scipy_spatial;
+mod scipy_special;
 mod scipy_stats;
 
 fn main() -> ExitCode {
@@ -477,7 +478,7 @@ fn run_special(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure>
             let operands: Vec<Operand<'_>> = arrays.iter().map(Operand::Array).collect();
             xp::array::call(name, &operands, None)?
         }
-        _ => return Err(unsupported(&case.op)),
+        _ => return scipy_special::run(case, f, arrays),
     })
 }
 
