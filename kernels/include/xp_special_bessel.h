@@ -87,7 +87,7 @@ XP_DEVICE void bessik_scaled(double nu, double x, double& ri, double& rk) {
   }
   // Downward recurrence to mu from an arbitrary scale.
   double ril = 1e-200, ripl = h * ril;
-  const double ril1 = ril, rip1 = ripl;
+  const double ril1 = ril;
   double fact = nu * xi;
   for (int l = nl; l >= 1; --l) {
     const double ritemp = fact * ril + ripl;

@@ -11,8 +11,8 @@
 //! Complex arguments are a `DType` error (SciPy's complex loops are not here). Special values
 //! are SciPy's: poles give ±inf, points outside the domain give NaN, NaN propagates.
 //!
-//! Algorithms (the C++ is in `kernels/include/xp_special.h`; float32 computes in double and
-//! rounds once):
+//! Algorithms (the C++ is in `kernels/include/xp_special*.h`, one header per family; float32
+//! computes in double and rounds once):
 //! - logistic, `xlogy`, entropies, Huber and Box-Cox functions: their definitions in the forms
 //!   that cancel least (`log1p`/`expm1`, `2 atanh(2p - 1)` for `logit` near 1/2,
 //!   `r² / (1 + sqrt(1 + (r/δ)²))` for `pseudo_huber`).
