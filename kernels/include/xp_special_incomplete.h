@@ -181,12 +181,23 @@ XP_DEVICE double gammainccinv(double a, double q) {
 }
 
 // ---- incomplete beta -----------------------------------------------------------------------
+// The continued fraction 1 / (1 + d1 / (1 + d2 / (1 + ...))) of I_x(a, b) (NR 6.4): a forward
+// pass by the modified Lentz method finds how many terms it needs, then the fraction is
+// evaluated from twice as deep a tail backwards (where it converges slowly, near the switch
+// point with large a or b, the forward pass stops before the sum of its last corrections is
+// below the rounding).
+XP_DEVICE double betacf_d(double a, double b, double x, int k) {
+  const int m = k / 2;
+  if (k % 2 == 0) return m * (b - m) * x / ((a + 2 * m - 1.0) * (a + 2 * m));
+  return -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1.0));
+}
 XP_DEVICE double betacf(double a, double b, double x) {
   const double qab = a + b, qap = a + 1.0, qam = a - 1.0;
   double c = 1.0, d = 1.0 - qab * x / qap;
   if (xp::fabs(d) < XP_SP_FPMIN) d = XP_SP_FPMIN;
   d = 1.0 / d;
   double h = d;
+  int used = 1;
   for (int m = 1; m < 100000; ++m) {
     const int m2 = 2 * m;
     double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
@@ -204,9 +215,14 @@ XP_DEVICE double betacf(double a, double b, double x) {
     d = 1.0 / d;
     const double del = d * c;
     h *= del;
+    used = 2 * m + 1;
     if (xp::fabs(del - 1.0) <= XP_SP_EPS) break;
   }
-  return h;
+  const int n = 2 * used + 20;
+  double v = 1.0;
+  for (int k = n; k >= 1; --k) v = 1.0 + betacf_d(a, b, x, k) / v;
+  const double r = 1.0 / v;
+  return xp::isfinite(r) ? r : h;
 }
 
 // x^a y^b / B(a, b), y = 1 - x. Where a or b is large the logarithm is taken about the
@@ -243,13 +259,13 @@ XP_DEVICE double ibeta_pref(double a, double b, double x, double y) {
 
 // I_x(a, b) with y = 1 - x, for a, b > 0 finite, 0 < x < 1.
 // Past x = (a + 1) / (a + b + 2) the fraction of the other side converges faster, but where
-// the complement leaves less than 0.3 the fraction at x itself is used (it still converges),
+// the complement leaves less than 0.1 the fraction at x itself is used (it still converges),
 // so that the answer does not come from a cancellation.
 XP_DEVICE double ibeta_xy(double a, double b, double x, double y) {
   const double f = ibeta_pref(a, b, x, y);
   if (x < (a + 1.0) / (a + b + 2.0)) return f * betacf(a, b, x) / a;
   const double r = 1.0 - f * betacf(b, a, y) / b;
-  if (r >= 0.3) return r;
+  if (r >= 0.1) return r;
   return f * betacf(a, b, x) / a;
 }
 // Both I_x(a, b) and 1 - I_x(a, b), each from its own side.
