@@ -71,7 +71,12 @@ pub use xp_array::sparse;
 pub use xp_array::spatial;
 /// Special functions (`scipy.special`, CuPy's `cupyx.scipy.special`): the logistic and
 /// information-theory functions, Huber losses and Box-Cox transforms, the error functions and
-/// their inverses, the normal CDF and its inverse, `softmax`, `log_softmax`, `logsumexp`.
+/// their inverses, the normal CDF and its inverse, the gamma family (`gamma`, `gammaln`,
+/// `digamma`, `polygamma`, `multigammaln`, `zeta`, `beta`…), the incomplete gamma and beta
+/// functions and their inverses, the distribution functions (`bdtr`, `chdtr`, `fdtr`, `gdtr`,
+/// `nbdtr`, `pdtr`, `stdtr` and their complements and inverses), Bessel functions (`j0`…`yn`,
+/// `i0`…`k1e`, `iv`, `kv`), exponential integrals, Lambert W, elliptic functions (`ellipk`,
+/// `ellipkm1`, `ellipj`), `softmax`, `log_softmax`, `logsumexp`.
 pub use xp_array::special;
 /// Statistics (`scipy.stats`, CuPy's `cupyx.scipy.stats`).
 pub use xp_array::stats;

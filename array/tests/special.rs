@@ -257,3 +257,188 @@ fn logsumexp_handles_weights_signs_and_infinities() {
     let empty = Array::from_slice_on(&d, &[] as &[f64], &[0]).unwrap();
     assert_eq!(f64s(&special::logsumexp(&empty, None, None, false).unwrap()), [-inf]);
 }
+
+/// The value of an elementwise call on one float64 element.
+fn at(d: &Arc<dyn xp_backend_api::DynDevice>, f: impl Fn(&Array) -> Result<Array>, x: f64) -> f64 {
+    f64s(&f(&arr(d, &[x])).unwrap())[0]
+}
+fn at2(d: &Arc<dyn xp_backend_api::DynDevice>, f: impl Fn(&Array, &Array) -> Result<Array>, x: f64, y: f64) -> f64 {
+    f64s(&f(&arr(d, &[x]), &arr(d, &[y])).unwrap())[0]
+}
+fn at3(
+    d: &Arc<dyn xp_backend_api::DynDevice>,
+    f: impl Fn(&Array, &Array, &Array) -> Result<Array>,
+    x: f64,
+    y: f64,
+    z: f64,
+) -> f64 {
+    f64s(&f(&arr(d, &[x]), &arr(d, &[y]), &arr(d, &[z])).unwrap())[0]
+}
+
+#[test]
+#[allow(clippy::excessive_precision)] // mpmath's digits, kept as printed
+fn gamma_zeta_and_beta_match_high_precision_values() {
+    let d = cpu();
+    // mpmath, 40 digits
+    let cases: [(&str, f64, f64, f64); 16] = [
+        ("gamma(4.5)", at(&d, |x| special::gamma(x), 4.5), 11.631728396567448929, 8.0),
+        ("gamma(-2.5)", at(&d, |x| special::gamma(x), -2.5), -0.94530872048294188123, 8.0),
+        ("gammaln(100)", at(&d, |x| special::gammaln(x), 100.0), 359.13420536957539878, 4.0),
+        ("rgamma(-0.5)", at(&d, |x| special::rgamma(x), -0.5), -0.28209479177387814347, 8.0),
+        ("digamma(3.7)", at(&d, |x| special::digamma(x), 3.7), 1.1671535393615114409, 8.0),
+        ("digamma(-2.3)", at(&d, |x| special::psi(x), -2.3), 3.3173231575618227391, 8.0),
+        ("polygamma(2, 1.5)", at2(&d, |n, x| special::polygamma(n, x), 2.0, 1.5), -0.8287966442343199956, 8.0),
+        ("zeta(3)", at(&d, |x| special::zeta(x, None), 3.0), 1.2020569031595942854, 4.0),
+        ("zeta(-3.5)", at(&d, |x| special::zeta(x, None), -3.5), 0.0044410113354794319585, 16.0),
+        ("zeta(0.5)", at(&d, |x| special::zeta(x, None), 0.5), -1.4603545088095868129, 8.0),
+        (
+            "zeta(2, 0.3)",
+            at2(&d, |x, q| special::zeta(x, Some(Operand::Array(q))), 2.0, 0.3),
+            12.245364546107731301,
+            8.0,
+        ),
+        ("beta(2.5, 3.5)", at2(&d, |a, b| special::beta(a, b), 2.5, 3.5), 0.036815538909255389513, 8.0),
+        ("betaln(30, 0.5)", at2(&d, |a, b| special::betaln(a, b), 30.0, 0.5), -1.1240672740766992267, 8.0),
+        ("gammainc(3, 2)", at2(&d, |a, x| special::gammainc(a, x), 3.0, 2.0), 0.32332358381693654053, 16.0),
+        ("gammaincc(0.1, 0.5)", at2(&d, |a, x| special::gammaincc(a, x), 0.1, 0.5), 0.058597554109866481343, 16.0),
+        ("gammaincc(50, 70)", at2(&d, |a, x| special::gammaincc(a, x), 50.0, 70.0), 0.0051405024585058938995, 64.0),
+    ];
+    for (what, got, want, ulps) in cases {
+        within_ulps(what, &[got], &[want], ulps);
+    }
+    // SciPy's values at the poles and infinities
+    let g = f64s(&special::gamma(&arr(&d, &[0.0, -0.0, -1.0, f64::INFINITY, f64::NEG_INFINITY])).unwrap());
+    assert_eq!(g[..2], [f64::INFINITY, f64::NEG_INFINITY]);
+    assert!(g[2].is_nan() && g[4].is_nan() && g[3] == f64::INFINITY);
+    let z = f64s(&special::zeta(&arr(&d, &[1.0, 0.0, -2.0]), None).unwrap());
+    assert_eq!(z, [f64::INFINITY, -0.5, 0.0]);
+    let dg = f64s(&special::digamma(&arr(&d, &[0.0, -0.0, -1.0])).unwrap());
+    assert!(dg[0] == f64::NEG_INFINITY && dg[1] == f64::INFINITY && dg[2].is_nan());
+    // Past gamma's overflow betaln sums logarithms as SciPy does, and gives SciPy's rounding
+    // (mpmath: -2.2791096279296343675).
+    let b = at2(&d, |a, b| special::betaln(a, b), 300.0, 0.5);
+    within_ulps("betaln(300, 0.5)", &[b], &[-2.279109627929529], 2.0);
+    assert_eq!(at2(&d, |a, x| special::gammainc(a, x), 0.0, 1.0), 1.0);
+    assert!(at2(&d, |a, x| special::gammainc(a, x), -1.0, 1.0).is_nan());
+}
+
+#[test]
+#[allow(clippy::excessive_precision)] // mpmath's and SciPy's digits, kept as printed
+fn incomplete_functions_inverses_and_distributions() {
+    let d = cpu();
+    within_ulps(
+        "betainc(2, 3, 0.4)",
+        &[at3(&d, |a, b, x| special::betainc(a, b, x), 2.0, 3.0, 0.4)],
+        &[0.52480000000000003837],
+        16.0,
+    );
+    // the inverses invert
+    let x = at2(&d, |a, p| special::gammaincinv(a, p), 2.5, 0.3);
+    within_ulps("gammainc(gammaincinv)", &[at2(&d, |a, x| special::gammainc(a, x), 2.5, x)], &[0.3], 16.0);
+    let x = at2(&d, |a, q| special::gammainccinv(a, q), 0.5, 1e-10);
+    within_ulps("gammaincc(gammainccinv)", &[at2(&d, |a, x| special::gammaincc(a, x), 0.5, x)], &[1e-10], 64.0);
+    let x = at3(&d, |a, b, y| special::betaincinv(a, b, y), 0.7, 12.0, 0.9);
+    within_ulps("betainc(betaincinv)", &[at3(&d, |a, b, x| special::betainc(a, b, x), 0.7, 12.0, x)], &[0.9], 16.0);
+    // SciPy 1.17's answers
+    let cases: [(&str, f64, f64); 10] = [
+        ("stdtr(5, 1.5)", at2(&d, |a, b| special::stdtr(a, b), 5.0, 1.5), 0.9030481598787634),
+        ("bdtr(3, 10, 0.4)", at3(&d, |a, b, c| special::bdtr(a, b, c), 3.0, 10.0, 0.4), 0.3822806016000002),
+        ("chdtri(4, 0.05)", at2(&d, |a, b| special::chdtri(a, b), 4.0, 0.05), 9.487729036781158),
+        ("pdtri(3, 0.2)", at2(&d, |a, b| special::pdtri(a, b), 3.0, 0.2), 5.5150457151515555),
+        ("fdtri(3, 7, 0.9)", at3(&d, |a, b, c| special::fdtri(a, b, c), 3.0, 7.0, 0.9), 3.0740719939090035),
+        ("nbdtr(3, 5, 0.4)", at3(&d, |a, b, c| special::nbdtr(a, b, c), 3.0, 5.0, 0.4), 0.1736704),
+        ("gdtr(2, 3, 1.5)", at3(&d, |a, b, c| special::gdtr(a, b, c), 2.0, 3.0, 1.5), 0.5768099188731566),
+        ("stdtrit(5, 0.9)", at2(&d, |a, b| special::stdtrit(a, b), 5.0, 0.9), 1.4758840488244815),
+        ("chdtr(4, 2)", at2(&d, |a, b| special::chdtr(a, b), 4.0, 2.0), 0.26424111765711533),
+        ("pdtr(2, 1)", at2(&d, |a, b| special::pdtr(a, b), 2.0, 1.0), 0.9196986029286058),
+    ];
+    for (what, got, want) in cases {
+        within_ulps(what, &[got], &[want], 64.0);
+    }
+    // SciPy's edges: k > n and an out-of-range p are NaN, the ends of the inverses
+    assert!(at3(&d, |a, b, c| special::bdtr(a, b, c), 6.0, 5.0, 0.5).is_nan());
+    assert_eq!(at3(&d, |a, b, c| special::bdtrc(a, b, c), -1.0, 5.0, 0.5), 1.0);
+    assert!(at3(&d, |a, b, c| special::fdtr(a, b, c), 1.0, 1.0, -1.0).is_nan());
+    assert_eq!(at2(&d, |a, b| special::stdtrit(a, b), 1.0, 0.0), f64::INFINITY);
+    assert_eq!(at2(&d, |a, b| special::chdtri(a, b), 1.0, 0.0), f64::INFINITY);
+}
+
+#[test]
+#[allow(clippy::excessive_precision)] // mpmath's digits, kept as printed
+fn bessel_exponential_integrals_lambertw_and_elliptic_functions() {
+    let d = cpu();
+    // mpmath, 40 digits
+    let cases: [(&str, f64, f64, f64); 14] = [
+        ("j0(5)", at(&d, |x| special::j0(x), 5.0), -0.17759677131433830435, 16.0),
+        ("yn(3, 2.5)", at2(&d, |n, x| special::yn(n, x), 3.0, 2.5), -0.75605549675367099684, 16.0),
+        ("i0e(50)", at(&d, |x| special::i0e(x), 50.0), 0.05656162664745419253, 16.0),
+        ("k1(0.1)", at(&d, |x| special::k1(x), 0.1), 9.8538447808706055744, 16.0),
+        ("iv(2.5, 3)", at2(&d, |v, x| special::iv(v, x), 2.5, 3.0), 1.5153394466819651377, 16.0),
+        ("iv(-1.5, 2)", at2(&d, |v, x| special::iv(v, x), -1.5, 2.0), 0.9849410530002364397, 32.0),
+        ("kv(0.3, 40)", at2(&d, |v, x| special::kv(v, x), 0.3, 40.0), 8.402193261353139674e-19, 16.0),
+        ("expn(3, 2)", at2(&d, |n, x| special::expn(n, x), 3.0, 2.0), 0.030133379797815893187, 16.0),
+        ("exp1(0.5)", at(&d, |x| special::exp1(x), 0.5), 0.55977359477616081175, 16.0),
+        ("expi(5)", at(&d, |x| special::expi(x), 5.0), 40.185275355803177455, 16.0),
+        ("ellipk(0.5)", at(&d, |x| special::ellipk(x), 0.5), 1.8540746773013719184, 8.0),
+        ("ellipkm1(1e-10)", at(&d, |x| special::ellipkm1(x), 1e-10), 12.899219826387599535, 8.0),
+        ("lambertw(1)", at(&d, |x| special::lambertw(x).map(|w| w.real()), 1.0), 0.567143290409783873, 8.0),
+        ("lambertw(-0.3)", at(&d, |x| special::lambertw(x).map(|w| w.real()), -0.3), -0.48940222718021493357, 8.0),
+    ];
+    for (what, got, want, ulps) in cases {
+        within_ulps(what, &[got], &[want], ulps);
+    }
+    // lambertw is complex128, complex below -1/e
+    let w = special::lambertw(&arr(&d, &[-1.0])).unwrap();
+    assert_eq!(w.dtype(), DType::C128);
+    let w = w.to_vec::<num_complex::Complex64>().unwrap()[0];
+    within_ulps("lambertw(-1)", &[w.re, w.im], &[-0.31813150520476413531, 1.3372357014306894089], 16.0);
+    // ellipj's four outputs (mpmath's sn, cn, dn; SciPy's ph)
+    let (sn, cn, dn, ph) = special::ellipj(&arr(&d, &[0.7]), &arr(&d, &[0.3])).unwrap();
+    let got = [f64s(&sn)[0], f64s(&cn)[0], f64s(&dn)[0], f64s(&ph)[0]];
+    within_ulps(
+        "ellipj(0.7, 0.3)",
+        &got,
+        &[0.63230477631086451725, 0.7747197363269297698, 0.93811363968143021572, 0.6845245936612939],
+        16.0,
+    );
+    // SciPy's edges
+    let y = f64s(&special::y0(&arr(&d, &[0.0, -1.0, f64::INFINITY])).unwrap());
+    assert!(y[0] == f64::NEG_INFINITY && y[1].is_nan() && y[2].is_nan());
+    let k = f64s(&special::k0(&arr(&d, &[0.0, f64::INFINITY, -1.0])).unwrap());
+    assert!(k[0] == f64::INFINITY && k[1] == 0.0 && k[2].is_nan());
+    assert!(at(&d, |x| special::i0(x), f64::INFINITY).is_nan());
+    assert_eq!(at(&d, |x| special::i0e(x), f64::INFINITY), 0.0);
+    assert!(at(&d, |x| special::exp1(x), -1.0).is_nan());
+    assert_eq!(at(&d, |x| special::ellipk(x), 1.0), f64::INFINITY);
+}
+
+#[test]
+fn new_functions_keep_scipys_dtypes_and_check_their_arguments() {
+    let d = cpu();
+    let f32a = Array::from_slice_on(&d, &[2.5f32, 3.5], &[2]).unwrap();
+    let i64a = Array::from_slice_on(&d, &[2i64, 3], &[2]).unwrap();
+    let f64a = arr(&d, &[1.5, 2.5]);
+    assert_eq!(special::gamma(&f32a).unwrap().dtype(), DType::F32);
+    assert_eq!(special::gamma(&i64a).unwrap().dtype(), DType::F64);
+    assert_eq!(special::exp1(&Array::from_slice_on(&d, &[1i8, 2], &[2]).unwrap()).unwrap().dtype(), DType::F32);
+    assert_eq!(special::jn(&f32a, &f32a).unwrap().dtype(), DType::F32);
+    assert_eq!(special::yn(&i64a, &f64a).unwrap().dtype(), DType::F64);
+    assert_eq!(special::bdtr(&f32a, &f32a, &f32a).unwrap().dtype(), DType::F32);
+    assert_eq!(special::nbdtr(&i64a, &i64a, &f64a).unwrap().dtype(), DType::F64);
+    assert_eq!(special::zeta(&f32a, None).unwrap().dtype(), DType::F32);
+    assert_eq!(special::lambertw(&f32a).unwrap().dtype(), DType::C128);
+    // float32 rounds the float64 answer once
+    let g32 = special::gamma(&f32a).unwrap().to_vec::<f32>().unwrap();
+    let g64 = f64s(&special::gamma(&arr(&d, &[2.5f32 as f64, 3.5])).unwrap());
+    assert_eq!(g32, [g64[0] as f32, g64[1] as f32]);
+    // multigammaln: float64, the sum of gammaln terms; a <= (d - 1) / 2 is a Value error
+    let m = special::multigammaln(&arr(&d, &[3.5]), 3).unwrap();
+    assert_eq!(m.dtype(), DType::F64);
+    within_ulps("multigammaln(3.5, 3)", &f64s(&m), &[3.895898482154039], 8.0); // SciPy's
+    assert_eq!(special::multigammaln(&arr(&d, &[0.5, 3.0]), 3).unwrap_err().kind(), "Value");
+    assert_eq!(special::multigammaln(&arr(&d, &[3.0]), 0).unwrap_err().kind(), "Value");
+    // complex arguments have no loop here; shapes must broadcast
+    let c = Array::from_slice_on(&d, &[num_complex::Complex64::new(1.0, 1.0)], &[1]).unwrap();
+    assert_eq!(special::gamma(&c).unwrap_err().kind(), "DType");
+    assert_eq!(special::beta(&arr(&d, &[1.0, 2.0]), &arr(&d, &[1.0, 2.0, 3.0])).unwrap_err().kind(), "ShapeMismatch");
+}

@@ -48,6 +48,7 @@ mod scipy_fft;
 mod scipy_interpolate;
 mod scipy_linalg;
 mod scipy_spatial;
+mod scipy_special;
 mod scipy_stats;
 
 fn main() -> ExitCode {
@@ -481,7 +482,7 @@ fn run_special(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure>
             let operands: Vec<Operand<'_>> = arrays.iter().map(Operand::Array).collect();
             xp::array::call(name, &operands, None)?
         }
-        _ => return Err(unsupported(&case.op)),
+        _ => return scipy_special::run(case, f, arrays),
     })
 }
 

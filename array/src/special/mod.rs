@@ -11,8 +11,8 @@
 //! Complex arguments are a `DType` error (SciPy's complex loops are not here). Special values
 //! are SciPy's: poles give ±inf, points outside the domain give NaN, NaN propagates.
 //!
-//! Algorithms (the C++ is in `kernels/include/xp_special.h`; float32 computes in double and
-//! rounds once):
+//! Algorithms (the C++ is in `kernels/include/xp_special*.h`, one header per family; float32
+//! computes in double and rounds once):
 //! - logistic, `xlogy`, entropies, Huber and Box-Cox functions: their definitions in the forms
 //!   that cancel least (`log1p`/`expm1`, `2 atanh(2p - 1)` for `logit` near 1/2,
 //!   `r² / (1 + sqrt(1 + (r/δ)²))` for `pseudo_huber`).
@@ -23,6 +23,34 @@
 //!   far tail) refined by Halley steps on `erf` or, near ±1, on `erfc`.
 //! - `ndtr`, `log_ndtr`: `erfc` at `-x/√2` carried as a double-double; `log_ndtr` below -1 as
 //!   `log(erfcx(t)/2) - x²/2`.
+//! - gamma family (`kernels/include/xp_special_gamma.h`): `gamma`, `gammaln` the platform's
+//!   `tgamma`/`lgamma` with SciPy's pole values; `digamma` by reflection, recurrence and the
+//!   asymptotic series; `zeta` (Riemann and Hurwitz) by Euler-Maclaurin summation and Riemann's
+//!   functional equation for negative arguments; `polygamma(n, x) = (-1)^(n+1) n! zeta(n+1, x)`;
+//!   `beta`, `betaln` from gamma products, or Stirling's series about `log1p(a/b)` for large
+//!   arguments; `multigammaln` composed of `gammaln`.
+//! - incomplete gamma and beta (`xp_special_incomplete.h`): series and Legendre's continued
+//!   fraction (modified Lentz) for `P`/`Q`, with DiDonato & Morris' small-`a` form of `Q` and
+//!   Temme's form of the prefactor `x^a e^-x / Gamma(a)`; Numerical Recipes' continued fraction
+//!   for `I_x(a, b)` with its prefactor taken about the mode; the inverses by Halley's method
+//!   from Numerical Recipes' first guesses, solving in whichever variable is below 1/2; the
+//!   distribution functions (`bdtr`, `chdtr`, `fdtr`, `gdtr`, `nbdtr`, `pdtr`, `stdtr` and
+//!   their complements and inverses) from their definitions in `P`, `Q` and `I`.
+//! - Bessel functions (`xp_special_bessel.h`): `j0`, `j1`, `y0`, `y1`, `jn`, `yn` are the
+//!   platform's (libm, CUDA's and HIP's device libraries); `i0`…`k1e`, `iv`, `kv` by Temme's
+//!   method (Numerical Recipes' `bessik`: Temme's series or Steed's continued fraction for `K`,
+//!   the continued fraction CF1 and the Wronskian for `I`), the power series for `I` at small
+//!   arguments.
+//! - `expn`, `exp1`, `expi`, `lambertw`, `ellipk`, `ellipkm1`, `ellipj`
+//!   (`xp_special_expint.h`): power series and continued fractions for the exponential
+//!   integrals; Halley's iteration for Lambert W (Corless et al.); the AGM for `K`; the
+//!   descending Landen transformation for the Jacobian elliptic functions.
+//!
+//! Integer arguments (`jn`'s and `yn`'s order, `bdtr`'s `k` and `n`…) follow SciPy's loops:
+//! int64 beside float64 takes SciPy's integer loop where it has one (`yn`, `expn`, `pdtri`,
+//! `bdtr`…, `nbdtr`…), float32 beside float32 stays float32; a non-integer order is truncated
+//! (`yn`, `expn`, `bdtr`'s `n`) or floored (`bdtr`'s and `pdtr`'s `k`) as SciPy's casts do.
+//! `jn` takes integer orders only (NaN for others; SciPy's `jn` is `jv`).
 //! - `softmax`, `log_softmax`, `logsumexp`: array ops and reductions, shifted by the maximum as
 //!   SciPy does; the exponentials are computed inside the sum's kernel (lazy fusion's reduction
 //!   prologue) and again, fused, where the result needs them, never stored.
@@ -40,6 +68,19 @@ macro_rules! unary {
         $(#[$doc])*
         pub fn $name<'a>(x: impl Into<Operand<'a>>) -> Result<Array> {
             call(stringify!($name), &[x.into()], None)
+        }
+    )*};
+}
+
+macro_rules! ternary {
+    ($($(#[$doc:meta])* $name:ident($a:ident, $b:ident, $c:ident);)*) => {$(
+        $(#[$doc])*
+        pub fn $name<'a>(
+            $a: impl Into<Operand<'a>>,
+            $b: impl Into<Operand<'a>>,
+            $c: impl Into<Operand<'a>>,
+        ) -> Result<Array> {
+            call(stringify!($name), &[$a.into(), $b.into(), $c.into()], None)
         }
     )*};
 }
@@ -90,6 +131,62 @@ unary! {
     /// `log_ndtr(x) = log(ndtr(x))`, accurate in both tails (≈ `-x²/2` for very negative `x`).
     /// Loops `d->d`, `f->f`.
     log_ndtr;
+    /// The gamma function; inf at +0, -inf at -0, NaN at the negative integers and -inf.
+    /// Loops `d->d`, `f->f`.
+    gamma;
+    /// `log|gamma(x)|`; inf at the poles, -inf at -inf. Loops `d->d`, `f->f`.
+    gammaln;
+    /// The real logarithm of the gamma function: `log(gamma(x))` for `x > 0`, inf at 0, NaN
+    /// for `x < 0` (SciPy's real loop). Loops `d->d`, `f->f`.
+    loggamma;
+    /// `1 / gamma(x)`, 0 at the poles and at ±inf. Loops `d->d`, `f->f`.
+    rgamma;
+    /// The digamma function `gamma'(x) / gamma(x)`: -inf at +0, inf at -0, NaN at the
+    /// negative integers. Loops `d->d`, `f->f`.
+    digamma;
+    /// The Bessel function of the first kind of order 0 (NaN at ±inf, as SciPy). Loops
+    /// `d->d`, `f->f`.
+    j0;
+    /// The Bessel function of the first kind of order 1. Loops `d->d`, `f->f`.
+    j1;
+    /// The Bessel function of the second kind of order 0: -inf at 0, NaN for `x < 0`. Loops
+    /// `d->d`, `f->f`.
+    y0;
+    /// The Bessel function of the second kind of order 1: -inf at 0, NaN for `x < 0`. Loops
+    /// `d->d`, `f->f`.
+    y1;
+    /// The modified Bessel function of the first kind of order 0 (NaN at ±inf, as SciPy).
+    /// Loops `d->d`, `f->f`.
+    i0;
+    /// `exp(-|x|) i0(x)`. Loops `d->d`, `f->f`.
+    i0e;
+    /// The modified Bessel function of the first kind of order 1. Loops `d->d`, `f->f`.
+    i1;
+    /// `exp(-|x|) i1(x)`. Loops `d->d`, `f->f`.
+    i1e;
+    /// The modified Bessel function of the second kind of order 0: inf at 0, NaN for `x < 0`.
+    /// Loops `d->d`, `f->f`.
+    k0;
+    /// `exp(x) k0(x)`. Loops `d->d`, `f->f`.
+    k0e;
+    /// The modified Bessel function of the second kind of order 1. Loops `d->d`, `f->f`.
+    k1;
+    /// `exp(x) k1(x)`. Loops `d->d`, `f->f`.
+    k1e;
+    /// The exponential integral `E1(x) = ∫₁^∞ exp(-x t) / t dt` for `x >= 0` (inf at 0, NaN
+    /// for `x < 0`). Loops `f->f`, `d->d`.
+    exp1;
+    /// The exponential integral `Ei(x)` (-inf at 0, `-E1(-x)` for `x < 0`, inf once `e^x`
+    /// overflows). Loops `f->f`, `d->d`.
+    expi;
+    /// The complete elliptic integral of the first kind `K(m)` for `m <= 1` (inf at 1, NaN
+    /// above). Loops `d->d`, `f->f`.
+    ellipk;
+    /// `ellipkm1(p) = K(1 - p)`, accurate for `m` near 1. Loops `d->d`, `f->f`.
+    ellipkm1;
+    /// The principal branch (k = 0) of the Lambert W function of a real argument, as SciPy's
+    /// `lambertw(x)`: complex128 always, real for `x >= -1/e`. Loop `d->D`.
+    lambertw;
 }
 
 binary! {
@@ -123,6 +220,150 @@ binary! {
     /// The inverse of [`boxcox1p`]: `(1 + lmbda y)^(1/lmbda) - 1`, `expm1(y)` for
     /// `lmbda = 0`. Loops `ff->f`, `dd->d`.
     inv_boxcox1p(y, lmbda);
+    /// `polygamma(n, x)`, the n-th derivative of [`digamma`] (`digamma` for `n = 0`; NaN for
+    /// negative or non-integer `n`). Loops `ff->f`, `dd->d`.
+    polygamma(n, x);
+    /// The beta function `gamma(a) gamma(b) / gamma(a + b)`. Loops `dd->d`, `ff->f`.
+    beta(a, b);
+    /// `log|beta(a, b)|`. Loops `dd->d`, `ff->f`.
+    betaln(a, b);
+    /// The regularised lower incomplete gamma function `P(a, x)`, `a, x >= 0`. Loops `dd->d`,
+    /// `ff->f`.
+    gammainc(a, x);
+    /// The regularised upper incomplete gamma function `Q(a, x) = 1 - P(a, x)`. Loops `dd->d`,
+    /// `ff->f`.
+    gammaincc(a, x);
+    /// The `x` with `gammainc(a, x) = y` (0 at 0, inf at 1, NaN outside `[0, 1]`). Loops
+    /// `dd->d`, `ff->f`.
+    gammaincinv(a, y);
+    /// The `x` with `gammaincc(a, x) = y` (inf at 0, 0 at 1). Loops `dd->d`, `ff->f`.
+    gammainccinv(a, y);
+    /// `jn(n, x)`, the Bessel function of the first kind of integer order `n` (NaN for a
+    /// non-integer `n`). Loops `ff->f`, `dd->d`.
+    jn(n, x);
+    /// `yn(n, x)`, the Bessel function of the second kind of integer order (`n` truncated).
+    /// Loops `ld->d`, `ff->f`, `dd->d`.
+    yn(n, x);
+    /// `iv(v, z)`, the modified Bessel function of the first kind of real order `v` (NaN for
+    /// `z < 0` unless `v` is an integer). Loops `ff->f`, `dd->d`.
+    iv(v, z);
+    /// `kv(v, z)`, the modified Bessel function of the second kind of real order `v`. Loops
+    /// `ff->f`, `dd->d`.
+    kv(v, z);
+    /// The generalised exponential integral `E_n(x)` (`n` truncated; NaN for `n < 0`). Loops
+    /// `ld->d`, `ff->f`, `dd->d`.
+    expn(n, x);
+    /// The chi-square CDF `chdtr(v, x) = gammainc(v/2, x/2)`. Loops `ff->f`, `dd->d`.
+    chdtr(v, x);
+    /// The chi-square survival function `gammaincc(v/2, x/2)`. Loops `ff->f`, `dd->d`.
+    chdtrc(v, x);
+    /// The inverse of [`chdtrc`] in `x`. Loops `ff->f`, `dd->d`.
+    chdtri(v, p);
+    /// The Poisson CDF `pdtr(k, m) = gammaincc(floor(k) + 1, m)`. Loops `ff->f`, `dd->d`.
+    pdtr(k, m);
+    /// The Poisson survival function `gammainc(floor(k) + 1, m)`. Loops `ff->f`, `dd->d`.
+    pdtrc(k, m);
+    /// The `m` with `pdtr(k, m) = y`. Loops `ld->d`, `ff->f`, `dd->d`.
+    pdtri(k, y);
+    /// Student's t CDF with `df > 0` degrees of freedom (`ndtr` for `df = inf`). Loops `ff->f`,
+    /// `dd->d`.
+    stdtr(df, t);
+    /// The `t` with `stdtr(df, t) = p` (inf at `p` = 0 and 1, as SciPy). Loops `ff->f`,
+    /// `dd->d`.
+    stdtrit(df, p);
+}
+
+ternary! {
+    /// The regularised incomplete beta function `I_x(a, b)`, `a, b >= 0`, `0 <= x <= 1`.
+    /// Loops `fff->f`, `ddd->d`.
+    betainc(a, b, x);
+    /// The `x` with `betainc(a, b, x) = y`. Loops `fff->f`, `ddd->d`.
+    betaincinv(a, b, y);
+    /// The binomial CDF `P(X <= floor(k))`, `X ~ Bin(n, p)` (`n` truncated). Loops `fff->f`,
+    /// `dld->d`, `ddd->d`.
+    bdtr(k, n, p);
+    /// The binomial survival function `P(X > floor(k))`. Loops `fff->f`, `dld->d`, `ddd->d`.
+    bdtrc(k, n, p);
+    /// The `p` with `bdtr(k, n, p) = y`. Loops `fff->f`, `dld->d`, `ddd->d`.
+    bdtri(k, n, y);
+    /// The F distribution CDF. Loops `fff->f`, `ddd->d`.
+    fdtr(dfn, dfd, x);
+    /// The F distribution survival function. Loops `fff->f`, `ddd->d`.
+    fdtrc(dfn, dfd, x);
+    /// The `x` with `fdtr(dfn, dfd, x) = p`. Loops `fff->f`, `ddd->d`.
+    fdtri(dfn, dfd, p);
+    /// The gamma distribution CDF `gdtr(a, b, x) = gammainc(b, a x)` (rate `a`, shape `b`).
+    /// Loops `fff->f`, `ddd->d`.
+    gdtr(a, b, x);
+    /// The gamma distribution survival function `gammaincc(b, a x)`. Loops `fff->f`,
+    /// `ddd->d`.
+    gdtrc(a, b, x);
+    /// The negative binomial CDF `nbdtr(k, n, p) = betainc(n, floor(k) + 1, p)`. Loops
+    /// `lld->d`, `fff->f`, `ddd->d`.
+    nbdtr(k, n, p);
+    /// The negative binomial survival function. Loops `lld->d`, `fff->f`, `ddd->d`.
+    nbdtrc(k, n, p);
+}
+
+/// SciPy's `psi`, another name of [`digamma`].
+pub fn psi<'a>(x: impl Into<Operand<'a>>) -> Result<Array> {
+    call("digamma", &[x.into()], None)
+}
+
+/// SciPy's `zeta(x, q=None)`: the Riemann zeta function of `x` without `q` (inf at 1, 0 at
+/// the negative even integers, -1/2 at 0), the Hurwitz zeta function `sum_k (k + q)^-x`
+/// with it (NaN for `x < 1`, inf at `x = 1` and where `q` is a non-positive integer; negative
+/// `q` only for integer `x`). Loops: Riemann `d->d`, `f->f`; Hurwitz `ff->f`, `dd->d`.
+pub fn zeta<'a>(x: impl Into<Operand<'a>>, q: Option<Operand<'a>>) -> Result<Array> {
+    match q {
+        None => call("_riemann_zeta", &[x.into()], None),
+        Some(q) => call("_zeta", &[x.into(), q], None),
+    }
+}
+
+/// SciPy's `ellipj(u, m)`: the Jacobian elliptic functions `(sn, cn, dn, ph)` of `u` with
+/// parameter `0 <= m <= 1` (NaN outside, and for infinite `u`). Loops `dd->d`, `ff->f`.
+pub fn ellipj<'a>(u: impl Into<Operand<'a>>, m: impl Into<Operand<'a>>) -> Result<(Array, Array, Array, Array)> {
+    let (u, m) = (u.into(), m.into());
+    Ok((
+        call("ellipj_sn", &[u, m], None)?,
+        call("ellipj_cn", &[u, m], None)?,
+        call("ellipj_dn", &[u, m], None)?,
+        call("ellipj_ph", &[u, m], None)?,
+    ))
+}
+
+/// SciPy's `multigammaln(a, d)`: the log of the multivariate gamma function,
+/// `d (d - 1) / 4 log(pi) + sum_{j=1..d} gammaln(a - (j - 1) / 2)`, float64 whatever `a`'s
+/// real dtype (as SciPy, the terms are computed and summed in `a`'s float dtype, integers as
+/// float64, and the constant is added in float64). Every `a` must exceed `(d - 1) / 2`, else a `Value` error (this
+/// reads one bool back), and `d` must be at least 1 (`Value`). Bool and complex `a` are
+/// `DType` errors.
+pub fn multigammaln(a: &Array, d: i64) -> Result<Array> {
+    const OP: &str = "multigammaln";
+    match a.dtype().kind() {
+        DTypeKind::Float | DTypeKind::Signed | DTypeKind::Unsigned => {}
+        _ => {
+            return Err(Error::DType { op: OP.into(), reason: format!("not supported for input dtype {}", a.dtype()) })
+        }
+    }
+    if d < 1 {
+        return Err(Error::value(OP, format!("d should be a positive integer (dimension), got {d}")));
+    }
+    // As SciPy: the gammaln terms in a's float dtype (integers as float64), summed there, then
+    // the constant added in float64.
+    let a = real_float(OP, a)?;
+    let half = 0.5 * (d - 1) as f64;
+    if a.size() > 0 && a.le(half)?.any(None, false)?.item::<bool>()? {
+        return Err(Error::value(OP, format!("condition a > 0.5 * (d-1) = {half} not met")));
+    }
+    let c = 0.25 * (d * (d - 1)) as f64 * std::f64::consts::PI.ln();
+    let mut sum = gammaln(&a)?;
+    for j in 2..=d {
+        sum = sum.add(&gammaln(&a.add_scalar(-0.5 * (j - 1) as f64)?)?)?;
+    }
+    let out = sum.astype(DType::F64)?.add_scalar(c)?;
+    Ok(out)
 }
 
 /// `x` as the float array the reductions work on: floats as they are, integers as float64;
