@@ -7,7 +7,14 @@ use xp::backend::{CompileOptions, Error, KernelSource};
 
 /// (name, code) of every kernel to check, batched into translation units of `batch` kernels
 /// (one compiler run per batch; a failing batch is retried kernel by kernel).
+///
+/// The ops that call helpers of a preamble (SciPy's special functions: long bodies that take
+/// both compilers seconds and gigabytes per unit of 64) are sampled: each such op is checked in
+/// its first row kernel and its first GPU kernel, in units of [`PREAMBLE_BATCH`], so that every
+/// op's helpers and one loop's body meet both compilers in both kinds of code around them; the
+/// plain ops check every layout's code in full.
 fn units(batch: usize) -> Vec<Vec<(String, String)>> {
+    let gpu_start = xp::kernels::cpu::cpu_builtin_kernels().len();
     let all: Vec<(String, String)> = xp::kernels::cpu::cpu_builtin_kernels()
         .into_iter()
         .chain(xp::kernels::elementwise::gpu_kernels())
@@ -17,12 +24,40 @@ fn units(batch: usize) -> Vec<Vec<(String, String)>> {
         .chain(xp::kernels::reduce::fused::sample_kernels())
         .map(|r| (r.name, r.code))
         .collect();
-    let mut out: Vec<Vec<_>> = all.chunks(batch).map(|c| c.to_vec()).collect();
+    let with_preamble: Vec<&str> =
+        xp::kernels::ops::ALL.iter().filter(|op| !op.preamble.is_empty()).map(|op| op.name).collect();
+    // The op of an element-wise kernel `xp_<op>_<loop>_<layout>…`, when it has a preamble (the
+    // longest such name, so that `gammaln` is not taken for `gamma`).
+    let preamble_op = |name: &str| -> Option<&str> {
+        let rest = name.strip_prefix("xp_")?;
+        with_preamble
+            .iter()
+            .copied()
+            .filter(|op| rest.strip_prefix(op).is_some_and(|r| r.starts_with('_')))
+            .max_by_key(|op| op.len())
+    };
+    let mut seen = std::collections::HashSet::new();
+    let (mut plain, mut sampled) = (Vec::new(), Vec::new());
+    for (k, (name, code)) in all.into_iter().enumerate() {
+        match preamble_op(&name) {
+            None => plain.push((name, code)),
+            Some(op) => {
+                if seen.insert((op.to_string(), k >= gpu_start)) {
+                    sampled.push((name, code));
+                }
+            }
+        }
+    }
+    let mut out: Vec<Vec<_>> = plain.chunks(batch).map(|c| c.to_vec()).collect();
+    out.extend(sampled.chunks(PREAMBLE_BATCH).map(|c| c.to_vec()));
     for (n, c) in xp::kernels::seeds::RAW_KERNELS {
         out.push(vec![(n.to_string(), c.to_string())]);
     }
     out
 }
+
+/// Kernels per unit for the sampled ops with preambles.
+const PREAMBLE_BATCH: usize = 8;
 
 fn check(compiler: &str, compile: impl Fn(&KernelSource) -> xp::Result<Vec<u8>>) {
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
