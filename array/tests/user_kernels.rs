@@ -54,7 +54,7 @@ fn a_raw_parameters_own_type_is_part_of_the_kernels_key() {
     let cpu = device("cpu").unwrap();
     xp_array::with_device(&cpu, || {
         let k =
-            ElementwiseKernel::new("raw T table, int64 i", "float64 y", "y = (double)table[i]", "raw_lookup").unwrap();
+            ElementwiseKernel::new("raw T table, int64 k", "float64 y", "y = (double)table[k]", "raw_lookup").unwrap();
         let i = Array::from_vec(vec![2i64, 0, 1]).unwrap();
         let t64 = Array::from_vec(vec![1.5f64, 2.5, 3.5]).unwrap();
         let t32 = t64.astype(DType::F32).unwrap();
