@@ -54,6 +54,9 @@ pub use xp_array::lazy::eval;
 /// matrices, ...); the products are also at `xp::`.
 pub use xp_array::linalg;
 pub use xp_array::linalg::{diag, dot, einsum, inner, kron, matmul, outer, tensordot, trace, vdot, TensorAxes};
+/// N-d image processing (`scipy.ndimage`, CuPy's `cupyx.scipy.ndimage`): filters, spline
+/// interpolation, morphology and measurements.
+pub use xp_array::ndimage;
 /// Random numbers (`numpy.random`, CuPy's `cupy.random`): `default_rng(seed)` and the legacy
 /// functions, the same bits on every device.
 pub use xp_array::random;

@@ -13,7 +13,7 @@ use xp::backend::{CompileOptions, Error, KernelSource};
 /// its first row kernel and its first GPU kernel, in units of [`PREAMBLE_BATCH`], so that every
 /// op's helpers and one loop's body meet both compilers in both kinds of code around them; the
 /// plain ops check every layout's code in full.
-fn units(batch: usize) -> Vec<Vec<(String, String)>> {
+fn units(batch: usize, part: Part) -> Vec<Vec<(String, String)>> {
     let gpu_start = xp::kernels::cpu::cpu_builtin_kernels().len();
     let all: Vec<(String, String)> = xp::kernels::cpu::cpu_builtin_kernels()
         .into_iter()
@@ -48,26 +48,43 @@ fn units(batch: usize) -> Vec<Vec<(String, String)>> {
             }
         }
     }
+    if part == Part::Preamble {
+        return sampled.chunks(PREAMBLE_BATCH).map(|c| c.to_vec()).collect();
+    }
     let mut out: Vec<Vec<_>> = plain.chunks(batch).map(|c| c.to_vec()).collect();
-    out.extend(sampled.chunks(PREAMBLE_BATCH).map(|c| c.to_vec()));
     for (n, c) in xp::kernels::seeds::RAW_KERNELS {
         out.push(vec![(n.to_string(), c.to_string())]);
     }
     out
 }
 
+/// The two halves of the check, separate tests so that the test harness runs them side by side.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Part {
+    /// Every kernel of the ops without a preamble, and the seeds' raw kernels.
+    Plain,
+    /// The sampled kernels of the ops with preambles.
+    Preamble,
+}
+
 /// Kernels per unit for the sampled ops with preambles.
 const PREAMBLE_BATCH: usize = 8;
 
-fn check(compiler: &str, compile: impl Fn(&KernelSource) -> xp::Result<Vec<u8>>) {
+fn check(compiler: &str, part: Part, compile: impl Fn(&KernelSource) -> xp::Result<Vec<u8>>) {
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     let mut ok = 0usize;
     let mut failed = Vec::new();
     let mut total = 0usize;
-    for unit in units(64) {
+    let started = std::time::Instant::now();
+    for unit in units(64, part) {
         total += unit.len();
         let code: String = unit.iter().map(|(_, c)| c.as_str()).collect::<Vec<_>>().join("\n");
-        match compile(&KernelSource::new(&unit[0].0, code)) {
+        let t0 = std::time::Instant::now();
+        let result = compile(&KernelSource::new(&unit[0].0, code));
+        if std::env::var_os("XP_COMPILE_CHECK_TIMES").is_some() {
+            eprintln!("{compiler}: {} kernels from {}: {:.1} s", unit.len(), unit[0].0, t0.elapsed().as_secs_f64());
+        }
+        match result {
             Ok(img) => {
                 assert!(!img.is_empty());
                 ok += unit.len();
@@ -87,22 +104,48 @@ fn check(compiler: &str, compile: impl Fn(&KernelSource) -> xp::Result<Vec<u8>>)
             }
         }
     }
-    let line = format!("compile check, {compiler}: {ok} of {total} kernels compiled, {} failed", failed.len());
+    let line = format!(
+        "compile check, {compiler}, {}: {ok} of {total} kernels compiled, {} failed ({:.0} s)",
+        match part {
+            Part::Plain => "plain ops",
+            Part::Preamble => "ops with preambles",
+        },
+        failed.len(),
+        started.elapsed().as_secs_f64()
+    );
     println!("{line}");
     record_count(&line);
     assert!(failed.is_empty(), "{compiler} failed on:\n{}", failed.join("\n\n"));
 }
 
-#[test]
-fn every_kernel_compiles_with_nvrtc_for_sm_90() {
+fn nvrtc(s: &KernelSource) -> xp::Result<Vec<u8>> {
     // `-minimal` named: the first and only attempt, so a kernel that would need the full
     // runtime headers (and so compile twice at run time) fails here.
-    check("NVRTC sm_90", |s| xp_backend_cuda::compile_for_arch(s, &CompileOptions::new(["-minimal"]), "sm_90"));
+    xp_backend_cuda::compile_for_arch(s, &CompileOptions::new(["-minimal"]), "sm_90")
+}
+
+fn hiprtc(s: &KernelSource) -> xp::Result<Vec<u8>> {
+    xp_backend_hip::compile_for_arch(s, &CompileOptions::default(), "gfx90a")
+}
+
+#[test]
+fn every_kernel_compiles_with_nvrtc_for_sm_90() {
+    check("NVRTC sm_90", Part::Plain, nvrtc);
+}
+
+#[test]
+fn the_ops_with_preambles_compile_with_nvrtc_for_sm_90() {
+    check("NVRTC sm_90", Part::Preamble, nvrtc);
 }
 
 #[test]
 fn every_kernel_compiles_with_hiprtc_for_gfx90a() {
-    check("hiprtc gfx90a", |s| xp_backend_hip::compile_for_arch(s, &CompileOptions::default(), "gfx90a"));
+    check("hiprtc gfx90a", Part::Plain, hiprtc);
+}
+
+#[test]
+fn the_ops_with_preambles_compile_with_hiprtc_for_gfx90a() {
+    check("hiprtc gfx90a", Part::Preamble, hiprtc);
 }
 
 /// Keep the count where CI prints it from (`target/tmp/compile-check-counts.txt`), so that

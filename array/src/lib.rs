@@ -69,6 +69,7 @@ pub mod layout;
 pub mod lazy;
 pub mod linalg;
 pub mod ndarray_interop;
+pub mod ndimage;
 pub mod promote;
 pub mod random;
 pub mod reduce;

@@ -47,6 +47,12 @@ mod numpy_extras;
 mod scipy_fft;
 mod scipy_interpolate;
 mod scipy_linalg;
+mod scipy_ndimage_filters;
+mod scipy_ndimage_interp;
+mod scipy_ndimage_morph;
+mod scipy_signal_design;
+mod scipy_signal_filter;
+mod scipy_sparse_linalg;
 mod scipy_spatial;
 mod scipy_special;
 mod scipy_stats;
@@ -384,32 +390,45 @@ fn compute(case: &Case, dev: &Arc<dyn DynDevice>) -> Result<HostData, Failure> {
             _ => a,
         });
     }
-    let out = if let Some(answer) = numpy_extras::run(case, &arrays) {
-        answer?
-    } else if let Some(f) = case.op.strip_prefix("fft.") {
-        if SCIPY_FFT.contains(&f) {
-            scipy_fft::run(case, f, &arrays)?
+    let out =
+        if let Some(answer) = numpy_extras::run(case, &arrays) {
+            answer?
+        } else if let Some(f) = case.op.strip_prefix("fft.") {
+            if SCIPY_FFT.contains(&f) {
+                scipy_fft::run(case, f, &arrays)?
+            } else {
+                run_fft(case, f, &arrays)?
+            }
+        } else if let Some(f) = case.op.strip_prefix("spatial.") {
+            scipy_spatial::run(case, f, &arrays)?
+        } else if let Some(f) = case.op.strip_prefix("interpolate.") {
+            scipy_interpolate::run(case, f, &arrays)?
+        } else if let Some(f) = case.op.strip_prefix("stats.") {
+            scipy_stats::run(case, f, &arrays)?
+        } else if let Some(f) = case.op.strip_prefix("linalg.") {
+            match scipy_linalg::run(case, f, &arrays) {
+                Some(answer) => answer?,
+                None => run_linalg(case, f, &arrays)?,
+            }
+        } else if let Some(f) = case.op.strip_prefix("ndimage.") {
+            scipy_ndimage_filters::run(case, f, &arrays)
+                .or_else(|| scipy_ndimage_interp::run(case, f, &arrays))
+                .or_else(|| scipy_ndimage_morph::run(case, f, &arrays))
+                .unwrap_or_else(|| Err(unsupported(&case.op)))?
+        } else if let Some(answer) = case.op.strip_prefix("signal.").and_then(|f| {
+            scipy_signal_filter::run(case, f, &arrays).or_else(|| scipy_signal_design::run(case, f, &arrays))
+        }) {
+            answer?
+        } else if let Some(f) = case.op.strip_prefix("sparse.") {
+            match scipy_sparse_linalg::run(case, f, &arrays) {
+                Some(answer) => answer?,
+                None => run_sparse(case, f, &arrays)?,
+            }
+        } else if let Some(f) = case.op.strip_prefix("special.") {
+            run_special(case, f, &arrays)?
         } else {
-            run_fft(case, f, &arrays)?
-        }
-    } else if let Some(f) = case.op.strip_prefix("spatial.") {
-        scipy_spatial::run(case, f, &arrays)?
-    } else if let Some(f) = case.op.strip_prefix("interpolate.") {
-        scipy_interpolate::run(case, f, &arrays)?
-    } else if let Some(f) = case.op.strip_prefix("stats.") {
-        scipy_stats::run(case, f, &arrays)?
-    } else if let Some(f) = case.op.strip_prefix("linalg.") {
-        match scipy_linalg::run(case, f, &arrays) {
-            Some(answer) => answer?,
-            None => run_linalg(case, f, &arrays)?,
-        }
-    } else if let Some(f) = case.op.strip_prefix("sparse.") {
-        run_sparse(case, f, &arrays)?
-    } else if let Some(f) = case.op.strip_prefix("special.") {
-        run_special(case, f, &arrays)?
-    } else {
-        run_op(case, &arrays)?
-    };
+            run_op(case, &arrays)?
+        };
     let bytes = out.to_bytes()?;
     Ok(HostData { dtype: out.dtype(), shape: out.shape().to_vec(), bytes })
 }

@@ -1,0 +1,1 @@
+//! Tests of `xp::ndimage_filters` (see the module).

@@ -1,0 +1,1 @@
+//! Tests of `xp::random_distributions` (see the module).

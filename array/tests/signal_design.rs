@@ -1,0 +1,1 @@
+//! Tests of `xp::signal_design` (see the module).

@@ -1,0 +1,1 @@
+//! Tests of `xp::signal_filter` (see the module).

@@ -1,0 +1,1 @@
+//! Tests of `xp::sparse_linalg` (see the module).
