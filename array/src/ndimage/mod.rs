@@ -17,3 +17,57 @@ pub mod fourier;
 pub mod interpolation;
 pub mod measurements;
 pub mod morphology;
+
+use std::str::FromStr;
+
+use xp_backend_api::Error;
+
+/// SciPy's `mode`: how an image extends past its edges (the input `d c b a | a b c d | d c b a`
+/// for `Reflect`). Filters default to `Reflect`, interpolation to `Constant`.
+///
+/// `"grid-mirror"` is SciPy's other name for `reflect` and parses as [`Mode::Reflect`].
+/// `GridConstant` and `GridWrap` differ from `Constant` and `Wrap` only in interpolation
+/// (where SciPy's `constant` and `wrap` treat the edge samples specially); filters treat each
+/// pair alike, as SciPy does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// `d c b a | a b c d | d c b a`: reflect about the edge of the last pixel.
+    Reflect,
+    /// `k k k k | a b c d | k k k k`: the constant `cval`.
+    Constant,
+    /// `a a a a | a b c d | d d d d`: repeat the edge pixel.
+    Nearest,
+    /// `d c b | a b c d | c b a`: reflect about the centre of the last pixel.
+    Mirror,
+    /// `a b c d | a b c d | a b c d`: periodic.
+    Wrap,
+    /// `cval` outside, with interpolation treating the grid's edge as SciPy's `grid-constant`.
+    GridConstant,
+    /// Periodic, with interpolation treating the grid's edge as SciPy's `grid-wrap`.
+    GridWrap,
+}
+
+impl FromStr for Mode {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Ok(match s {
+            "reflect" | "grid-mirror" => Mode::Reflect,
+            "constant" => Mode::Constant,
+            "nearest" => Mode::Nearest,
+            "mirror" => Mode::Mirror,
+            "wrap" => Mode::Wrap,
+            "grid-constant" => Mode::GridConstant,
+            "grid-wrap" => Mode::GridWrap,
+            _ => {
+                return Err(Error::value(
+                    "ndimage",
+                    format!(
+                        "boundary mode not supported: {s:?} (expected 'reflect', 'constant', 'nearest', 'mirror', \
+                         'wrap', 'grid-constant', 'grid-mirror' or 'grid-wrap')"
+                    ),
+                ))
+            }
+        })
+    }
+}
