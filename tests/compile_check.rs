@@ -135,7 +135,11 @@ fn every_kernel_compiles_with_nvrtc_for_sm_90() {
 
 #[test]
 fn the_ops_with_preambles_compile_with_nvrtc_for_sm_90() {
-    check("NVRTC sm_90", Part::Preamble, nvrtc);
+    // NVRTC's fast-compile level: the same front end and code generation, without the
+    // optimisation passes that take minutes over the long special-function helpers.
+    check("NVRTC sm_90", Part::Preamble, |s| {
+        xp_backend_cuda::compile_for_arch(s, &CompileOptions::new(["-minimal", "-Ofc=max"]), "sm_90")
+    });
 }
 
 #[test]

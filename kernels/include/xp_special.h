@@ -27,6 +27,17 @@ XP_DEVICE double inf() { return __longlong_as_double(0x7ff0000000000000LL); }
 XP_DEVICE double nan() { return __longlong_as_double(0x7ff8000000000000LL); }
 
 // 2 / sqrt(pi), 1 / sqrt(pi), sqrt(pi), sqrt(2) and 1 / sqrt(2) = XP_SQRT1_2_HI + XP_SQRT1_2_LO.
+// The long workhorses (series, continued fractions, root finders) are compiled once and called,
+// not inlined into every caller: inlined, an inverse function that calls its forward function
+// inside a Halley loop multiplies the code NVRTC and hiprtc optimise (minutes per kernel).
+#if defined(XP_CUDA)
+#define XP_SP_OUTLINE __device__ __noinline__
+#elif defined(XP_HIP)
+#define XP_SP_OUTLINE __device__ __attribute__((noinline))
+#else
+#define XP_SP_OUTLINE inline
+#endif
+
 #define XP_SP_2_SQRTPI 1.1283791670955126
 #define XP_SP_1_SQRTPI 0.56418958354775628
 #define XP_SP_SQRTPI 1.7724538509055160

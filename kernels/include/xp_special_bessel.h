@@ -41,7 +41,7 @@ XP_DEVICE double y1(double x) {
   return ::y1(x);
 }
 // J_n(x) for integer n (a double holding one).
-XP_DEVICE double jn_int(double n, double x) {
+XP_SP_OUTLINE double jn_int(double n, double x) {
   if (xp::isnan(n) || xp::isnan(x)) return nan();
   if (xp::isinf(x)) return nan();
   if (n != xp::floor(n) || xp::fabs(n) > 2147483647.0) return nan();
@@ -52,7 +52,7 @@ XP_DEVICE double jn_int(double n, double x) {
   if (k == -1) return -::j1(x);
   return ::jn(k, x);
 }
-XP_DEVICE double yn_int(double n, double x) {
+XP_SP_OUTLINE double yn_int(double n, double x) {
   if (xp::isnan(n) || xp::isnan(x) || x < 0 || xp::isinf(x)) return nan();
   n = xp::trunc(n);
   if (xp::fabs(n) > 2147483647.0) return nan();
@@ -69,7 +69,7 @@ XP_DEVICE double yn_int(double n, double x) {
 }
 
 // e^-x I_nu(x) and e^x K_nu(x), nu >= 0, x > 0 finite (Temme's method, NR's bessik).
-XP_DEVICE void bessik_scaled(double nu, double x, double& ri, double& rk) {
+XP_SP_OUTLINE void bessik_scaled(double nu, double x, double& ri, double& rk) {
   const int nl = (int)(nu + 0.5);
   const double xmu = nu - nl, xmu2 = xmu * xmu;
   const double xi = 1.0 / x, xi2 = 2.0 * xi;

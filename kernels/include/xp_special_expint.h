@@ -25,7 +25,7 @@ namespace sp {
 #define XP_SP_EPS_E 1.1102230246251565e-16
 
 // E_n(x) for integer n >= 0, x > 0 finite.
-XP_DEVICE double expn_pos(int n, double x) {
+XP_SP_OUTLINE double expn_pos(int n, double x) {
   const int nm1 = n - 1;
   if (n == 0) return xp::exp(-x) / x;
   if (x > 1.0) {
@@ -100,7 +100,7 @@ XP_DEVICE double expi(double x) {
 // ---- Lambert W, branch 0 ---------------------------------------------------------------------
 #define XP_SP_INV_E 0.36787944117144232160
 
-XP_DEVICE xp::c128 lambertw_complex(double x) {
+XP_SP_OUTLINE xp::c128 lambertw_complex(double x) {
   // x < -1/e: complex Halley iteration.
   xp::c128 w;
   const double e1 = 2.0 * (2.71828182845904523536 * x + 1.0);  // < 0
@@ -125,7 +125,7 @@ XP_DEVICE xp::c128 lambertw_complex(double x) {
   return w;
 }
 
-XP_DEVICE double lambertw_real(double x) {
+XP_SP_OUTLINE double lambertw_real(double x) {
   double w;
   if (x > 1e3) {
     // w + log w = log x by Newton from the asymptotic start.
@@ -170,7 +170,7 @@ XP_DEVICE xp::c128 lambertw(double x) {
 }
 
 // ---- complete elliptic integral of the first kind ------------------------------------------
-XP_DEVICE double ellipkm1(double p) {
+XP_SP_OUTLINE double ellipkm1(double p) {
   if (xp::isnan(p) || p < 0) return nan();
   if (p == 0) return inf();
   if (xp::isinf(p)) return 0.0;
@@ -191,7 +191,7 @@ XP_DEVICE double ellipk(double m) {
 }
 
 // ---- Jacobian elliptic functions -----------------------------------------------------------
-XP_DEVICE void ellipj(double u, double m, double& sn, double& cn, double& dn, double& ph) {
+XP_SP_OUTLINE void ellipj(double u, double m, double& sn, double& cn, double& dn, double& ph) {
   if (xp::isnan(u) || xp::isnan(m) || m < 0 || m > 1 || xp::isinf(u)) {
     sn = cn = dn = ph = nan();
     return;

@@ -101,7 +101,7 @@ XP_DEVICE double rgamma1p_g(double z) {
   return s;
 }
 
-XP_DEVICE double digamma(double x) {
+XP_SP_OUTLINE double digamma(double x) {
   if (xp::isnan(x)) return x;
   if (x == 0) return xp::signbit(x) ? inf() : -inf();
   if (xp::isinf(x)) return x > 0 ? x : nan();
@@ -132,7 +132,7 @@ XP_DEVICE double bern_fact(int j) {
 }
 
 // Euler-Maclaurin for sum_k (q + k)^-s, q > 0, s != 1 (s > 1, or any s >= 0 for q = 1).
-XP_DEVICE double zeta_em(double s, double q) {
+XP_SP_OUTLINE double zeta_em(double s, double q) {
   const int N = 10;
   double sum = 0.0;
   for (int k = 0; k < N; ++k) {
@@ -189,7 +189,7 @@ XP_DEVICE double zeta1(double s) {
   return (sn < 0 ? -1.0 : 1.0) * xp::exp(l) * z;
 }
 
-XP_DEVICE double polygamma(double n, double x) {
+XP_SP_OUTLINE double polygamma(double n, double x) {
   if (xp::isnan(n) || xp::isnan(x)) return nan();
   if (n == 0) return digamma(x);
   if (n < 0 || n != xp::floor(n)) return nan();

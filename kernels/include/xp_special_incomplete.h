@@ -49,7 +49,7 @@ XP_DEVICE double igam_pref(double a, double x) {
 }
 
 // P(a, x) and Q(a, x) for a > 0, x > 0 finite.
-XP_DEVICE void igam_pq(double a, double x, double& P, double& Q) {
+XP_SP_OUTLINE void igam_pq(double a, double x, double& P, double& Q) {
   if (a < 1.0 && x < 1.5) {
     // x^a / Gamma(1 + a) = 1 + u; P = (1 + u)(1 + a T), T = sum_{n>=1} (-x)^n / (n! (a + n)).
     const double g = rgamma1p_g(a);
@@ -118,7 +118,7 @@ XP_DEVICE double gammaincc(double a, double x) {
 }
 
 // The x with P(a, x) = p, Q(a, x) = q (p + q = 1, the smaller one exact), a > 0, 0 < p, q.
-XP_DEVICE double igam_inv(double a, double p, double q) {
+XP_SP_OUTLINE double igam_inv(double a, double p, double q) {
   const bool lower = p <= 0.5;
   double x;
   if (a > 1.0) {
@@ -191,7 +191,7 @@ XP_DEVICE double betacf_d(double a, double b, double x, int k) {
   if (k % 2 == 0) return m * (b - m) * x / ((a + 2 * m - 1.0) * (a + 2 * m));
   return -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1.0));
 }
-XP_DEVICE double betacf(double a, double b, double x) {
+XP_SP_OUTLINE double betacf(double a, double b, double x) {
   const double qab = a + b, qap = a + 1.0, qam = a - 1.0;
   double c = 1.0, d = 1.0 - qab * x / qap;
   if (xp::fabs(d) < XP_SP_FPMIN) d = XP_SP_FPMIN;
@@ -269,7 +269,7 @@ XP_DEVICE double ibeta_xy(double a, double b, double x, double y) {
   return f * betacf(a, b, x) / a;
 }
 // Both I_x(a, b) and 1 - I_x(a, b), each from its own side.
-XP_DEVICE void ibeta_both(double a, double b, double x, double y, double& I, double& Ic) {
+XP_SP_OUTLINE void ibeta_both(double a, double b, double x, double y, double& I, double& Ic) {
   I = ibeta_xy(a, b, x, y);
   Ic = I > 0.7 ? ibeta_xy(b, a, y, x) : 1.0 - I;
 }
@@ -308,7 +308,7 @@ XP_DEVICE double ibeta_guess(double a, double b, double p) {
   return x;
 }
 // Halley's method on I_x(a, b) - p from x, kept inside the bracket by bisection.
-XP_DEVICE double ibeta_halley(double a, double b, double p, double x) {
+XP_SP_OUTLINE double ibeta_halley(double a, double b, double p, double x) {
   double lo = 0.0, hi = 1.0;
   for (int j = 0; j < 200; ++j) {
     const double y = 1.0 - x;
@@ -334,7 +334,7 @@ XP_DEVICE double ibeta_halley(double a, double b, double p, double x) {
   return x;
 }
 // The x with I_x(a, b) = p, 1 - I_x(a, b) = q; returns x and xc = 1 - x, the smaller exact.
-XP_DEVICE void ibeta_inv(double a, double b, double p, double q, double& x, double& xc) {
+XP_SP_OUTLINE void ibeta_inv(double a, double b, double p, double q, double& x, double& xc) {
   // Solve in the variable below 1/2 (the other is its exact complement to within rounding).
   if (p <= 0.5) {
     x = ibeta_halley(a, b, p, ibeta_guess(a, b, p));
