@@ -58,6 +58,7 @@ mod array;
 pub mod array_module;
 pub mod creation;
 pub mod device;
+pub mod display;
 pub mod distributed;
 pub mod element;
 mod exec;
@@ -90,6 +91,7 @@ pub use device::{
     current_device, default_device, device, devices, parse_device_label, register_backend, registered_backends,
     with_device,
 };
+pub use display::{array2string, array_repr, array_str, get_printoptions, set_printoptions, PrintOptions};
 pub use element::Element;
 pub use exec::{current_stream, with_stream};
 pub use io::{load_npy, load_npz, save_npz};

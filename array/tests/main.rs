@@ -12,6 +12,7 @@ mod user_kernel_checks;
 
 mod basic;
 mod binning;
+mod display;
 mod errors;
 mod fft_trig;
 mod interpolate;
