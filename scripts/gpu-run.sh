@@ -28,7 +28,7 @@ tests)
     gpu-bin/*-test-conformance --cases gpu-bin/cases --device cuda:0 --out "$out/results" | tail -15
     python3 gpu-bin/check.py gpu-bin/cases "$out/results" --show 40 || true
     python3 gpu-bin/check.py gpu-bin/cases "$out/results" \
-      --groups binary,broadcast,scalar,unary,cast,reduce,view,shape,index,create,fft,products,linalg,sort,signal,sparse,fft2,scipy_linalg,spatial,stats | tail -3 || fail=1
+      --groups binary,broadcast,scalar,unary,cast,reduce,view,shape,index,create,fft,products,linalg,sort,signal,sparse,fft2,scipy_linalg,spatial,stats,routines | tail -3 || fail=1
   fi
   ;;
 bench)
