@@ -1,14 +1,74 @@
-//! `xp::random`: NumPy's `Generator` on a counter-based Philox4x32-10, identical on every
-//! device, and the legacy functions (`seed`, `random`, `rand`, `randn`, `uniform`, `normal`,
-//! `randint`) on a global generator.
+//! `xp::random`: NumPy's `Generator` and CuPy's legacy `cupy.random` functions, on a
+//! counter-based Philox4x32-10 that gives the same bits on every device.
 //!
 //! `default_rng(seed)` takes a `u64` or a slice of 32-bit words, every bit of which goes into
 //! the 64-bit Philox key. Each call consumes counter blocks, so the same seed and the same
 //! sequence of calls give the same bits on the CPU, CUDA and HIP, on any GPU model (see
 //! `xp_kernels::random`). The values are not NumPy's bits (CuPy's are not either); the
-//! distributions are. Arrays are made on the current device. Parameters are scalars (NumPy
-//! also broadcasts arrays of parameters). `dtype` is float32 or float64 for the continuous
-//! distributions, as CuPy's `dtype` argument.
+//! distributions are. Arrays are made on the current device.
+//!
+//! # Contract
+//! - Every distribution of `cupy.random` is a [`Generator`] method and a module-level function
+//!   of the same name drawing from a global generator ([`seed`], [`get_random_state`],
+//!   [`set_random_state`]; [`RandomState`] is [`Generator`]). `shape` is NumPy's `size`
+//!   (`&[]` for `size=None`: a 0-d array).
+//! - Parameters are scalars (NumPy also broadcasts arrays of parameters; here a loop over
+//!   parameter values makes one call per value). `multinomial`'s `pvals` and `dirichlet`'s
+//!   `alpha` are slices; `multivariate_normal` takes its mean and covariance as arrays.
+//! - dtypes as CuPy's: the continuous distributions are float64 by default and float32 on
+//!   request (`dtype`; anything else is an `UnsupportedDType` error), computed in double and
+//!   rounded once, so a float32 draw is the float64 draw of the same seed rounded; the counts
+//!   (`poisson`, `binomial`, `geometric`, `hypergeometric`, `logseries`, `negative_binomial`,
+//!   `zipf`, `multinomial`) are int64; `dirichlet` is float64.
+//! - Bad parameters are `Error::Value` naming the function and the condition with NumPy's
+//!   words (`"scale < 0"`, `"p <= 0, p > 1 or p is NaN"`, `"ngood + nbad < nsample"`,
+//!   `"covariance is not symmetric positive-semidefinite"`, …). NaN parameters fail the same
+//!   checks. Where NumPy only warns (`multivariate_normal`'s `check_valid='warn'`) xp raises.
+//!
+//! # Algorithms
+//! Every draw runs on the device. Uniform, normal (Box–Muller), exponential and integer draws
+//! turn Philox blocks into several values each; every other distribution gives element `i` the
+//! Philox blocks `(base + i, j = 0, 1, …)` as its own stream of words, and runs its rejection
+//! loop inside the kernel (`dist.h`), in double precision from the engine's own `ln`, `exp`,
+//! `sin`/`cos` and products that no compiler may contract, so the bits agree across backends
+//! (von Mises' `acos` too: a Taylor series of `asin` and its half-angle forms).
+//! - gamma: Marsaglia and Tsang (2000), with `u^(1/k)` boosting below 1; beta, chi-square
+//!   (`2 gamma(df/2)`), Student's t (a normal over a chi-square's root), F (a ratio of
+//!   chi-squares) and Dirichlet (normalised gammas) from it.
+//! - noncentral chi-square: `chi2(df - 1) + (z + sqrt(nonc))^2` for `df > 1`, else the
+//!   Poisson mixture `chi2(df + 2K)`, `K ~ Poisson(nonc / 2)`; noncentral F from it.
+//! - Poisson: multiplication of uniforms below a mean of 10, Hörmann's PTRS (1993) above;
+//!   binomial: inversion while `n min(p, 1 - p) < 30`, else Devroye's splitting by beta draws.
+//! - laplace, logistic, gumbel, weibull, pareto (NumPy's Lomax form), power, rayleigh,
+//!   triangular, Cauchy (`tan` of a uniform angle), geometric: inversion of the distribution
+//!   function; lognormal: `exp` of a normal.
+//! - von Mises: Best and Fisher (1979) (a uniform angle for `kappa < 1e-8`, a wrapped normal
+//!   above `1e6`); Wald: Michael, Schucany and Haas (1976).
+//! - negative binomial: the gamma–Poisson mixture; logarithmic series: Kemp's LK (1981); Zipf:
+//!   Devroye's rejection from `floor(u^(-1/(a-1)))` (1986, X.6); hypergeometric: the urn draw by
+//!   draw below 10 draws, Stadlober's HRUA ratio-of-uniforms (1989) above.
+//! - multinomial: conditional binomials category by category; multivariate normal:
+//!   `mean + z (V sqrt(W))^T` from `linalg::eigh` of the covariance (a `k × k` factorisation on
+//!   the device library's solver: setup whose size does not grow with the draws; its `k`
+//!   eigenvalues come to the host for the check above).
+//! - `permutation`, `shuffle`, `choice` without replacement: a stable sort of random 64-bit keys.
+//!
+//! # The legacy API
+//! ```no_run
+//! use xp_array::random;
+//! use xp_backend_api::DType;
+//! # fn main() -> xp_backend_api::Result<()> {
+//! random::seed(42u64);
+//! let u = random::rand(&[3, 4])?; // float64 in [0, 1)
+//! let t = random::standard_t(5.0, &[1000], DType::F32)?; // float32
+//! let k = random::hypergeometric(30, 20, 15, &[1000])?; // int64
+//! let rs = random::get_random_state(); // a copy of the global generator
+//! let z = random::lognormal(0.0, 0.5, &[], DType::F64)?; // size=None: 0-d
+//! random::set_random_state(rs); // draws again what came after `k`
+//! # let _ = (u, t, k, z);
+//! # Ok(())
+//! # }
+//! ```
 
 use std::sync::{Arc, Mutex};
 
