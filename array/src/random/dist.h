@@ -138,6 +138,7 @@ XP_DEVICE double vonmises(Stream& s, double mu, double kappa) {
 XP_DEVICE double wald(Stream& s, double mu, double lam) {
   const double z = s.normal();
   const double y = M(mu, M(z, z));
+  if (y == 0.0) return mu;
   const double x = mu - M(2.0 * mu, y) / (y + sqrt(F(y, y, M(4.0 * lam, y))));
   const double u = s.uniform();
   if (M(u, mu + x) <= mu) return x;

@@ -192,3 +192,37 @@ pub(crate) fn plan_vector(kind: Vector, n: usize, k: usize, trials: i64, draw: D
     args.extend([PlanArg::Operand(0), PlanArg::I64(k as i64), PlanArg::I64(trials)]);
     PlannedLaunch { kernel: vector_kernel(kind), config: plan_flat(n, target), args }
 }
+
+/// Every kernel of this file, in each dtype it is launched with.
+pub(crate) fn all() -> Vec<Rendered> {
+    use Dist::*;
+    let mut v = Vec::new();
+    for d in [
+        StandardCauchy,
+        StandardT,
+        Chisquare,
+        NoncentralChisquare,
+        F,
+        NoncentralF,
+        Lognormal,
+        Laplace,
+        Logistic,
+        Gumbel,
+        Weibull,
+        Pareto,
+        Power,
+        Rayleigh,
+        Vonmises,
+        Wald,
+        Triangular,
+    ] {
+        v.push(dist_kernel(d, DType::F32));
+        v.push(dist_kernel(d, DType::F64));
+    }
+    for d in [Geometric, NegativeBinomial, Logseries, Zipf, Hypergeometric] {
+        v.push(dist_kernel(d, DType::I64));
+    }
+    v.push(vector_kernel(Vector::Multinomial));
+    v.push(vector_kernel(Vector::Dirichlet));
+    v
+}

@@ -15,8 +15,8 @@
 //! - Parameters are scalars (NumPy also broadcasts arrays of parameters; here a loop over
 //!   parameter values makes one call per value). `multinomial`'s `pvals` and `dirichlet`'s
 //!   `alpha` are slices; `multivariate_normal` takes its mean and covariance as arrays.
-//! - dtypes as CuPy's: the continuous distributions are float64 by default and float32 on
-//!   request (`dtype`; anything else is an `UnsupportedDType` error), computed in double and
+//! - dtypes as CuPy's: the continuous distributions take `dtype` (CuPy's `dtype` argument,
+//!   float64 or float32; anything else is an `UnsupportedDType` error), computed in double and
 //!   rounded once, so a float32 draw is the float64 draw of the same seed rounded; the counts
 //!   (`poisson`, `binomial`, `geometric`, `hypergeometric`, `logseries`, `negative_binomial`,
 //!   `zipf`, `multinomial`) are int64; `dirichlet` is float64.
@@ -34,7 +34,8 @@
 //! (von Mises' `acos` too: a Taylor series of `asin` and its half-angle forms).
 //! - gamma: Marsaglia and Tsang (2000), with `u^(1/k)` boosting below 1; beta, chi-square
 //!   (`2 gamma(df/2)`), Student's t (a normal over a chi-square's root), F (a ratio of
-//!   chi-squares) and Dirichlet (normalised gammas) from it.
+//!   chi-squares) and Dirichlet (normalised gammas) from it; Dirichlet rows whose gammas all
+//!   underflow to 0 (every `alpha` far below 1e-2) are NaN.
 //! - noncentral chi-square: `chi2(df - 1) + (z + sqrt(nonc))^2` for `df > 1`, else the
 //!   Poisson mixture `chi2(df + 2K)`, `K ~ Poisson(nonc / 2)`; noncentral F from it.
 //! - Poisson: multiplication of uniforms below a mean of 10, Hörmann's PTRS (1993) above;
@@ -670,6 +671,12 @@ impl Generator {
     pub fn from_key(key: [u32; 2]) -> Generator {
         Generator { key, stream: 0, next_block: 0, spawned: 0 }
     }
+}
+
+/// Every kernel of this module's own distributions (`dist.h`), in each dtype it is launched
+/// with: for the cross-vendor compile check (the engine's are in `xp_kernels::random`).
+pub fn builtin_kernels() -> Vec<xp_kernels::render::Rendered> {
+    kernels::all()
 }
 
 static GLOBAL: Mutex<Option<Generator>> = Mutex::new(None);
