@@ -691,6 +691,8 @@ fn the_legacy_module_functions_draw_from_the_seeded_global_generator() {
         assert_eq!(rnd::permutation(10).unwrap().shape(), &[10]);
         assert_eq!(rnd::bytes(7).unwrap().len(), 7);
         assert!(matches!(rnd::pareto(-1.0, &[2], DType::F64), Err(Error::Value { .. })));
+        rnd::reset_states();
+        assert_eq!(rnd::standard_cauchy(&[3], DType::F32).unwrap().dtype(), DType::F32);
         let r = i64s(&rnd::random_integers(4, None, &[200]).unwrap());
         assert!(r.iter().all(|&x| (1..=4).contains(&x)));
     });

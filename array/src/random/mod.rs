@@ -787,6 +787,13 @@ pub fn set_random_state(rs: RandomState) {
     *g = Some(rs);
 }
 
+/// CuPy's `reset_states()`: forget the global generator; the next legacy draw seeds a new one
+/// from the clock and the process id.
+pub fn reset_states() {
+    let mut g = GLOBAL.lock().unwrap_or_else(|e| e.into_inner());
+    *g = None;
+}
+
 macro_rules! legacy {
     ($($(#[$doc:meta])* $name:ident($($p:ident: $t:ty),*) -> $($dt:ident)?;)*) => {$(
         $(#[$doc])*
