@@ -22,6 +22,7 @@ fn units(batch: usize, part: Part) -> Vec<Vec<(String, String)>> {
         .chain(xp::kernels::sort::gpu_only_kernels())
         .chain(xp::kernels::signal::gpu_only_kernels())
         .chain(xp::kernels::reduce::fused::sample_kernels())
+        .chain(xp::random::builtin_kernels())
         .map(|r| (r.name, r.code))
         .collect();
     let with_preamble: Vec<&str> =

@@ -32,6 +32,12 @@ use crate::render::Rendered;
 /// guard; its bytes are part of every such kernel's source and so of its cache key.
 const RNG_ENGINE: &str = concat!("\n", include_str!("../include/xp_random.h"));
 
+/// The engine's C++ source (the header behind its guard): for kernels of other crates that
+/// draw from the same counters.
+pub fn engine_source() -> &'static str {
+    RNG_ENGINE
+}
+
 fn kernel(name: String, body: String) -> Rendered {
     Rendered { name, code: format!("{RNG_ENGINE}\n{body}") }
 }

@@ -34,6 +34,34 @@ fn draws() -> Vec<(String, Vec<u64>)> {
     put("poisson 1e4", g.poisson(1e4, &[n]).unwrap());
     put("binomial", g.binomial(100_000, 0.3, &[n]).unwrap());
     put("permutation", g.permutation(n).unwrap());
+    for dt in [DType::F32, DType::F64] {
+        put(&format!("standard_t {dt}"), g.standard_t(3.5, &[n], dt).unwrap());
+        put(&format!("noncentral_chisquare {dt}"), g.noncentral_chisquare(0.5, 2.0, &[n], dt).unwrap());
+        put(&format!("noncentral_f {dt}"), g.noncentral_f(3.0, 7.0, 1.5, &[n], dt).unwrap());
+        put(&format!("lognormal {dt}"), g.lognormal(0.5, 0.8, &[n], dt).unwrap());
+        put(&format!("vonmises {dt}"), g.vonmises(1.0, 3.0, &[n], dt).unwrap());
+        put(&format!("wald {dt}"), g.wald(2.0, 3.0, &[n], dt).unwrap());
+    }
+    for (name, a) in [
+        ("cauchy", g.standard_cauchy(&[n], DType::F64)),
+        ("laplace", g.laplace(1.0, 2.0, &[n], DType::F64)),
+        ("logistic", g.logistic(1.0, 2.0, &[n], DType::F64)),
+        ("gumbel", g.gumbel(1.0, 2.0, &[n], DType::F64)),
+        ("weibull", g.weibull(1.5, &[n], DType::F64)),
+        ("pareto", g.pareto(3.0, &[n], DType::F64)),
+        ("power", g.power(0.5, &[n], DType::F64)),
+        ("rayleigh", g.rayleigh(2.0, &[n], DType::F64)),
+        ("triangular", g.triangular(-1.0, 0.5, 2.0, &[n], DType::F64)),
+        ("geometric", g.geometric(0.3, &[n])),
+        ("hypergeometric", g.hypergeometric(300, 200, 150, &[n])),
+        ("logseries", g.logseries(0.9, &[n])),
+        ("negative_binomial", g.negative_binomial(3.5, 0.4, &[n])),
+        ("zipf", g.zipf(2.5, &[n])),
+        ("multinomial", g.multinomial(30, &[0.2, 0.3, 0.5], &[n / 3])),
+        ("dirichlet", g.dirichlet(&[0.5, 2.0, 3.0], &[n / 3])),
+    ] {
+        put(name, a.unwrap());
+    }
     out
 }
 
