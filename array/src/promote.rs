@@ -296,7 +296,7 @@ pub fn float_to_int(f: f64, d: DType) -> Option<i128> {
 pub fn check_int_fits(op: &str, v: i128, d: DType) -> Result<()> {
     match int_range(d) {
         Some((lo, hi)) if v < lo || v > hi => {
-            Err(Error::Overflow { op: op.into(), reason: format!("Python integer {v} out of bounds for {d}") })
+            Err(Error::Overflow { op: op.into(), reason: format!("Rust integer {v} out of bounds for {d}") })
         }
         _ => Ok(()),
     }

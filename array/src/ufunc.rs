@@ -451,24 +451,28 @@ macro_rules! operators {
     ($($tr:ident $m:ident => $op:literal),*) => {$(
         impl std::ops::$tr<&Array> for &Array {
             type Output = Array;
+            #[track_caller]
             fn $m(self, rhs: &Array) -> Array {
                 call($op, &[Operand::Array(self), Operand::Array(rhs)], None).unwrap_or_else(|e| panic!("{e}"))
             }
         }
         impl std::ops::$tr<Array> for Array {
             type Output = Array;
+            #[track_caller]
             fn $m(self, rhs: Array) -> Array {
                 std::ops::$tr::$m(&self, &rhs)
             }
         }
         impl std::ops::$tr<&Array> for Array {
             type Output = Array;
+            #[track_caller]
             fn $m(self, rhs: &Array) -> Array {
                 std::ops::$tr::$m(&self, rhs)
             }
         }
         impl std::ops::$tr<Array> for &Array {
             type Output = Array;
+            #[track_caller]
             fn $m(self, rhs: Array) -> Array {
                 std::ops::$tr::$m(self, &rhs)
             }
@@ -478,24 +482,28 @@ macro_rules! operators {
     (@scalar $tr:ident $m:ident $op:literal: $($t:ty),*) => {$(
         impl std::ops::$tr<$t> for &Array {
             type Output = Array;
+            #[track_caller]
             fn $m(self, rhs: $t) -> Array {
                 call($op, &[Operand::Array(self), Operand::Scalar(rhs.into())], None).unwrap_or_else(|e| panic!("{e}"))
             }
         }
         impl std::ops::$tr<$t> for Array {
             type Output = Array;
+            #[track_caller]
             fn $m(self, rhs: $t) -> Array {
                 std::ops::$tr::$m(&self, rhs)
             }
         }
         impl std::ops::$tr<&Array> for $t {
             type Output = Array;
+            #[track_caller]
             fn $m(self, rhs: &Array) -> Array {
                 call($op, &[Operand::Scalar(self.into()), Operand::Array(rhs)], None).unwrap_or_else(|e| panic!("{e}"))
             }
         }
         impl std::ops::$tr<Array> for $t {
             type Output = Array;
+            #[track_caller]
             fn $m(self, rhs: Array) -> Array {
                 std::ops::$tr::$m(self, &rhs)
             }
@@ -506,8 +514,53 @@ operators!(Add add => "add", Sub sub => "subtract", Mul mul => "multiply", Div d
     Rem rem => "remainder", BitAnd bitand => "bitwise_and", BitOr bitor => "bitwise_or",
     BitXor bitxor => "bitwise_xor", Shl shl => "left_shift", Shr shr => "right_shift");
 
+// In-place operators: NumPy's `x += y` (the op written into `x`'s own buffer, seen by every
+// view of it; the result cast to `x`'s dtype under `same_kind`, else a `DType` error), and
+// their fallible forms (`x.add_assign(&y)?`).
+macro_rules! assign_operators {
+    ($($tr:ident $m:ident => $op:literal),*) => {
+        impl Array {$(
+            #[doc = concat!("NumPy's in-place `", $op, "` (`x op= y`): the result written into `self`, cast to its dtype under `same_kind`; errors as [`call`]'s with `out`.")]
+            pub fn $m<'a>(&self, rhs: impl Into<Operand<'a>>) -> Result<()> {
+                call($op, &[Operand::Array(self), rhs.into()], Some(self)).map(|_| ())
+            }
+        )*}
+        $(
+        impl std::ops::$tr<&Array> for Array {
+            #[track_caller]
+            fn $m(&mut self, rhs: &Array) {
+                Array::$m(self, rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::$tr<Array> for Array {
+            #[track_caller]
+            fn $m(&mut self, rhs: Array) {
+                Array::$m(self, &rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::$tr<f64> for Array {
+            #[track_caller]
+            fn $m(&mut self, rhs: f64) {
+                Array::$m(self, rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        impl std::ops::$tr<i64> for Array {
+            #[track_caller]
+            fn $m(&mut self, rhs: i64) {
+                Array::$m(self, rhs).unwrap_or_else(|e| panic!("{e}"))
+            }
+        }
+        )*
+    };
+}
+assign_operators!(AddAssign add_assign => "add", SubAssign sub_assign => "subtract", MulAssign mul_assign => "multiply",
+    DivAssign div_assign => "true_divide", RemAssign rem_assign => "remainder", BitAndAssign bitand_assign => "bitwise_and",
+    BitOrAssign bitor_assign => "bitwise_or", BitXorAssign bitxor_assign => "bitwise_xor", ShlAssign shl_assign => "left_shift",
+    ShrAssign shr_assign => "right_shift");
+
 impl std::ops::Neg for &Array {
     type Output = Array;
+    #[track_caller]
     fn neg(self) -> Array {
         self.negative().unwrap_or_else(|e| panic!("{e}"))
     }
@@ -520,6 +573,7 @@ impl std::ops::Neg for Array {
 }
 impl std::ops::Not for &Array {
     type Output = Array;
+    #[track_caller]
     fn not(self) -> Array {
         self.invert().unwrap_or_else(|e| panic!("{e}"))
     }

@@ -15,6 +15,7 @@ mod binning;
 mod display;
 mod errors;
 mod fft_trig;
+mod inplace;
 mod interpolate;
 mod linalg;
 mod mixed_devices;
