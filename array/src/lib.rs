@@ -34,6 +34,9 @@
 //!   also NumPy's function namespace: it re-exports the indexing, spacing and text-file
 //!   functions, so that the crate root and the facade's `xp::` take every NumPy function with
 //!   one glob.
+//! - Printing: `{}` is NumPy's `str(a)`, `{:#}` its `repr(a)` ([`display`], with NumPy's print
+//!   options). The operators (`&a + &b`, `&a * 2.0`) and the in-place ones (`x += &y`, with
+//!   fallible forms `x.add_assign(&y)?`) follow NumPy's promotion and casting.
 //! - NumPy's submodules under NumPy's names: [`linalg`], [`fft`], [`random`]. xp's own:
 //!   [`device`](mod@device) selection, [`distributed`], user kernels ([`user`]).
 //! - SciPy's modules: one folder per SciPy module, named as SciPy names it and re-exported by
