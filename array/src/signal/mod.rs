@@ -39,6 +39,10 @@
 
 mod fftconv;
 pub mod numpy;
+pub mod design;
+pub mod spectral;
+pub mod waveforms;
+pub mod windows;
 
 use std::str::FromStr;
 use std::sync::Arc;
