@@ -422,6 +422,24 @@ fn run_spectral(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array, 
                 axis_kwarg(case)?.unwrap_or(-1),
             )?)
         })(),
+        "lombscargle" => (|| {
+            let normalize = match case.kwarg("normalize") {
+                None => spectral::LombNormalize::Power,
+                Some(Value::Bool(b)) => if *b { spectral::LombNormalize::Normalize } else { spectral::LombNormalize::Power },
+                Some(Value::String(s)) => s.parse()?,
+                Some(v) => return Err(fail(case, &format!("normalize {v} not understood"))),
+            };
+            let weights = if bool_kwarg(case, "weights", false)? { Some(nth(case, arrays, 3)?) } else { None };
+            Ok(spectral::lombscargle(
+                nth(case, arrays, 0)?,
+                nth(case, arrays, 1)?,
+                nth(case, arrays, 2)?,
+                bool_kwarg(case, "precenter", false)?,
+                normalize,
+                weights,
+                bool_kwarg(case, "floating_mean", false)?,
+            )?)
+        })(),
         _ => return None,
     };
     Some(out)
