@@ -36,13 +36,30 @@ fn windows_match_scipy() {
         close(
             "kaiser",
             &f64s(&k),
-            &[0.03671089227128668, 0.3282019573723212, 0.7753221044454067, 1.0, 0.7753221044454067, 0.3282019573723212, 0.03671089227128668],
+            &[
+                0.03671089227128668,
+                0.3282019573723212,
+                0.7753221044454067,
+                1.0,
+                0.7753221044454067,
+                0.3282019573723212,
+                0.03671089227128668,
+            ],
             1e-13,
         );
         close(
             "chebwin",
             &f64s(&windows::chebwin(8, 50.0, true).unwrap()),
-            &[0.0945513179021363, 0.34937507989817923, 0.71822374676015, 1.0, 1.0, 0.71822374676015, 0.34937507989817923, 0.0945513179021363],
+            &[
+                0.0945513179021363,
+                0.34937507989817923,
+                0.71822374676015,
+                1.0,
+                1.0,
+                0.71822374676015,
+                0.34937507989817923,
+                0.0945513179021363,
+            ],
             1e-12,
         );
         close(
@@ -84,24 +101,51 @@ fn iir_designs_match_scipy() {
     with_device(&d, || {
         use design::{BType, Filter, Output};
         // SciPy's butter(3, 0.25)
-        let Filter::Ba(b, a) = design::butter(3, &[0.25], BType::Lowpass, false, Output::Ba, None).unwrap() else { panic!() };
-        close("butter b", &f64s(&b), &[0.03168934384971104, 0.09506803154913313, 0.09506803154913313, 0.03168934384971104], 1e-13);
+        let Filter::Ba(b, a) = design::butter(3, &[0.25], BType::Lowpass, false, Output::Ba, None).unwrap() else {
+            panic!()
+        };
+        close(
+            "butter b",
+            &f64s(&b),
+            &[0.03168934384971104, 0.09506803154913313, 0.09506803154913313, 0.03168934384971104],
+            1e-13,
+        );
         close("butter a", &f64s(&a), &[1.0, -1.459029062228061, 0.9103690002900687, -0.19782518726431944], 1e-13);
         // SciPy's ellip(3, 1, 40, 0.3)
-        let Filter::Ba(b, a) = design::ellip(3, 1.0, 40.0, &[0.3], BType::Lowpass, false, Output::Ba, None).unwrap() else { panic!() };
-        close("ellip b", &f64s(&b), &[0.05548085891202061, 0.09185345473381834, 0.09185345473381831, 0.05548085891202059], 1e-11);
+        let Filter::Ba(b, a) = design::ellip(3, 1.0, 40.0, &[0.3], BType::Lowpass, false, Output::Ba, None).unwrap()
+        else {
+            panic!()
+        };
+        close(
+            "ellip b",
+            &f64s(&b),
+            &[0.05548085891202061, 0.09185345473381834, 0.09185345473381831, 0.05548085891202059],
+            1e-11,
+        );
         close("ellip a", &f64s(&a), &[1.0, -1.5689413939524122, 1.262742465888154, -0.3991324446440643], 1e-11);
         // SciPy's cheby2(2, 30, 0.4, output='sos')
-        let Filter::Sos(s) = design::cheby2(2, 30.0, &[0.4], BType::Lowpass, false, Output::Sos, None).unwrap() else { panic!() };
+        let Filter::Sos(s) = design::cheby2(2, 30.0, &[0.4], BType::Lowpass, false, Output::Sos, None).unwrap() else {
+            panic!()
+        };
         assert_eq!(s.shape(), &[1, 6]);
         close(
             "cheby2 sos",
             &f64s(&s),
-            &[0.05048502089671879, 0.00273716529137426, 0.05048502089671879, 1.0, -1.5013445507403653, 0.6050517578251771],
+            &[
+                0.05048502089671879,
+                0.00273716529137426,
+                0.05048502089671879,
+                1.0,
+                -1.5013445507403653,
+                0.6050517578251771,
+            ],
             1e-11,
         );
         // zpk output: complex zeros/poles, and the sos round trip through zpk2sos
-        let Filter::Zpk(z, p, k) = design::butter(4, &[0.2, 0.4], BType::Bandpass, false, Output::Zpk, None).unwrap() else { panic!() };
+        let Filter::Zpk(z, p, k) = design::butter(4, &[0.2, 0.4], BType::Bandpass, false, Output::Zpk, None).unwrap()
+        else {
+            panic!()
+        };
         assert_eq!(z.dtype(), DType::C128);
         assert_eq!(p.shape(), &[8]);
         let sos = design::zpk2sos(&z, &p, k, None).unwrap();
@@ -164,7 +208,14 @@ fn waveforms_match_scipy() {
         assert_eq!(seq.dtype(), DType::I8);
         assert_eq!(seq.to_vec::<i8>().unwrap(), vec![1, 1, 1, 1, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0]);
         let t = Array::from_vec(vec![0.0f64, 1.0, 4.0, 7.0]).unwrap();
-        close("sawtooth", &f64s(&waveforms::sawtooth(&t, 0.5).unwrap()), &[-1.0, -0.3633802276324186, 0.4535209105296745, -0.5436615934269304], 1e-14);
+        close(
+            "sawtooth",
+            &f64s(&waveforms::sawtooth(&t, 0.5).unwrap()),
+            &[-1.0, -0.3633802276324186, 0.4535209105296745, -0.5436615934269304],
+            1e-14,
+        );
+        // SciPy answers in float64 for float32 `t` too
+        assert_eq!(waveforms::square(&t.astype(DType::F32).unwrap(), 0.5).unwrap().dtype(), DType::F64);
         let u = waveforms::unit_impulse(&[3, 4], &waveforms::ImpulseIndex::Mid, None).unwrap();
         assert_eq!(f64s(&u)[6], 1.0);
         assert!(waveforms::unit_impulse(&[3], &waveforms::ImpulseIndex::All(3), None).is_err());
@@ -182,14 +233,36 @@ fn spectral_estimators_match_scipy() {
         let xa = Array::from_vec(x).unwrap();
         let o = spectral::SpectralOptions { nperseg: Some(8), ..Default::default() };
         let p = spectral::welch(&xa, &o, spectral::Average::Mean).unwrap();
-        close("welch", &f64s(&p), &[4.413036463874859, 10.014476138575024, 6.330483862098234, 6.4765724244663705, 4.704807001809109], 1e-12);
+        close(
+            "welch",
+            &f64s(&p),
+            &[4.413036463874859, 10.014476138575024, 6.330483862098234, 6.4765724244663705, 4.704807001809109],
+            1e-12,
+        );
         // float32 stays float32
         let p32 = spectral::welch(&xa.astype(DType::F32).unwrap(), &o, spectral::Average::Mean).unwrap();
         assert_eq!(p32.dtype(), DType::F32);
         // stft / istft round trip
-        let z = spectral::stft(&xa, &spectral::SpectralOptions { nperseg: Some(8), detrend: spectral::Detrend::None, scaling: spectral::Scaling::Spectrum, ..Default::default() }, Some(spectral::BoundaryExt::Zeros), true).unwrap();
+        let z = spectral::stft(
+            &xa,
+            &spectral::SpectralOptions {
+                nperseg: Some(8),
+                detrend: spectral::Detrend::None,
+                scaling: spectral::Scaling::Spectrum,
+                ..Default::default()
+            },
+            Some(spectral::BoundaryExt::Zeros),
+            true,
+        )
+        .unwrap();
         assert_eq!(z.dtype(), DType::C128);
-        let back = spectral::istft(&z, &spectral::SpectralOptions { nperseg: Some(8), scaling: spectral::Scaling::Spectrum, ..Default::default() }, true, true).unwrap();
+        let back = spectral::istft(
+            &z,
+            &spectral::SpectralOptions { nperseg: Some(8), scaling: spectral::Scaling::Spectrum, ..Default::default() },
+            true,
+            true,
+        )
+        .unwrap();
         close("istft", &f64s(&back)[..32], &f64s(&xa), 1e-12);
         // noverlap >= nperseg is SciPy's ValueError
         let bad = spectral::SpectralOptions { nperseg: Some(8), noverlap: Some(8), ..Default::default() };

@@ -157,7 +157,9 @@ fn run_design(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array, Fa
                 "butter" => design::butter(n, &wn, btype, analog, output, fs)?,
                 "cheby1" => design::cheby1(n, f64_kwarg(case, "rp")?, &wn, btype, analog, output, fs)?,
                 "cheby2" => design::cheby2(n, f64_kwarg(case, "rs")?, &wn, btype, analog, output, fs)?,
-                "ellip" => design::ellip(n, f64_kwarg(case, "rp")?, f64_kwarg(case, "rs")?, &wn, btype, analog, output, fs)?,
+                "ellip" => {
+                    design::ellip(n, f64_kwarg(case, "rp")?, f64_kwarg(case, "rs")?, &wn, btype, analog, output, fs)?
+                }
                 _ => design::bessel(n, &wn, btype, analog, output, parse_or(case, "norm")?, fs)?,
             };
             filter_part(filt, part)
@@ -239,7 +241,12 @@ fn run_design(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array, Fa
         })(),
         "sosfreqz" => (|| {
             let wor_n = worn_kwarg(case, "worN", arrays, 1)?;
-            let (w, h) = design::sosfreqz(nth(case, arrays, 0)?, &wor_n, bool_kwarg(case, "whole", false)?, opt_f64(case, "fs")?)?;
+            let (w, h) = design::sosfreqz(
+                nth(case, arrays, 0)?,
+                &wor_n,
+                bool_kwarg(case, "whole", false)?,
+                opt_f64(case, "fs")?,
+            )?;
             Ok(if part == "w" { w } else { h })
         })(),
         "group_delay" => (|| {
@@ -296,7 +303,9 @@ fn run_design(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array, Fa
             let nbits = count_kwarg(case, "nbits")?.ok_or_else(|| fail(case, "no nbits"))?;
             let state: Option<Vec<u8>> = match case.kwarg("state") {
                 None => None,
-                Some(v) => Some(usizes(v).ok_or_else(|| fail(case, "bad state"))?.into_iter().map(|x| x as u8).collect()),
+                Some(v) => {
+                    Some(usizes(v).ok_or_else(|| fail(case, "bad state"))?.into_iter().map(|x| x as u8).collect())
+                }
             };
             Ok(waveforms::max_len_seq(nbits, state.as_deref(), count_kwarg(case, "length")?, None)?.0)
         })(),
@@ -342,7 +351,9 @@ fn complex_kwarg(case: &Case, key: &str) -> Result<Option<num_complex::Complex<f
 
 fn run_spectral(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array, Failure>> {
     let out = match f {
-        "periodogram" => (|| Ok(spectral::periodogram(&first(case, arrays)?, &spectral_options(case, Window::Boxcar)?)?))(),
+        "periodogram" => {
+            (|| Ok(spectral::periodogram(&first(case, arrays)?, &spectral_options(case, Window::Boxcar)?)?))()
+        }
         "welch" => (|| {
             let o = spectral_options(case, Window::Hann)?;
             Ok(spectral::welch(&first(case, arrays)?, &o, parse_or(case, "average")?)?)
@@ -425,7 +436,13 @@ fn run_spectral(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array, 
         "lombscargle" => (|| {
             let normalize = match case.kwarg("normalize") {
                 None => spectral::LombNormalize::Power,
-                Some(Value::Bool(b)) => if *b { spectral::LombNormalize::Normalize } else { spectral::LombNormalize::Power },
+                Some(Value::Bool(b)) => {
+                    if *b {
+                        spectral::LombNormalize::Normalize
+                    } else {
+                        spectral::LombNormalize::Power
+                    }
+                }
                 Some(Value::String(s)) => s.parse()?,
                 Some(v) => return Err(fail(case, &format!("normalize {v} not understood"))),
             };

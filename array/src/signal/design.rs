@@ -336,7 +336,10 @@ pub fn zpk2tf(z: &Array, p: &Array, k: f64) -> Result<(Array, Array)> {
 /// SciPy's `normalize(b, a)` for 1-d coefficients: leading zeros of `a` and `b` removed, both
 /// divided by `a[0]`.
 fn normalize_h(b: &[f64], a: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
-    let a0 = a.iter().position(|v| *v != 0.0).ok_or_else(|| Error::value("normalize", "Denominator must have at least on nonzero element."))?;
+    let a0 = a
+        .iter()
+        .position(|v| *v != 0.0)
+        .ok_or_else(|| Error::value("normalize", "Denominator must have at least on nonzero element."))?;
     let a = &a[a0..];
     let mut b: Vec<f64> = b.iter().map(|v| v / a[0]).collect();
     let a: Vec<f64> = a.iter().map(|v| v / a[0]).collect();
@@ -460,7 +463,8 @@ fn zpk2sos_h(z: &[C], p: &[C], k: f64, pairing: Pairing) -> Result<Vec<[f64; 6]>
             let z1 = z.remove(zi);
             sos.push(single_sos(&[z1, C::new(0.0, 0.0)], &[p1, C::new(0.0, 0.0)]));
         } else if p.len() + 1 == z.len() && !is_real(p1) && nreal_p == 1 && nreal_z == 1 {
-            let zi = nearest_idx(&z, p1, Which::Complex).ok_or_else(|| Error::value("zpk2sos", "no complex zero to pair"))?;
+            let zi = nearest_idx(&z, p1, Which::Complex)
+                .ok_or_else(|| Error::value("zpk2sos", "no complex zero to pair"))?;
             let z1 = z.remove(zi);
             sos.push(single_sos(&[z1, z1.conj()], &[p1, p1.conj()]));
         } else {
@@ -479,7 +483,8 @@ fn zpk2sos_h(z: &[C], p: &[C], k: f64, pairing: Pairing) -> Result<Vec<[f64; 6]>
                 if !is_real(z1) {
                     sos.push(single_sos(&[z1, z1.conj()], &[p1, p2]));
                 } else if !z.is_empty() {
-                    let zi2 = nearest_idx(&z, p1, Which::Real).ok_or_else(|| Error::value("zpk2sos", "no real zero to pair"))?;
+                    let zi2 = nearest_idx(&z, p1, Which::Real)
+                        .ok_or_else(|| Error::value("zpk2sos", "no real zero to pair"))?;
                     let z2 = z.remove(zi2);
                     sos.push(single_sos(&[z1, z2], &[p1, p2]));
                 } else {
@@ -546,7 +551,11 @@ pub fn sos2zpk(sos: &Array) -> Result<(Array, Array, f64)> {
     for r in rows {
         let (zz, pp, kk) = tf2zpk_h(&r[..3], &r[3..]);
         let lead = r[..3].iter().position(|v| *v != 0.0).unwrap_or(2);
-        let (zz, kk) = if lead > 0 { (roots(&r[lead..3].iter().map(|v| C::new(v / r[lead], 0.0)).collect::<Vec<_>>()), r[lead]) } else { (zz, kk) };
+        let (zz, kk) = if lead > 0 {
+            (roots(&r[lead..3].iter().map(|v| C::new(v / r[lead], 0.0)).collect::<Vec<_>>()), r[lead])
+        } else {
+            (zz, kk)
+        };
         z.extend(zz.iter().copied());
         z.extend(std::iter::repeat_n(C::new(0.0, 0.0), 2 - zz.len()));
         p.extend(pp.iter().copied());
@@ -594,7 +603,7 @@ fn cheb1ap(n: usize, rp: f64) -> Zpk {
         })
         .collect();
     let mut k = prod(&p.iter().map(|v| -v).collect::<Vec<_>>()).re;
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         k /= (1.0 + eps * eps).sqrt();
     }
     (vec![], p, k)
@@ -742,16 +751,15 @@ fn ellipap(n: usize, rp: f64, rs: f64) -> Result<Zpk> {
     let capk = ellipk(m);
     let js: Vec<usize> = ((1 - n % 2)..n).step_by(2).collect();
     let scd: Vec<(f64, f64, f64)> = js.iter().map(|&j| ellipj(j as f64 * capk / n as f64, m)).collect();
-    let mut z: Vec<C> = scd.iter().filter(|(s, _, _)| s.abs() > EPSILON).map(|(s, _, _)| C::new(0.0, 1.0 / (m.sqrt() * s))).collect();
+    let mut z: Vec<C> =
+        scd.iter().filter(|(s, _, _)| s.abs() > EPSILON).map(|(s, _, _)| C::new(0.0, 1.0 / (m.sqrt() * s))).collect();
     let zc: Vec<C> = z.iter().map(|v| v.conj()).collect();
     z.extend(zc);
     let r = arc_jac_sc1(1.0 / eps, ck1_sq)?;
     let v0 = capk * r / (n as f64 * val0);
     let (sv, cv, dv) = ellipj(v0, 1.0 - m);
-    let mut p: Vec<C> = scd
-        .iter()
-        .map(|&(s, c, d)| -(C::new(c * d * sv * cv, s * dv)) / (1.0 - (d * sv).powi(2)))
-        .collect();
+    let mut p: Vec<C> =
+        scd.iter().map(|&(s, c, d)| -(C::new(c * d * sv * cv, s * dv)) / (1.0 - (d * sv).powi(2))).collect();
     if n % 2 == 1 {
         let scale = p.iter().map(|v| v.norm_sqr()).sum::<f64>().sqrt();
         let newp: Vec<C> = p.iter().filter(|v| v.im.abs() > EPSILON * scale).map(|v| v.conj()).collect();
@@ -761,7 +769,7 @@ fn ellipap(n: usize, rp: f64, rs: f64) -> Result<Zpk> {
         p.extend(pc);
     }
     let mut k = (prod(&p.iter().map(|v| -v).collect::<Vec<_>>()) / prod(&z.iter().map(|v| -v).collect::<Vec<_>>())).re;
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         k /= (1.0 + eps_sq).sqrt();
     }
     Ok((z, p, k))
@@ -799,7 +807,8 @@ fn besselap(n: usize, norm: BesselNorm) -> Result<Zpk> {
             Ok((vec![], p.iter().map(|v| v * s).collect(), 1.0))
         }
         BesselNorm::Mag => {
-            let mag = |w: f64| -> f64 { a_last / prod(&p.iter().map(|v| C::new(0.0, w) - v).collect::<Vec<_>>()).norm() };
+            let mag =
+                |w: f64| -> f64 { a_last / prod(&p.iter().map(|v| C::new(0.0, w) - v).collect::<Vec<_>>()).norm() };
             let target = 1.0 / 2f64.sqrt();
             let (mut lo, mut hi) = (1e-6, 1.0);
             while mag(hi) > target {
@@ -871,7 +880,9 @@ fn bilinear(z: &[C], p: &[C], k: f64, fs: f64) -> Zpk {
     let mut zz: Vec<C> = z.iter().map(|v| (fs2 + v) / (fs2 - v)).collect();
     let pz = p.iter().map(|v| (fs2 + v) / (fs2 - v)).collect();
     zz.extend(std::iter::repeat_n(C::new(-1.0, 0.0), degree));
-    let kz = k * (prod(&z.iter().map(|v| fs2 - v).collect::<Vec<_>>()) / prod(&p.iter().map(|v| fs2 - v).collect::<Vec<_>>())).re;
+    let kz = k
+        * (prod(&z.iter().map(|v| fs2 - v).collect::<Vec<_>>()) / prod(&p.iter().map(|v| fs2 - v).collect::<Vec<_>>()))
+            .re;
     (zz, pz, kz)
 }
 
@@ -880,7 +891,15 @@ fn bilinear(z: &[C], p: &[C], k: f64, fs: f64) -> Zpk {
 /// SciPy's `iirfilter(N, Wn, rp, rs, btype, analog, ftype, output, fs)`: an order-`n` digital
 /// (or analog) filter of the prototype `ftype`. `wn` holds one edge (low/high-pass) or two
 /// (band-pass/stop), normalised to Nyquist = 1 unless `fs` is given.
-pub fn iirfilter(n: usize, wn: &[f64], ftype: FType, btype: BType, analog: bool, output: Output, fs: Option<f64>) -> Result<Filter> {
+pub fn iirfilter(
+    n: usize,
+    wn: &[f64],
+    ftype: FType,
+    btype: BType,
+    analog: bool,
+    output: Output,
+    fs: Option<f64>,
+) -> Result<Filter> {
     let op = "iirfilter";
     let mut wn = wn.to_vec();
     if let Some(fs) = fs {
@@ -905,8 +924,8 @@ pub fn iirfilter(n: usize, wn: &[f64], ftype: FType, btype: BType, analog: bool,
         return Err(Error::value(op, "Wn[0] must be less than Wn[1]"));
     }
     if !analog && wn.iter().any(|w| *w >= 1.0) {
-        let msg = if fs.is_some() {
-            format!("Digital filter critical frequencies must be 0 < Wn < fs/2 (fs={} -> fs/2={})", fs.unwrap(), fs.unwrap() / 2.0)
+        let msg = if let Some(fs) = fs {
+            format!("Digital filter critical frequencies must be 0 < Wn < fs/2 (fs={fs} -> fs/2={})", fs / 2.0)
         } else {
             "Digital filter critical frequencies must be 0 < Wn < 1".to_string()
         };
@@ -934,7 +953,11 @@ pub fn iirfilter(n: usize, wn: &[f64], ftype: FType, btype: BType, analog: bool,
         }
         FType::Bessel { norm } => besselap(n, norm)?,
     };
-    let (warped, fsd) = if analog { (wn.clone(), 0.0) } else { (wn.iter().map(|w| 4.0 * (PI * w / 2.0).tan()).collect::<Vec<_>>(), 2.0) };
+    let (warped, fsd) = if analog {
+        (wn.clone(), 0.0)
+    } else {
+        (wn.iter().map(|w| 4.0 * (PI * w / 2.0).tan()).collect::<Vec<_>>(), 2.0)
+    };
     let (z, p, k) = match btype {
         BType::Lowpass => lp2lp(&z, &p, k, warped[0]),
         BType::Highpass => lp2hp(&z, &p, k, warped[0]),
@@ -963,24 +986,57 @@ pub fn butter(n: usize, wn: &[f64], btype: BType, analog: bool, output: Output, 
 }
 
 /// SciPy's `cheby1(N, rp, Wn, btype, analog, output, fs)`.
-pub fn cheby1(n: usize, rp: f64, wn: &[f64], btype: BType, analog: bool, output: Output, fs: Option<f64>) -> Result<Filter> {
+pub fn cheby1(
+    n: usize,
+    rp: f64,
+    wn: &[f64],
+    btype: BType,
+    analog: bool,
+    output: Output,
+    fs: Option<f64>,
+) -> Result<Filter> {
     iirfilter(n, wn, FType::Cheby1 { rp }, btype, analog, output, fs)
 }
 
 /// SciPy's `cheby2(N, rs, Wn, btype, analog, output, fs)`.
-pub fn cheby2(n: usize, rs: f64, wn: &[f64], btype: BType, analog: bool, output: Output, fs: Option<f64>) -> Result<Filter> {
+pub fn cheby2(
+    n: usize,
+    rs: f64,
+    wn: &[f64],
+    btype: BType,
+    analog: bool,
+    output: Output,
+    fs: Option<f64>,
+) -> Result<Filter> {
     iirfilter(n, wn, FType::Cheby2 { rs }, btype, analog, output, fs)
 }
 
 /// SciPy's `ellip(N, rp, rs, Wn, btype, analog, output, fs)`.
 #[allow(clippy::too_many_arguments)]
-pub fn ellip(n: usize, rp: f64, rs: f64, wn: &[f64], btype: BType, analog: bool, output: Output, fs: Option<f64>) -> Result<Filter> {
+pub fn ellip(
+    n: usize,
+    rp: f64,
+    rs: f64,
+    wn: &[f64],
+    btype: BType,
+    analog: bool,
+    output: Output,
+    fs: Option<f64>,
+) -> Result<Filter> {
     iirfilter(n, wn, FType::Ellip { rp, rs }, btype, analog, output, fs)
 }
 
 /// SciPy's `bessel(N, Wn, btype, analog, output, norm, fs)`.
 #[allow(clippy::too_many_arguments)]
-pub fn bessel(n: usize, wn: &[f64], btype: BType, analog: bool, output: Output, norm: BesselNorm, fs: Option<f64>) -> Result<Filter> {
+pub fn bessel(
+    n: usize,
+    wn: &[f64],
+    btype: BType,
+    analog: bool,
+    output: Output,
+    norm: BesselNorm,
+    fs: Option<f64>,
+) -> Result<Filter> {
     iirfilter(n, wn, FType::Bessel { norm }, btype, analog, output, fs)
 }
 
@@ -1067,7 +1123,10 @@ pub fn firwin(
         return Err(Error::value(op, "At least one cutoff frequency must be given."));
     }
     if cutoff.iter().any(|&c| c <= 0.0 || c >= 1.0) {
-        return Err(Error::value(op, "Invalid cutoff frequency: frequencies must be greater than 0 and less than fs/2."));
+        return Err(Error::value(
+            op,
+            "Invalid cutoff frequency: frequencies must be greater than 0 and less than fs/2.",
+        ));
     }
     if cutoff.windows(2).any(|w| w[1] <= w[0]) {
         return Err(Error::value(op, "Invalid cutoff frequencies: the frequencies must be strictly increasing."));
@@ -1084,14 +1143,20 @@ pub fn firwin(
                 BType::Bandpass | BType::Bandstop => (t == BType::Bandstop, cutoff.len() > 1),
             };
             if !ok {
-                return Err(Error::value(op, format!("cutoff must have the right number of elements for pass_zero={t:?}")));
+                return Err(Error::value(
+                    op,
+                    format!("cutoff must have the right number of elements for pass_zero={t:?}"),
+                ));
             }
             pz
         }
     };
     let pass_nyquist = (cutoff.len() % 2 == 1) ^ pz;
-    if pass_nyquist && numtaps % 2 == 0 {
-        return Err(Error::value(op, "A filter with an even number of coefficients must have zero response at the Nyquist frequency."));
+    if pass_nyquist && numtaps.is_multiple_of(2) {
+        return Err(Error::value(
+            op,
+            "A filter with an even number of coefficients must have zero response at the Nyquist frequency.",
+        ));
     }
     let mut edges = vec![];
     if pz {
@@ -1149,7 +1214,10 @@ pub fn firwin2(
     }
     let nfreqs = nfreqs.unwrap_or(1 + (1usize << (numtaps as f64).log2().ceil() as u32));
     if numtaps >= nfreqs {
-        return Err(Error::value(op, format!("ntaps must be less than nfreqs, but firwin2 was called with ntaps={numtaps} and nfreqs={nfreqs}")));
+        return Err(Error::value(
+            op,
+            format!("ntaps must be less than nfreqs, but firwin2 was called with ntaps={numtaps} and nfreqs={nfreqs}"),
+        ));
     }
     if freq.is_empty() || freq[0] != 0.0 || freq[freq.len() - 1] != nyq {
         return Err(Error::value(op, "freq must start with 0 and end with fs/2."));
@@ -1236,8 +1304,9 @@ fn solve_dense(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Result<Vec<f64>> {
         for r in col + 1..n {
             let f = a[r][col] / a[col][col];
             if f != 0.0 {
-                for c in col..n {
-                    a[r][c] -= f * a[col][c];
+                let (top, bottom) = a.split_at_mut(r);
+                for (x, p) in bottom[0][col..].iter_mut().zip(&top[col][col..]) {
+                    *x -= f * p;
                 }
                 b[r] -= f * b[col];
             }
@@ -1256,10 +1325,10 @@ fn solve_dense(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Result<Vec<f64>> {
 pub fn firls(numtaps: usize, bands: &[f64], desired: &[f64], weight: Option<&[f64]>, fs: Option<f64>) -> Result<Array> {
     let op = "firls";
     let nyq = 0.5 * fs.unwrap_or(2.0);
-    if numtaps % 2 == 0 || numtaps < 1 {
+    if numtaps.is_multiple_of(2) || numtaps < 1 {
         return Err(Error::value(op, format!("numtaps must be odd and >= 1, got {numtaps}")));
     }
-    if bands.len() % 2 != 0 || bands.is_empty() {
+    if !bands.len().is_multiple_of(2) || bands.is_empty() {
         return Err(Error::value(op, "bands must contain frequency pairs."));
     }
     if desired.len() != bands.len() {
@@ -1379,7 +1448,14 @@ fn exp_neg_j(w: &Array) -> Result<Array> {
 
 /// SciPy's `freqz(b, a=1, worN=512, whole=False, fs=2π, include_nyquist=False)`: the
 /// frequencies (units of `fs`) and the complex response `B(e^{jω}) / A(e^{jω})`.
-pub fn freqz(b: &Array, a: Option<&Array>, wor_n: &WorN, whole: bool, fs: Option<f64>, include_nyquist: bool) -> Result<(Array, Array)> {
+pub fn freqz(
+    b: &Array,
+    a: Option<&Array>,
+    wor_n: &WorN,
+    whole: bool,
+    fs: Option<f64>,
+    include_nyquist: bool,
+) -> Result<(Array, Array)> {
     one_d("freqz", b)?;
     let fs = fs.unwrap_or(2.0 * PI);
     let (w, shown) = response_grid("freqz", wor_n, whole, fs, include_nyquist)?;

@@ -9,8 +9,9 @@
 //! `czt` is Bluestein's algorithm (chirps on the host, one FFT convolution on the device).
 //! Only the window and the chirps (lengths `nperseg`, `n + m`) are computed on the host.
 //!
-//! **dtypes.** float32 input stays float32 (spectra) and complex64 (`csd`, `stft`), as SciPy;
-//! integers compute in float64.
+//! **dtypes.** float32 input stays float32 (spectra, `detrend`, `istft`) and complex64 (`csd`,
+//! `stft`), as SciPy; integers compute in float64; `czt`/`zoom_fft` answer in complex128 and
+//! `lombscargle` in float64 for every input, as SciPy.
 //!
 //! **Choices.** Only `axis=-1`-style layouts are computed internally; other axes are moved
 //! there and back. `nperseg` larger than the signal is reduced to the signal's length (SciPy
@@ -115,7 +116,12 @@ impl FromStr for SpectrogramMode {
             "magnitude" => SpectrogramMode::Magnitude,
             "angle" => SpectrogramMode::Angle,
             "phase" => return Err(Error::Unsupported("spectrogram mode 'phase'".into())),
-            _ => return Err(Error::value("spectrogram", format!("unknown value for mode {s}, must be one of: psd, complex, magnitude, angle, phase"))),
+            _ => {
+                return Err(Error::value(
+                    "spectrogram",
+                    format!("unknown value for mode {s}, must be one of: psd, complex, magnitude, angle, phase"),
+                ))
+            }
         })
     }
 }
@@ -141,7 +147,14 @@ impl FromStr for BoundaryExt {
             "odd" => BoundaryExt::Odd,
             "constant" => BoundaryExt::Constant,
             "zeros" => BoundaryExt::Zeros,
-            _ => return Err(Error::value("stft", format!("Unknown boundary option '{s}', must be one of: ['even', 'odd', 'constant', 'zeros', None]"))),
+            _ => {
+                return Err(Error::value(
+                    "stft",
+                    format!(
+                        "Unknown boundary option '{s}', must be one of: ['even', 'odd', 'constant', 'zeros', None]"
+                    ),
+                ))
+            }
         })
     }
 }
@@ -192,7 +205,11 @@ fn work_dtype(op: &str, a: &Array) -> Result<DType> {
         DType::F64 | DType::C128 => a.dtype(),
         DType::F16 | DType::BF16 => DType::F32,
         DType::Bool => {
-            return Err(Error::UnsupportedDType { op: op.into(), dtypes: vec![a.dtype()], detail: "boolean input".into() })
+            return Err(Error::UnsupportedDType {
+                op: op.into(),
+                dtypes: vec![a.dtype()],
+                detail: "boolean input".into(),
+            })
         }
         _ => DType::F64,
     })
@@ -215,7 +232,10 @@ fn complex_of(dt: DType) -> DType {
 fn norm_axis(op: &str, axis: isize, ndim: usize) -> Result<usize> {
     let a = if axis < 0 { axis + ndim as isize } else { axis };
     if a < 0 || a as usize >= ndim {
-        return Err(Error::Axis { op: op.into(), reason: format!("axis {axis} is out of bounds for array of dimension {ndim}") });
+        return Err(Error::Axis {
+            op: op.into(),
+            reason: format!("axis {axis} is out of bounds for array of dimension {ndim}"),
+        });
     }
     Ok(a as usize)
 }
@@ -302,7 +322,9 @@ fn extend_ends(x: &Array, w: usize, how: BoundaryExt) -> Result<Array> {
     *zshape.last_mut().unwrap() = w;
     let (left, right) = match how {
         BoundaryExt::Zeros => (crate::zeros(&zshape, x.dtype())?, crate::zeros(&zshape, x.dtype())?),
-        BoundaryExt::Constant => (sl(x, 0, Some(1))?.broadcast_to(&zshape)?, sl(x, n - 1, None)?.broadcast_to(&zshape)?),
+        BoundaryExt::Constant => {
+            (sl(x, 0, Some(1))?.broadcast_to(&zshape)?, sl(x, n - 1, None)?.broadcast_to(&zshape)?)
+        }
         BoundaryExt::Even | BoundaryExt::Odd => {
             let li = Array::from_vec((0..w).map(|i| (w - i) as i64).collect::<Vec<_>>())?;
             let ri = Array::from_vec((0..w).map(|i| (n - 2 - i as isize) as i64).collect::<Vec<_>>())?;
@@ -423,7 +445,7 @@ fn to_output_layout(r: &Array, ax: usize, ndim_in: usize) -> Result<Array> {
 
 fn median_bias(n: usize) -> f64 {
     let mut b = 1.0;
-    for i in 1..=(n - 1) / 2 {
+    for i in 1..=n.saturating_sub(1) / 2 {
         let ii = 2.0 * i as f64;
         b += 1.0 / (ii + 1.0) - 1.0 / ii;
     }
@@ -495,13 +517,20 @@ pub fn coherence(x: &Array, y: &Array, o: &SpectralOptions) -> Result<Array> {
 }
 
 /// The STFT-mode segments (`(..., nseg, nfreq)`, scaled by `sqrt(scale)`) and the axis.
-fn stft_segments(op: &str, x: &Array, o: &SpectralOptions, boundary: Option<BoundaryExt>, padded: bool) -> Result<(Array, usize)> {
+fn stft_segments(
+    op: &str,
+    x: &Array,
+    o: &SpectralOptions,
+    boundary: Option<BoundaryExt>,
+    padded: bool,
+) -> Result<(Array, usize)> {
     let (mut xm, ax) = prepare(op, x, o.axis)?;
     let n0 = xm.shape()[xm.ndim() - 1];
     if n0 == 0 {
         return Err(Error::value(op, "input is empty"));
     }
-    let nperseg = o.nperseg.unwrap_or(256);
+    // SciPy reduces `nperseg` to the signal's length (with a warning) before extending it
+    let nperseg = o.nperseg.unwrap_or(256).min(n0);
     if nperseg == 0 {
         return Err(Error::value(op, "nperseg must be a positive integer"));
     }
@@ -515,8 +544,7 @@ fn stft_segments(op: &str, x: &Array, o: &SpectralOptions, boundary: Option<Boun
     if padded {
         let n = xm.shape()[xm.ndim() - 1];
         let nstep = nperseg - noverlap;
-        let nadd = (nstep - (n.saturating_sub(nperseg)) % nstep) % nstep;
-        let nadd = if n < nperseg { nperseg - n } else { nadd };
+        let nadd = (nstep - (n - nperseg) % nstep) % nstep;
         if nadd > 0 {
             let mut zs = xm.shape().to_vec();
             *zs.last_mut().unwrap() = nadd;
@@ -594,7 +622,11 @@ fn overlap_add(frames: &Array, nstep: usize) -> Result<Array> {
     let nb = nseg + k - 1;
     let mut acc: Option<Array> = None;
     for j in 0..k {
-        let plane = f.slice(&[SliceArg::Ellipsis, SliceArg::Index(j as isize), SliceArg::Range { start: None, stop: None, step: None }])?;
+        let plane = f.slice(&[
+            SliceArg::Ellipsis,
+            SliceArg::Index(j as isize),
+            SliceArg::Range { start: None, stop: None, step: None },
+        ])?;
         let mut parts: Vec<Array> = vec![];
         if j > 0 {
             let mut zs = lead.clone();
@@ -632,6 +664,9 @@ pub fn istft(zxx: &Array, o: &SpectralOptions, input_onesided: bool, boundary: b
     }
     let nd = zxx.ndim();
     let nfreq = zxx.shape()[nd - 2];
+    if nfreq == 0 || zxx.shape()[nd - 1] == 0 {
+        return Err(Error::value(op, format!("Input stft is empty (shape {:?})", zxx.shape())));
+    }
     let n_default = if input_onesided { 2 * (nfreq - 1) } else { nfreq };
     let nperseg = o.nperseg.unwrap_or(n_default);
     if nperseg < 1 {
@@ -673,7 +708,9 @@ pub fn istft(zxx: &Array, o: &SpectralOptions, input_onesided: bool, boundary: b
     let frames = xs.mul(&w)?.mul_scalar(gain)?;
     let nseg = frames.shape()[frames.ndim() - 2];
     let mut x = overlap_add(&frames, nstep)?;
-    let w2frames = Array::from_vec(win.iter().map(|v| v * v).collect::<Vec<f64>>())?.astype(rdt)?.broadcast_to(&[nseg, nperseg])?;
+    let w2frames = Array::from_vec(win.iter().map(|v| v * v).collect::<Vec<f64>>())?
+        .astype(rdt)?
+        .broadcast_to(&[nseg, nperseg])?;
     let mut norm = overlap_add(&w2frames, nstep)?;
     if boundary {
         let h = (nperseg / 2) as isize;
@@ -701,7 +738,9 @@ pub fn czt(x: &Array, m: Option<usize>, w: Option<C>, a: C, axis: isize) -> Resu
         return Err(Error::value(op, "Invalid number of data points (0) specified."));
     }
     let w = w.unwrap_or(C::from_polar(1.0, -2.0 * PI / m as f64));
-    let cdt = complex_of(work_dtype(op, x)?);
+    work_dtype(op, x)?;
+    // SciPy answers in complex128 for every input (its chirps are complex128)
+    let cdt = DType::C128;
     let xm = crate::moveaxis(&x.astype(cdt)?, &[ax as isize], &[-1])?;
     let lw = w.ln();
     let la = a.ln();
@@ -764,7 +803,10 @@ impl FromStr for LombNormalize {
             "power" | "false" => Ok(LombNormalize::Power),
             "normalize" | "true" => Ok(LombNormalize::Normalize),
             "amplitude" => Ok(LombNormalize::Amplitude),
-            _ => Err(Error::value("lombscargle", "Normalize must be: False (or 'power'), True (or 'normalize'), or 'amplitude'.")),
+            _ => Err(Error::value(
+                "lombscargle",
+                "Normalize must be: False (or 'power'), True (or 'normalize'), or 'amplitude'.",
+            )),
         }
     }
 }
@@ -789,7 +831,11 @@ pub fn lombscargle(
             return Err(Error::value(op, format!("{name} must be a non-empty 1-D array, got shape {:?}", a.shape())));
         }
         if a.dtype().is_complex() {
-            return Err(Error::UnsupportedDType { op: op.into(), dtypes: vec![a.dtype()], detail: format!("{name} must be real") });
+            return Err(Error::UnsupportedDType {
+                op: op.into(),
+                dtypes: vec![a.dtype()],
+                detail: format!("{name} must be real"),
+            });
         }
     }
     let n = x.shape()[0];
@@ -843,7 +889,11 @@ pub fn lombscargle(
             a.astype(DType::C128)?.add(&b.mul_scalar(Scalar::Complex(0.0, 1.0))?)
         }
         _ => {
-            let p = ss.mul(&yc.mul(&yc)?)?.add(&cc.mul(&ys.mul(&ys)?)?)?.sub(&cs.mul(&yc)?.mul(&ys)?.mul_scalar(2.0)?)?.div(&d)?;
+            let p = ss
+                .mul(&yc.mul(&yc)?)?
+                .add(&cc.mul(&ys.mul(&ys)?)?)?
+                .sub(&cs.mul(&yc)?.mul(&ys)?.mul_scalar(2.0)?)?
+                .div(&d)?;
             if normalize == LombNormalize::Normalize {
                 p.div(&yy)
             } else {

@@ -2,8 +2,7 @@
 //! `max_len_seq`.
 //!
 //! The time-sampled waveforms are elementwise expressions of `t`, built from xp's ufuncs so
-//! they run (and fuse) on the device. Results are float64 (float32 `t` stays float32 where
-//! SciPy keeps it: `sawtooth` and `square` answer in `t`'s float dtype, float64 otherwise).
+//! they run (and fuse) on the device. Results are float64 for every real `t`, as SciPy's.
 //! `unit_impulse` and `max_len_seq` are built on the host: the first is one nonzero sample, the
 //! second a bit-serial recurrence (Fibonacci linear-feedback shift register with SciPy's
 //! primitive-polynomial taps) that has no parallel form worth a kernel.
@@ -82,7 +81,10 @@ pub fn chirp(t: &Array, f0: f64, t1: f64, f1: f64, method: ChirpMethod, phi: f64
         }
         ChirpMethod::Logarithmic => {
             if f0 * f1 <= 0.0 {
-                return Err(Error::value("chirp", "For a logarithmic chirp, f0 and f1 must be nonzero and have the same sign."));
+                return Err(Error::value(
+                    "chirp",
+                    "For a logarithmic chirp, f0 and f1 must be nonzero and have the same sign.",
+                ));
             }
             if f0 == f1 {
                 t.mul_scalar(two_pi * f0)?
@@ -130,13 +132,10 @@ fn periodic_phase(t: &Array) -> Result<Array> {
     t.rem(f(2.0 * PI))
 }
 
-/// The float dtype SciPy's `sawtooth`/`square` answer in: `t`'s float dtype, else float64.
-fn wave_dtype(t: &Array) -> DType {
-    match t.dtype() {
-        DType::F32 | DType::F64 => t.dtype(),
-        DType::F16 => DType::F32,
-        _ => DType::F64,
-    }
+/// The dtype SciPy's `sawtooth`/`square` answer in: float64 (the float64 `width`/`duty`
+/// promotes float32 `t` as well).
+fn wave_dtype(_t: &Array) -> DType {
+    DType::F64
 }
 
 /// SciPy's `sawtooth(t, width=1)`: rising from -1 to 1 on `[0, width·2π)`, falling back on
@@ -243,7 +242,12 @@ fn mls_taps(nbits: usize) -> Option<&'static [usize]> {
 
 /// SciPy's `max_len_seq(nbits, state=None, length=None, taps=None)`: the sequence (int8, 0/1)
 /// and the final register state (int8).
-pub fn max_len_seq(nbits: usize, state: Option<&[u8]>, length: Option<usize>, taps: Option<&[usize]>) -> Result<(Array, Array)> {
+pub fn max_len_seq(
+    nbits: usize,
+    state: Option<&[u8]>,
+    length: Option<usize>,
+    taps: Option<&[usize]>,
+) -> Result<(Array, Array)> {
     let op = "max_len_seq";
     let taps: Vec<usize> = match taps {
         Some(t) => {
@@ -252,9 +256,9 @@ pub fn max_len_seq(nbits: usize, state: Option<&[u8]>, length: Option<usize>, ta
             }
             t.to_vec()
         }
-        None => mls_taps(nbits)
-            .ok_or_else(|| Error::value(op, "nbits must be between 2 and 32 if taps is None"))?
-            .to_vec(),
+        None => {
+            mls_taps(nbits).ok_or_else(|| Error::value(op, "nbits must be between 2 and 32 if taps is None"))?.to_vec()
+        }
     };
     let mut st: Vec<u8> = match state {
         Some(s) => {

@@ -139,7 +139,10 @@ impl Window {
             "flattop" => Window::Flattop,
             "gaussian" => Window::Gaussian(need(0)?),
             "general_cosine" => {
-                return Err(Error::value("get_window", "general_cosine takes a sequence of coefficients; use Window::GeneralCosine"))
+                return Err(Error::value(
+                    "get_window",
+                    "general_cosine takes a sequence of coefficients; use Window::GeneralCosine",
+                ))
             }
             "general_gaussian" => Window::GeneralGaussian(need(0)?, need(1)?),
             "general_hamming" => Window::GeneralHamming(need(0)?),
@@ -150,7 +153,11 @@ impl Window {
             "lanczos" => Window::Lanczos,
             "nuttall" => Window::Nuttall,
             "parzen" => Window::Parzen,
-            "taylor" => Window::Taylor(opt(0, 4.0) as usize, opt(1, 30.0), params.get(2).copied().flatten().is_none_or(|v| v != 0.0)),
+            "taylor" => Window::Taylor(
+                opt(0, 4.0) as usize,
+                opt(1, 30.0),
+                params.get(2).copied().flatten().is_none_or(|v| v != 0.0),
+            ),
             "triang" => Window::Triang,
             "tukey" => Window::Tukey(opt(0, 0.5)),
             _ => return Err(unknown()),
@@ -349,13 +356,19 @@ pub(crate) fn kaiser_h(m: usize, beta: f64, sym: bool) -> Vec<f64> {
 
 fn kbd_h(m: usize, beta: f64, sym: bool) -> Result<Vec<f64>> {
     if !sym {
-        return Err(Error::value("kaiser_bessel_derived", "Kaiser-Bessel Derived windows are only defined for symmetric shapes"));
+        return Err(Error::value(
+            "kaiser_bessel_derived",
+            "Kaiser-Bessel Derived windows are only defined for symmetric shapes",
+        ));
     }
     if m < 1 {
         return Ok(vec![]);
     }
     if m % 2 == 1 {
-        return Err(Error::value("kaiser_bessel_derived", "Kaiser-Bessel Derived windows are only defined for even number of points"));
+        return Err(Error::value(
+            "kaiser_bessel_derived",
+            "Kaiser-Bessel Derived windows are only defined for even number of points",
+        ));
     }
     let k = kaiser_h(m / 2 + 1, beta, true);
     let mut csum = Vec::with_capacity(k.len());
@@ -383,7 +396,8 @@ fn lanczos_h(m: usize, sym: bool) -> Vec<f64> {
         return vec![1.0; m];
     }
     let (m, trunc) = extend(m, sym);
-    let right = |start: usize| -> Vec<f64> { (start..m).map(|n| sinc(2.0 * n as f64 / (m - 1) as f64 - 1.0)).collect() };
+    let right =
+        |start: usize| -> Vec<f64> { (start..m).map(|n| sinc(2.0 * n as f64 / (m - 1) as f64 - 1.0)).collect() };
     let w = if m % 2 == 0 {
         let wh = right(m / 2);
         let mut w: Vec<f64> = wh.iter().rev().copied().collect();
@@ -546,7 +560,8 @@ fn taylor_h(m: usize, nbar: usize, sll: f64, norm: bool, sym: bool) -> Vec<f64> 
         .map(|mi| {
             let m2 = ma[mi] * ma[mi];
             let sign = if mi % 2 == 0 { 1.0 } else { -1.0 };
-            let numer: f64 = sign * ma.iter().map(|&k| 1.0 - m2 / s2 / (a * a + (k - 0.5) * (k - 0.5))).product::<f64>();
+            let numer: f64 =
+                sign * ma.iter().map(|&k| 1.0 - m2 / s2 / (a * a + (k - 0.5) * (k - 0.5))).product::<f64>();
             let d1: f64 = ma[..mi].iter().map(|&k| 1.0 - m2 / (k * k)).product();
             let d2: f64 = ma[mi + 1..].iter().map(|&k| 1.0 - m2 / (k * k)).product();
             numer / (2.0 * d1 * d2)
