@@ -37,8 +37,12 @@
 //! three FFTs of the full size `N` against the direct multiply-adds, with SciPy's measured
 //! constants) picks the FFT when it predicts it is faster.
 
+pub mod design;
 mod fftconv;
 pub mod numpy;
+pub mod spectral;
+pub mod waveforms;
+pub mod windows;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -47,7 +51,16 @@ use xp_backend_api::{DType, DynDevice, Error, Result};
 pub use xp_kernels::signal::Boundary;
 use xp_kernels::signal::{plan_direct, DirectGeometry};
 
+pub use self::design::{
+    bessel, butter, cheby1, cheby2, ellip, firls, firwin, firwin2, freqz, group_delay, iirfilter, iirnotch, iirpeak,
+    kaiser_atten, kaiser_beta, sos2tf, sos2zpk, sosfreqz, tf2sos, tf2zpk, zpk2sos, zpk2tf,
+};
 pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
+pub use self::spectral::{
+    coherence, csd, czt, detrend, istft, lombscargle, periodogram, spectrogram, stft, welch, zoom_fft,
+};
+pub use self::waveforms::{chirp, gausspulse, max_len_seq, sawtooth, square, unit_impulse};
+pub use self::windows::get_window;
 use crate::exec::{run_launches, target_of, Bindings};
 use crate::promote::{promote_types, Scalar};
 use crate::routines::flip;
