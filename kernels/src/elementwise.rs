@@ -717,6 +717,38 @@ const GPU_FORMS: [(Layout, IndexWidth); 5] = [
     (Layout::Strided, IndexWidth::I64),
 ];
 
+/// A sample of [`gpu_kernels`] that still meets every op's every loop body and every GPU form:
+/// each loop of an op in one form (the forms taken in turn along the op's loops, starting at
+/// a different form for each op), the forms its loops did not reach in its first loop, and
+/// each cast in one form (in turn). What the cross-vendor compile check compiles in CI as the
+/// op table grows; [`gpu_kernels`] is the whole set.
+pub fn gpu_kernels_sampled() -> Vec<Rendered> {
+    let mut out = Vec::new();
+    for (k, op) in crate::ops::ALL.iter().enumerate() {
+        for (j, lp) in op.loops.iter().enumerate() {
+            let (layout, index) = GPU_FORMS[(j + k) % GPU_FORMS.len()];
+            out.push(loop_spec(op, lp, layout, index).render());
+        }
+        if let Some(first) = op.loops.first() {
+            for f in op.loops.len()..GPU_FORMS.len() {
+                let (layout, index) = GPU_FORMS[(f + k) % GPU_FORMS.len()];
+                out.push(loop_spec(op, first, layout, index).render());
+            }
+        }
+    }
+    let mut k = 0usize;
+    for from in DType::ALL {
+        for to in DType::ALL {
+            if from != to {
+                let (layout, index) = GPU_FORMS[k % GPU_FORMS.len()];
+                out.push(cast_spec(from, to, layout, index).render());
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
 /// Every kernel the ops of [`crate::ops::ALL`] emit on GPUs, in every layout and index width
 /// they launch with: the set the cross-vendor check compiles.
 pub fn gpu_kernels() -> Vec<Rendered> {
