@@ -472,7 +472,10 @@ if (!inside) {
         if (d < 0) break;
     }
 }
-if (rnd != 0) acc = acc > 0.0 ? floor(acc + 0.5) : ceil(acc - 0.5);
+if (rnd != 0) {
+    acc = acc > 0.0 ? floor(acc + 0.5) : ceil(acc - 0.5);
+    acc = acc < lo ? lo : (acc > hi ? hi : acc);
+}
 y = acc;
 "#;
 
@@ -504,7 +507,7 @@ fn transform(
     let k = kernel(
         &K,
         "float64 shp, raw float64 cf, raw int64 meta, raw float64 par, raw float64 pd, raw float64 crd, \
-         int64 nd, int64 ndo, int64 npts, int64 kind, int64 hs, int64 hz, int64 grid, int64 mode, float64 cval, int64 rnd",
+         int64 nd, int64 ndo, int64 npts, int64 kind, int64 hs, int64 hz, int64 grid, int64 mode, float64 cval, int64 rnd, float64 lo, float64 hi",
         "float64 y",
         INTERP,
         "xp_ndi_interpolate",
@@ -521,7 +524,10 @@ fn transform(
     let cf = if filter {
         let src = if padded {
             let widths: Vec<(usize, usize)> = npad.iter().map(|&p| (p, p)).collect();
-            let pm = if mode == Mode::Nearest { PadMode::Edge } else { PadMode::Constant(Scalar::Float(cval)) };
+            // SciPy pads the input itself: `cval` as the input's dtype holds it.
+            let fill = Array::from_slice_on(&dev, &[cval], &[1])?.astype(input.dtype())?.astype(DType::F64)?;
+            let fill: f64 = fill.item()?;
+            let pm = if mode == Mode::Nearest { PadMode::Edge } else { PadMode::Constant(Scalar::Float(fill)) };
             pad(&owned_f64(input)?, &widths, pm)?
         } else {
             input.clone()
@@ -555,6 +561,7 @@ fn transform(
     };
     let shp = Array::full_on(&dev, &[1], 0.0, DType::F64)?.broadcast_to(out_shape)?;
     let rnd = !matches!(input.dtype().kind(), DTypeKind::Float);
+    let (lo, hi) = int_range(input.dtype());
     let y = k.call(&[
         Operand::Array(&shp),
         Operand::Array(&cf),
@@ -572,11 +579,28 @@ fn transform(
         int(mode_code(mode)),
         float(cval),
         int(rnd as i64),
+        float(lo),
+        float(hi),
     ])?;
     if input.dtype() == DType::F64 {
         Ok(y)
     } else {
         y.astype(input.dtype())
+    }
+}
+
+/// The range an integer dtype holds (SciPy clips integer answers to it).
+fn int_range(dtype: DType) -> (f64, f64) {
+    match dtype {
+        DType::I8 => (i8::MIN as f64, i8::MAX as f64),
+        DType::U8 => (0.0, u8::MAX as f64),
+        DType::I16 => (i16::MIN as f64, i16::MAX as f64),
+        DType::U16 => (0.0, u16::MAX as f64),
+        DType::I32 => (i32::MIN as f64, i32::MAX as f64),
+        DType::U32 => (0.0, u32::MAX as f64),
+        DType::I64 => (i64::MIN as f64, i64::MAX as f64),
+        DType::U64 => (0.0, u64::MAX as f64),
+        _ => (f64::NEG_INFINITY, f64::INFINITY),
     }
 }
 
@@ -725,8 +749,8 @@ pub fn shift(input: &Array, shift: &[f64], order: i64, mode: Mode, cval: f64, pr
 
 /// SciPy's `zoom`: the input resampled to `round(shape × zoom)` (halves to even, as Python's
 /// `round`). Without `grid_mode` the first and last samples' centres stay aligned; with it
-/// the pixels' outer edges do, and [`Mode::Constant`] becomes [`Mode::GridConstant`] as in
-/// SciPy. SciPy's defaults: `order` 3, [`Mode::Constant`], `cval` 0, `prefilter` true,
+/// the pixels' outer edges do (SciPy recommends [`Mode::GridConstant`] then; [`Mode::Constant`]
+/// still answers `cval` outside the input's first and last samples). SciPy's defaults: `order` 3, [`Mode::Constant`], `cval` 0, `prefilter` true,
 /// `grid_mode` false.
 #[allow(clippy::too_many_arguments)]
 pub fn zoom(
@@ -764,7 +788,6 @@ pub fn zoom(
             }
         })
         .collect();
-    let mode = if grid_mode && mode == Mode::Constant { Mode::GridConstant } else { mode };
     let active = vec![true; nd];
     transform(
         op,
