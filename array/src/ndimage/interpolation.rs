@@ -33,6 +33,15 @@
 //! - `rotate` of an image of more than two dimensions is one pass over the whole output: the
 //!   axes outside the rotation plane are read exactly (order 0 along them) and are neither
 //!   prefiltered nor padded, so the answer is SciPy's plane-by-plane one.
+//!
+//! # Choices and limits
+//! - Coordinates are computed in float64 as SciPy orders the operations (`matrix · o` summed
+//!   over the output axes, then the offset; `(o + shift) · zoom`, with `shift = offset / zoom`
+//!   for a diagonal matrix as SciPy). Device compilers may fuse a product and a sum, so a
+//!   coordinate that falls exactly on a half sample (order 0) or exactly on the edge (the
+//!   `constant` cut-off) may land on the other side of it than in SciPy.
+//! - At most 16 dimensions. `output` arrays of the caller are not taken (the answer is new).
+//! - `rotate` computes the cosine and sine of the angle in degrees exactly at multiples of 90°.
 
 use std::sync::{Arc, OnceLock};
 
@@ -40,8 +49,8 @@ use xp_backend_api::{DType, DTypeKind, DynDevice, Error, Result};
 
 use super::Mode;
 use crate::promote::Scalar;
-use crate::{pad, PadMode};
 use crate::user::ElementwiseKernel;
+use crate::{pad, PadMode};
 use crate::{Array, Operand};
 
 /// The most dimensions an image may have here.
@@ -89,10 +98,7 @@ fn float(v: f64) -> Operand<'static> {
 
 fn check_order(op: &str, order: i64, lowest: i64) -> Result<usize> {
     if order < lowest || order > 5 {
-        return Err(Error::value(
-            op,
-            format!("spline order not supported: {order} (expected {lowest} to 5)"),
-        ));
+        return Err(Error::value(op, format!("spline order not supported: {order} (expected {lowest} to 5)")));
     }
     Ok(order as usize)
 }
@@ -102,7 +108,10 @@ fn check_input(op: &str, input: &Array) -> Result<()> {
         DTypeKind::Complex | DTypeKind::Bool => {
             return Err(Error::DType {
                 op: op.to_string(),
-                reason: format!("input of dtype {} is not supported (real integer or float images only)", input.dtype()),
+                reason: format!(
+                    "input of dtype {} is not supported (real integer or float images only)",
+                    input.dtype()
+                ),
             })
         }
         _ => {}
@@ -111,7 +120,10 @@ fn check_input(op: &str, input: &Array) -> Result<()> {
         return Err(Error::value(op, "input and output rank must be > 0"));
     }
     if input.ndim() > MAX_NDIM {
-        return Err(Error::value(op, format!("input has {} dimensions; at most {MAX_NDIM} are supported", input.ndim())));
+        return Err(Error::value(
+            op,
+            format!("input has {} dimensions; at most {MAX_NDIM} are supported", input.ndim()),
+        ));
     }
     Ok(())
 }
@@ -119,7 +131,7 @@ fn check_input(op: &str, input: &Array) -> Result<()> {
 // ---- the prefilter -----------------------------------------------------------------------------
 
 const SPLINE_PREAMBLE: &str = r#"
-__device__ __host__ inline void xp_ndi_poles(long long order, double* z, long long* np) {
+XP_HD void xp_ndi_poles(long long order, double* z, long long* np) {
     if (order == 2) { z[0] = sqrt(8.0) - 3.0; *np = 1; }
     else if (order == 3) { z[0] = sqrt(3.0) - 2.0; *np = 1; }
     else if (order == 4) {
@@ -294,10 +306,9 @@ pub fn spline_filter(input: &Array, order: i64, output: Option<DType>, mode: Mod
 fn store(v: &Array, dtype: DType) -> Result<Array> {
     match dtype.kind() {
         DTypeKind::Float => v.astype(dtype),
-        DTypeKind::Complex | DTypeKind::Bool => Err(Error::DType {
-            op: "ndimage".into(),
-            reason: format!("output dtype {dtype} is not supported"),
-        }),
+        DTypeKind::Complex | DTypeKind::Bool => {
+            Err(Error::DType { op: "ndimage".into(), reason: format!("output dtype {dtype} is not supported") })
+        }
         _ => {
             static K: OnceLock<ElementwiseKernel> = OnceLock::new();
             let k = kernel(
@@ -316,7 +327,7 @@ fn store(v: &Array, dtype: DType) -> Result<Array> {
 // ---- the interpolation kernel ------------------------------------------------------------------
 
 const INTERP_PREAMBLE: &str = r#"
-__device__ __host__ inline double xp_ndi_bspline(long long order, double x) {
+XP_HD double xp_ndi_bspline(long long order, double x) {
     x = fabs(x);
     if (order == 1) return x < 1.0 ? 1.0 - x : 0.0;
     if (order == 2) {
@@ -348,7 +359,7 @@ __device__ __host__ inline double xp_ndi_bspline(long long order, double x) {
 
 // modes: 0 reflect, 1 constant, 2 nearest, 3 mirror, 4 wrap, 5 grid-constant, 6 grid-wrap
 // A coordinate mapped into the image; false when the point takes cval.
-__device__ __host__ inline bool xp_ndi_map(double* pc, long long n, long long mode) {
+XP_HD bool xp_ndi_map(double* pc, long long n, long long mode) {
     double cc = *pc;
     const double last = (double)(n - 1);
     if (cc < 0.0 || cc > last) {
@@ -378,7 +389,7 @@ __device__ __host__ inline bool xp_ndi_map(double* pc, long long n, long long mo
 }
 
 // A sample index mapped into the image; -1 for cval.
-__device__ __host__ inline long long xp_ndi_tap(long long i, long long n, long long mode) {
+XP_HD long long xp_ndi_tap(long long i, long long n, long long mode) {
     if (i >= 0 && i < n) return i;
     if (mode == 5) return -1;
     if (mode == 2) return i < 0 ? 0 : n - 1;
@@ -516,7 +527,10 @@ fn transform(
     let nd = input.ndim();
     let dev: Arc<dyn DynDevice> = input.device_arc();
     if out_shape.len() > MAX_NDIM {
-        return Err(Error::value(op, format!("output has {} dimensions; at most {MAX_NDIM} are supported", out_shape.len())));
+        return Err(Error::value(
+            op,
+            format!("output has {} dimensions; at most {MAX_NDIM} are supported", out_shape.len()),
+        ));
     }
     let filter = prefilter && order > 1;
     let padded = filter && matches!(mode, Mode::Nearest | Mode::GridConstant);
@@ -556,7 +570,15 @@ fn transform(
             let mut p = s.clone().unwrap_or_else(|| vec![0.0; nd]);
             p.extend(z.clone().unwrap_or_else(|| vec![1.0; nd]));
             let n = p.len();
-            (2, Array::from_slice_on(&dev, &p, &[n])?, zero.clone(), s.is_some() as i64, z.is_some() as i64, g as i64, 0)
+            (
+                2,
+                Array::from_slice_on(&dev, &p, &[n])?,
+                zero.clone(),
+                s.is_some() as i64,
+                z.is_some() as i64,
+                g as i64,
+                0,
+            )
         }
     };
     let shp = Array::full_on(&dev, &[1], 0.0, DType::F64)?.broadcast_to(out_shape)?;
@@ -705,7 +727,10 @@ pub fn affine_transform(
         cols = nd;
     }
     if rows != nd {
-        return Err(Error::value(op, format!("affine matrix has wrong number of rows: shape {ms:?} for {nd} dimensions")));
+        return Err(Error::value(
+            op,
+            format!("affine matrix has wrong number of rows: shape {ms:?} for {nd} dimensions"),
+        ));
     }
     let active = vec![true; nd];
     if ms.len() == 1 {
