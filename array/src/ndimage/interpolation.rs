@@ -795,7 +795,7 @@ pub fn zoom(
     let mut out_shape = Vec::with_capacity(nd);
     for (&n, &f) in input.shape().iter().zip(&z) {
         let v = (n as f64 * f).round_ties_even();
-        if !(v >= 0.0) || !v.is_finite() {
+        if v.is_nan() || v < 0.0 || !v.is_finite() {
             return Err(Error::value(op, format!("zoom factor {f} gives no valid output length for an axis of {n}")));
         }
         out_shape.push(v as usize);
