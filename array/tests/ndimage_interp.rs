@@ -325,3 +325,22 @@ fn bad_input_is_a_value_error_naming_the_function() {
     is_value(ndimage::affine_transform(&a, &m, &[], None, 1, Mode::Constant, 0.0, true), "affine_transform");
     assert!(matches!("foo".parse::<Mode>(), Err(Error::Value { .. })));
 }
+
+#[test]
+fn complex_images_interpolate_each_part() {
+    let d = cpu();
+    let a = image(&d);
+    let flipped = [2.0, 2.0, -3.0, 1.0, 0.0, -1.0, 3.0, 5.0, 1.0, 2.0, 4.0, 7.0];
+    let b = Array::from_slice_on(&d, &flipped, &[3, 4]).unwrap();
+    let z = a.astype(DType::C128).unwrap().add(&b.mul_scalar(Scalar::Complex(0.0, 1.0)).unwrap()).unwrap();
+    // SciPy: nd.map_coordinates(a + 1j * a[::-1], c, order=3, mode='nearest')
+    let y = ndimage::map_coordinates(&z, &points(&d), 3, Mode::Nearest, 0.0, true).unwrap();
+    assert_eq!(y.dtype(), DType::C128);
+    let re = [1.6489618288479382, 0.5950434886495695, 1.6514984200906884, 1.1921125581771608, 1.4634159723501352];
+    let im = [2.956097379436323, 1.4081906377162192, 6.588307835525352, 7.3180217732315755, 2.038877860114759];
+    close("complex real part", &y.real(), &re, 1e-12);
+    close("complex imaginary part", &y.imag().unwrap(), &im, 1e-12);
+    // spline_filter of complex64 answers complex128, as SciPy promotes float64 to it.
+    let s = ndimage::spline_filter(&z.astype(DType::C64).unwrap(), 3, None, Mode::Mirror).unwrap();
+    assert_eq!(s.dtype(), DType::C128);
+}

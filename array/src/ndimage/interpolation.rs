@@ -6,9 +6,12 @@
 //!   [`Mode`], `cval` the value outside for the constant modes; `prefilter` (default `true` in
 //!   SciPy) runs [`spline_filter`] on the input first when the order is above 1.
 //! - The answer has the input's dtype: float32 stays float32 (computed in float64, rounded
-//!   once), integers are rounded half away from zero as SciPy rounds. `spline_filter(1d)`
-//!   answers float64 unless `output` names another dtype (each pass then stores in it, as
-//!   SciPy's). Complex and bool inputs are a `DType` error.
+//!   once), integers are rounded half away from zero and clipped to the dtype's range as
+//!   SciPy stores them. `spline_filter(1d)` answers float64 unless `output` names another
+//!   dtype (each pass then stores in it, as SciPy's). Complex inputs are interpolated (and
+//!   filtered) as their real and imaginary parts apart, as SciPy's (`cval` is real: it applies
+//!   to the real part; complex128 is `spline_filter`'s default output for them); bool inputs
+//!   are a `DType` error.
 //!
 //! # Algorithms
 //! - **Prefilter**: the interpolating B-spline coefficients by M. Unser's recursive filtering
@@ -104,17 +107,14 @@ fn check_order(op: &str, order: i64, lowest: i64) -> Result<usize> {
 }
 
 fn check_input(op: &str, input: &Array) -> Result<()> {
-    match input.dtype().kind() {
-        DTypeKind::Complex | DTypeKind::Bool => {
-            return Err(Error::DType {
-                op: op.to_string(),
-                reason: format!(
-                    "input of dtype {} is not supported (real integer or float images only)",
-                    input.dtype()
-                ),
-            })
-        }
-        _ => {}
+    if input.dtype().kind() == DTypeKind::Bool {
+        return Err(Error::DType {
+            op: op.to_string(),
+            reason: format!(
+                "input of dtype {} is not supported (integer, float or complex images only)",
+                input.dtype()
+            ),
+        });
     }
     if input.ndim() < 1 {
         return Err(Error::value(op, "input and output rank must be > 0"));
@@ -271,6 +271,12 @@ pub fn spline_filter1d(input: &Array, order: i64, axis: isize, output: Option<DT
         });
     }
     let ax = if axis < 0 { axis + nd } else { axis } as usize;
+    if input.dtype().kind() == DTypeKind::Complex {
+        let out = complex_of(output);
+        let re = spline_filter1d(&input.real(), order as i64, axis, Some(real_of(out)), mode)?;
+        let im = spline_filter1d(&input.imag()?, order as i64, axis, Some(real_of(out)), mode)?;
+        return combine(&re, &im, out);
+    }
     let out = output.unwrap_or(DType::F64);
     if order < 2 {
         return input.astype(out)?.copy();
@@ -289,6 +295,12 @@ pub fn spline_filter(input: &Array, order: i64, output: Option<DType>, mode: Mod
     let op = "spline_filter";
     let order = check_order(op, order, 2)?;
     check_input(op, input)?;
+    if input.dtype().kind() == DTypeKind::Complex {
+        let out = complex_of(output);
+        let re = spline_filter(&input.real(), order as i64, Some(real_of(out)), mode)?;
+        let im = spline_filter(&input.imag()?, order as i64, Some(real_of(out)), mode)?;
+        return combine(&re, &im, out);
+    }
     let out = output.unwrap_or(DType::F64);
     if out == DType::F64 {
         let axes: Vec<usize> = (0..input.ndim()).collect();
@@ -300,6 +312,24 @@ pub fn spline_filter(input: &Array, order: i64, output: Option<DType>, mode: Mod
         cur = store(&c, out)?;
     }
     Ok(cur)
+}
+
+/// The complex output of a complex input: `output` promoted to complex (complex128 by
+/// default), as SciPy promotes it.
+fn complex_of(output: Option<DType>) -> DType {
+    match output {
+        Some(DType::F32) | Some(DType::C64) | Some(DType::F16) => DType::C64,
+        _ => DType::C128,
+    }
+}
+
+/// The real dtype of a complex one.
+fn real_of(dtype: DType) -> DType {
+    if dtype == DType::C64 {
+        DType::F32
+    } else {
+        DType::F64
+    }
 }
 
 /// `v` (float64) stored as `dtype`: integers rounded half away from zero, as SciPy stores.
@@ -491,6 +521,7 @@ y = acc;
 "#;
 
 /// How the kernel finds each output point's input coordinate.
+#[derive(Clone)]
 enum Coords<'a> {
     /// `map_coordinates`: an `(ndim, m)` float64 array.
     Array(&'a Array),
@@ -524,6 +555,12 @@ fn transform(
         "xp_ndi_interpolate",
         INTERP_PREAMBLE,
     )?;
+    if input.dtype().kind() == DTypeKind::Complex {
+        // SciPy's rule: the real and imaginary parts interpolated apart (`cval` real).
+        let re = transform(op, &input.real(), coords.clone(), out_shape, order, mode, cval, prefilter, active)?;
+        let im = transform(op, &input.imag()?, coords, out_shape, order, mode, 0.0, prefilter, active)?;
+        return combine(&re, &im, input.dtype());
+    }
     let nd = input.ndim();
     let dev: Arc<dyn DynDevice> = input.device_arc();
     if out_shape.len() > MAX_NDIM {
@@ -609,6 +646,11 @@ fn transform(
     } else {
         y.astype(input.dtype())
     }
+}
+
+/// `re + i·im` as `dtype` (complex).
+fn combine(re: &Array, im: &Array, dtype: DType) -> Result<Array> {
+    re.astype(dtype)?.add(&im.astype(dtype)?.mul_scalar(Scalar::Complex(0.0, 1.0))?)?.astype(dtype)
 }
 
 /// The range an integer dtype holds (SciPy clips integer answers to it).
