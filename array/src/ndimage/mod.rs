@@ -18,6 +18,8 @@ pub mod interpolation;
 pub mod measurements;
 pub mod morphology;
 
+pub use interpolation::{affine_transform, map_coordinates, rotate, shift, spline_filter, spline_filter1d, zoom};
+
 use std::str::FromStr;
 
 use xp_backend_api::Error;
