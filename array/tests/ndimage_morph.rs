@@ -50,7 +50,10 @@ fn label_and_find_objects_match_scipy() {
     assert!(ints(&ls).iter().all(|&v| v == 0 || v == 1));
     // SciPy: find_objects(l)
     let objs = nd::find_objects(&l, 0).unwrap();
-    assert_eq!(objs, vec![Some(vec![0..2, 0..2]), Some(vec![0..2, 3..5]), Some(vec![3..4, 0..1]), Some(vec![3..4, 2..4])]);
+    assert_eq!(
+        objs,
+        vec![Some(vec![0..2, 0..2]), Some(vec![0..2, 3..5]), Some(vec![3..4, 0..1]), Some(vec![3..4, 2..4])]
+    );
     let t = nd::find_objects_table(&l, 6).unwrap();
     assert_eq!(t.shape(), &[6, 2, 2]);
     assert_eq!(ints(&t)[16..], [-1, -1, -1, -1, -1, -1, -1, -1]);
@@ -188,7 +191,10 @@ fn grey_morphology_matches_scipy() {
     let r = nd::grey_erosion(&g, None, None, None, Mode::Reflect, 0.0, None);
     assert!(matches!(&r, Err(Error::Value { op, .. }) if op == "grey_erosion"), "{r:?}");
     let fp3 = nd::generate_binary_structure(3, 1).unwrap();
-    assert!(matches!(nd::grey_dilation(&g, None, Some(&fp3), None, Mode::Reflect, 0.0, None), Err(Error::Value { .. })));
+    assert!(matches!(
+        nd::grey_dilation(&g, None, Some(&fp3), None, Mode::Reflect, 0.0, None),
+        Err(Error::Value { .. })
+    ));
 }
 
 #[test]

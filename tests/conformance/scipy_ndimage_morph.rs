@@ -108,8 +108,14 @@ fn dispatch(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
             let (st, mask) = if arrays.len() >= 3 { (a(1), a(2)) } else { (None, a(1)) };
             nd::binary_propagation(&x()?, st, mask, false, None)?
         }
-        "grey_erosion" | "grey_dilation" | "grey_opening" | "grey_closing" | "morphological_gradient"
-        | "morphological_laplace" | "white_tophat" | "black_tophat" => {
+        "grey_erosion"
+        | "grey_dilation"
+        | "grey_opening"
+        | "grey_closing"
+        | "morphological_gradient"
+        | "morphological_laplace"
+        | "white_tophat"
+        | "black_tophat" => {
             let size = int_list_kwarg(case, "size")?.map(|v| v.iter().map(|&s| s.max(0) as usize).collect::<Vec<_>>());
             let mode: nd::Mode = parsed_kwarg(case, "mode", "reflect")?;
             let cval = if case.kwarg("cval").is_some() { f64_kwarg(case, "cval")? } else { 0.0 };

@@ -150,7 +150,9 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
     let offs = Array::from_slice_on(&dev, &offs, &[offs.len()])?;
     let shape: Vec<i64> = input.shape().iter().map(|&s| s as i64).collect();
     let shape = Array::from_slice_on(&dev, &shape, &[nd])?;
-    let ids = arange_i64(&dev, n)?.add(Scalar::Int(1))?.reshape(&input.shape().iter().map(|&s| s as isize).collect::<Vec<_>>())?;
+    let ids = arange_i64(&dev, n)?
+        .add(Scalar::Int(1))?
+        .reshape(&input.shape().iter().map(|&s| s as isize).collect::<Vec<_>>())?;
     let zero = i64_scalar(&dev, 0)?;
     let mut lab = crate::where_(&fg, (&ids).into(), (&zero).into())?.ascontiguous()?;
     let k = kernel(LABEL_STEP, "xp_nd_label_step", "long long");
@@ -180,7 +182,8 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
     let flat = lab.ravel()?;
     let roots = flat.eq(&arange_i64(&dev, n)?.add(Scalar::Int(1))?)?;
     let num = roots.astype(DType::I64)?.cumsum(None)?;
-    let count = if n > 0 { num.take(&i64_scalar(&dev, n as i64 - 1)?.reshape(&[1])?, None)?.to_vec::<i64>()?[0] } else { 0 };
+    let count =
+        if n > 0 { num.take(&i64_scalar(&dev, n as i64 - 1)?.reshape(&[1])?, None)?.to_vec::<i64>()?[0] } else { 0 };
     let src = flat.sub(Scalar::Int(1))?.maximum(Scalar::Int(0))?;
     let renum = num.take(&src, None)?;
     let out = crate::where_(&flat.gt(Scalar::Int(0))?, (&renum).into(), (&zero).into())?
@@ -381,7 +384,12 @@ pub fn sum(input: &Array, labels: Option<&Array>, index: Option<&Array>) -> Resu
     sum_labels(input, labels, index)
 }
 
-fn mean_parts(op: &str, input: &Array, labels: Option<&Array>, index: Option<&Array>) -> Result<(Segments, Array, Array)> {
+fn mean_parts(
+    op: &str,
+    input: &Array,
+    labels: Option<&Array>,
+    index: Option<&Array>,
+) -> Result<(Segments, Array, Array)> {
     let x = flat_input(op, input)?;
     let s = segments(op, input, labels, index)?;
     let cnt = s.bincount(None)?.astype(DType::F64)?;
@@ -604,7 +612,12 @@ pub fn histogram(
 /// `"sum"`, `"mean"`, `"variance"`, `"standard_deviation"`, `"minimum"`, `"maximum"`,
 /// `"median"`, applied per label as the function of that name (an arbitrary Python callable
 /// has no device form).
-pub fn labeled_comprehension(input: &Array, labels: Option<&Array>, index: Option<&Array>, func: &str) -> Result<Array> {
+pub fn labeled_comprehension(
+    input: &Array,
+    labels: Option<&Array>,
+    index: Option<&Array>,
+    func: &str,
+) -> Result<Array> {
     match func {
         "sum" => sum_labels(input, labels, index),
         "mean" => mean(input, labels, index),
@@ -616,4 +629,3 @@ pub fn labeled_comprehension(input: &Array, labels: Option<&Array>, index: Optio
         other => Err(Error::value("labeled_comprehension", format!("unknown function {other:?}"))),
     }
 }
-
