@@ -585,7 +585,7 @@ pub fn histogram(
     if bins == 0 {
         return Err(Error::value(op, "`bins` must be positive"));
     }
-    if !(min <= max) || !min.is_finite() || !max.is_finite() {
+    if min > max || !min.is_finite() || !max.is_finite() {
         return Err(Error::value(op, format!("max must be larger than min and both finite, got [{min}, {max}]")));
     }
     let x = flat_input(op, input)?.astype(DType::F64)?;

@@ -659,7 +659,7 @@ fn grey_op(
     };
     let (offs, sv) = fp.offsets(&org, st.as_ref());
     let nd = x.ndim();
-    let nk = if nd == 0 { 0 } else { offs.len() / nd };
+    let nk = offs.len().checked_div(nd).unwrap_or(0);
     let dev = x.device_arc();
     let out = Array::empty_on(&dev, x.shape(), x.dtype())?;
     let n = x.size();
