@@ -26,6 +26,9 @@
 //! - Grey erosion/dilation: one thread per output pixel takes the minimum (maximum) over the
 //!   footprint of the input less (plus) the non-flat structure, with the boundary `mode`
 //!   applied per axis; opening, closing, gradient, Laplace and the top-hats compose them.
+//! - `binary_fill_holes` with a symmetric `3 × … × 3` element at origin 0: the background's
+//!   connected components (`label`'s union-find) that reach the border stay, the others are
+//!   filled, with no propagation loop; other elements propagate from the border pass by pass.
 //! - `distance_transform_edt`: the exact separable algorithm of Felzenszwalb and Huttenlocher
 //!   ("Distance Transforms of Sampled Functions", Theory of Computing 8, 2012): one pass per
 //!   axis, one device thread per line, each computing the lower envelope of the parabolas
@@ -575,9 +578,51 @@ pub fn binary_fill_holes(input: &Array, structure: Option<&Array>, origin: Optio
     let op = "binary_fill_holes";
     let x = as_bool(input)?;
     let mask = x.logical_not()?;
+    if let Some(r) = fill_holes_by_labels(op, &x, &mask, structure, origin)? {
+        return Ok(r);
+    }
     let seed = Array::full_on(&x.device_arc(), x.shape(), false, DType::Bool)?;
     let outside = binary_op(op, &seed, structure, -1, Some(&mask), true, origin, true)?;
     outside.logical_not()
+}
+
+/// `binary_fill_holes` without a propagation loop, for a symmetric `3 × … × 3` element at
+/// origin 0 (where reaching from the border through the element is connectivity): the
+/// background's components ([`label`](super::measurements::label)) that hold a pixel whose
+/// element reaches outside the image stay background, the others are filled. `None` for other
+/// elements, which take the iterative path.
+fn fill_holes_by_labels(
+    op: &str,
+    x: &Array,
+    bg: &Array,
+    structure: Option<&Array>,
+    origin: Option<&[isize]>,
+) -> Result<Option<Array>> {
+    if origin.is_some_and(|o| o.iter().any(|&v| v != 0)) || x.ndim() == 0 || x.size() == 0 {
+        return Ok(None);
+    }
+    let el = default_structure(op, x.ndim(), structure)?;
+    let symmetric = el.values.iter().zip(el.values.iter().rev()).all(|(a, b)| (*a != 0.0) == (*b != 0.0));
+    if el.shape.iter().any(|&s| s != 3) || !symmetric {
+        return Ok(None);
+    }
+    let st = match structure {
+        Some(s) => s.clone(),
+        None => generate_binary_structure(x.ndim(), 1)?,
+    };
+    let (lab, n) = super::measurements::label(bg, Some(&st))?;
+    // Pixels whose element reaches outside: those an all-true image loses to a false border.
+    let dev = x.device_arc();
+    let (offs, _) = el.offsets(&vec![0; x.ndim()], None);
+    let nk = offs.len() / x.ndim();
+    let ones = Array::full_on(&dev, x.shape(), true, DType::Bool)?;
+    let inner = erosion_pass(&ones, &i64s(&dev, &offs)?, nk, &i64s(&dev, &shape_i64(x))?, false, false, None)?;
+    let lab = lab.astype(DType::I64)?.ravel()?;
+    let zero = Array::full_on(&dev, &[], 0i64, DType::I64)?;
+    let edge = crate::where_(&inner.logical_not()?.ravel()?, (&lab).into(), (&zero).into())?;
+    let reached = crate::bincount(&edge, None, n + 1)?.gt(Scalar::Int(0))?;
+    let open = reached.take(&lab, None)?.reshape(&x.shape().iter().map(|&s| s as isize).collect::<Vec<_>>())?;
+    Ok(Some(x.logical_or(&bg.logical_and(&open.logical_not()?)?)?))
 }
 
 /// How a grey operation reads its element: its footprint, and the structure's values.
