@@ -19,6 +19,15 @@ pub mod measurements;
 pub mod morphology;
 
 pub use interpolation::{affine_transform, map_coordinates, rotate, shift, spline_filter, spline_filter1d, zoom};
+pub use measurements::{
+    center_of_mass, extrema, find_objects, find_objects_table, histogram, label, labeled_comprehension, maximum,
+    maximum_position, mean, median, minimum, minimum_position, standard_deviation, sum, sum_labels, variance,
+};
+pub use morphology::{
+    binary_closing, binary_dilation, binary_erosion, binary_fill_holes, binary_hit_or_miss, binary_opening,
+    binary_propagation, black_tophat, distance_transform_edt, generate_binary_structure, grey_closing, grey_dilation,
+    grey_erosion, grey_opening, iterate_structure, morphological_gradient, morphological_laplace, white_tophat,
+};
 
 use std::str::FromStr;
 
