@@ -18,6 +18,9 @@ pub mod interpolation;
 pub mod measurements;
 pub mod morphology;
 
+pub use filters::*;
+pub use fourier::*;
+
 use std::str::FromStr;
 
 use xp_backend_api::Error;
