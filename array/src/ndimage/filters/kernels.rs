@@ -1,7 +1,7 @@
 //! The device kernels of the filters: one user elementwise kernel per family, each thread
 //! computing one output element from a table of tap offsets (one row of `ndim` offsets per
 //! tap, built on the host from the weights or footprint, so its size is the filter's, not the
-//! image's). The boundary rule maps an index outside `[0, n)` back inside as SciPy extends a
+//! image's); the 1-d forms take offsets along one axis and step by its stride. The boundary rule maps an index outside `[0, n)` back inside as SciPy extends a
 //! line: `reflect` with period `2n`, `mirror` with period `2n - 2`, `wrap` with period `n`,
 //! `nearest` by clamping, and `constant` reads `cval`.
 
@@ -146,6 +146,43 @@ y = best;
     )
 }
 
+/// The coordinate of output `i` along the filtered axis (length `n`, stride `s` in elements)
+/// and the flat index of its line's first element; tap `k` reads `x[base + j * s]`.
+const COORD1: &str = r#"
+const long long n = len, s = stride;
+const long long c = ((long long)i / s) % n;
+const long long base = (long long)i - c * s;
+"#;
+
+const TAP1: &str = r#"
+long long j = c + offs[k]; int outside = 0;
+if (j < 0 || j >= n) {
+    if (mode == 1) { outside = 1; j = 0; } else { j = xp_nd_extend(j, n, mode); }
+}
+const long long flat = base + j * s;
+"#;
+
+fn corr1_source() -> String {
+    format!(
+        "{COORD1}double acc = 0.0;\nfor (long long k = 0; k < nw; ++k) {{\n{TAP1}\n    acc += wts[k] * (outside ? cval : (double)x[flat]);\n}}\n\
+         acc = acc / div;\nif (isint) {{ y = (T)(long long)acc; }} else {{ y = (T)acc; }}\n"
+    )
+}
+
+fn minmax1_source() -> String {
+    format!(
+        r#"{COORD1}const T cv = isint ? (T)(long long)cval : (T)cval;
+T best = cv;
+for (long long k = 0; k < nw; ++k) {{
+{TAP1}
+    const T v = outside ? cv : x[flat];
+    if (k == 0 || (want_max ? (v > best) : (v < best))) best = v;
+}}
+y = best;
+"#
+    )
+}
+
 /// The shared checks and tables of one launch.
 struct Launch {
     x: Array,
@@ -238,6 +275,126 @@ pub(crate) fn correlate_taps(
         Operand::Array(&l.out),
     ])?;
     Ok(l.out)
+}
+
+/// [`correlate_taps`] along one axis: `offsets` are the taps' offsets along `axis`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn correlate_axis(
+    op: &str,
+    x: &Array,
+    axis: usize,
+    offsets: &[i64],
+    weights: &[f64],
+    div: f64,
+    mode: Mode,
+    cval: f64,
+) -> Result<Array> {
+    static K: OnceLock<ElementwiseKernel> = OnceLock::new();
+    static SRC: OnceLock<String> = OnceLock::new();
+    let src = SRC.get_or_init(corr1_source);
+    let k = kernel(
+        &K,
+        "raw T x, raw int64 offs, raw float64 wts, int64 len, int64 stride, int64 nw, int64 mode, float64 cval, float64 div, int64 isint",
+        src,
+        "xp_ndimage_correlate1d",
+    )?;
+    let Some(l) = prepare_axis(op, x, axis, offsets)? else {
+        return Array::empty_on(&x.device_arc(), x.shape(), x.dtype());
+    };
+    let mut w = weights.to_vec();
+    if w.is_empty() {
+        w.push(0.0);
+    }
+    let wts = Array::from_slice_on(&x.device_arc(), &w, &[w.len()])?;
+    let i = |v: i64| Operand::Scalar(Scalar::Int(v as i128));
+    let f = |v: f64| Operand::Scalar(Scalar::Float(v));
+    k.call(&[
+        Operand::Array(&l.x),
+        Operand::Array(&l.offs),
+        Operand::Array(&wts),
+        i(l.n),
+        i(l.s),
+        i(offsets.len() as i64),
+        i(mode_code(mode)),
+        f(cval),
+        f(div),
+        i(l.isint as i64),
+        Operand::Array(&l.out),
+    ])?;
+    Ok(l.out)
+}
+
+/// The minimum (or maximum) along one axis over the taps at `offsets`.
+pub(crate) fn min_max_axis(
+    op: &str,
+    x: &Array,
+    axis: usize,
+    offsets: &[i64],
+    max: bool,
+    mode: Mode,
+    cval: f64,
+) -> Result<Array> {
+    static K: OnceLock<ElementwiseKernel> = OnceLock::new();
+    static SRC: OnceLock<String> = OnceLock::new();
+    let src = SRC.get_or_init(minmax1_source);
+    let k = kernel(
+        &K,
+        "raw T x, raw int64 offs, int64 len, int64 stride, int64 nw, int64 want_max, int64 mode, float64 cval, int64 isint",
+        src,
+        "xp_ndimage_minmax1d",
+    )?;
+    let Some(l) = prepare_axis(op, x, axis, offsets)? else {
+        return Array::empty_on(&x.device_arc(), x.shape(), x.dtype());
+    };
+    let i = |v: i64| Operand::Scalar(Scalar::Int(v as i128));
+    k.call(&[
+        Operand::Array(&l.x),
+        Operand::Array(&l.offs),
+        i(l.n),
+        i(l.s),
+        i(offsets.len() as i64),
+        i(max as i64),
+        i(mode_code(mode)),
+        Operand::Scalar(Scalar::Float(cval)),
+        i(l.isint as i64),
+        Operand::Array(&l.out),
+    ])?;
+    Ok(l.out)
+}
+
+/// The tables of a launch along one axis (`None` for an empty array).
+struct AxisLaunch {
+    x: Array,
+    offs: Array,
+    out: Array,
+    n: i64,
+    s: i64,
+    isint: bool,
+}
+
+fn prepare_axis(op: &str, x: &Array, axis: usize, offsets: &[i64]) -> Result<Option<AxisLaunch>> {
+    let dt = x.dtype();
+    if !(dt == DType::F32 || dt == DType::F64 || dt.is_integer()) {
+        return Err(Error::unsupported_dtype(op, dt));
+    }
+    if x.size() == 0 {
+        return Ok(None);
+    }
+    let dev = x.device_arc();
+    let shape = x.shape();
+    let (n, s) = if shape.is_empty() { (1, 1) } else { (shape[axis], shape[axis + 1..].iter().product::<usize>()) };
+    let mut offs = offsets.to_vec();
+    if offs.is_empty() {
+        offs.push(0);
+    }
+    Ok(Some(AxisLaunch {
+        x: x.ascontiguous()?,
+        offs: Array::from_slice_on(&dev, &offs, &[offs.len()])?,
+        out: Array::empty_on(&dev, shape, dt)?,
+        n: n as i64,
+        s: s as i64,
+        isint: dt.is_integer(),
+    }))
 }
 
 /// The rank filter: `y[i]` is the `rank`-th smallest (from 0) of `x[i + offsets[k]]`, with

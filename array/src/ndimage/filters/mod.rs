@@ -31,7 +31,8 @@
 //! Each filter is one device kernel launch per pass ([`kernels`](self)): a thread per output
 //! element walks a table of tap offsets (and weights) built on the host from the weights,
 //! footprint or size, so the host work is the size of the filter, never of the image. Linear
-//! separable filters run one 1-d pass per axis. Rank filters select the `rank`-th value of the
+//! separable filters run one 1-d pass per axis, whose kernel reads the element's line by the
+//! axis's stride (no N-d index arithmetic per tap). Rank filters select the `rank`-th value of the
 //! window by Hoare's FIND algorithm (C. A. R. Hoare, "Algorithm 65: Find", CACM 4(7), 1961) in
 //! a per-thread buffer; minimum and maximum are a plain scan, and run as one 1-d pass per
 //! axis when given a `size` (the window is a box, so the minimum separates). Footprints over
@@ -46,7 +47,7 @@ mod kernels;
 
 use xp_backend_api::{DType, Error, Result};
 
-use self::kernels::{correlate_taps, rank_taps};
+use self::kernels::{correlate_axis, correlate_taps, min_max_axis, rank_taps};
 use super::Mode;
 use crate::layout::normalize_axis;
 use crate::ufunc::call;
@@ -113,17 +114,6 @@ fn host_f64(op: &str, what: &str, a: &Array) -> Result<Vec<f64>> {
         });
     }
     a.astype(DType::F64)?.to_vec::<f64>()
-}
-
-/// One tap per axis-`axis` offset in `offsets`, as full `nd`-offset rows.
-fn axis_taps(nd: usize, axis: usize, offsets: impl Iterator<Item = i64>) -> Vec<Vec<i64>> {
-    offsets
-        .map(|o| {
-            let mut v = vec![0i64; nd.max(1)];
-            v[axis] = o;
-            v
-        })
-        .collect()
 }
 
 // ---- correlation and convolution ---------------------------------------------------------------
@@ -212,8 +202,7 @@ fn correlate_1d(
             wts.push(v);
         }
     }
-    let taps = axis_taps(nd, ax, offs.into_iter());
-    correlate_taps(op, input, &taps, &wts, div, mode, cval)
+    correlate_axis(op, input, ax, &offs, &wts, div, mode, cval)
 }
 
 fn weights_1d(op: &str, weights: &Array) -> Result<Vec<f64>> {
@@ -542,9 +531,9 @@ fn min_or_max(op: &str, input: &Array, w: Window, mode: Mode, cval: f64, max: bo
         let n = w.sizes[d];
         if n > 1 {
             let base = (n / 2) as i64 + w.origins[d] as i64;
-            let taps = axis_taps(nd, d, (0..n as i64).map(|k| k - base));
+            let taps: Vec<i64> = (0..n as i64).map(|k| k - base).collect();
             let src = out.as_ref().unwrap_or(input);
-            out = Some(rank_taps(op, src, &taps, if max { n - 1 } else { 0 }, mode, cval)?);
+            out = Some(min_max_axis(op, src, d, &taps, max, mode, cval)?);
         }
     }
     match out {
@@ -590,8 +579,8 @@ fn min_max_1d(op: &str, input: &Array, size: usize, axis: isize, mode: Mode, cva
     let ax = normalize_axis(op, axis, nd.max(1))?;
     check_origin(op, size, origin)?;
     let base = (size / 2) as i64 + origin as i64;
-    let taps = axis_taps(nd, ax, (0..size as i64).map(|k| k - base));
-    rank_taps(op, input, &taps, if max { size - 1 } else { 0 }, mode, cval)
+    let taps: Vec<i64> = (0..size as i64).map(|k| k - base).collect();
+    min_max_axis(op, input, ax, &taps, max, mode, cval)
 }
 
 /// SciPy's `ndimage.minimum_filter1d`: the minimum over `size` consecutive elements along
