@@ -59,9 +59,7 @@ fn freq_indices(op: &str, input: &Array, n: isize, axis: isize) -> Result<Vec<(f
             if n > 0 && d == ax {
                 (n as f64, (0..len).map(|k| k as f64).collect())
             } else {
-                let ks = (0..len)
-                    .map(|k| if k < len.div_ceil(2) { k as f64 } else { k as f64 - len as f64 })
-                    .collect();
+                let ks = (0..len).map(|k| if k < len.div_ceil(2) { k as f64 } else { k as f64 - len as f64 }).collect();
                 (len as f64, ks)
             }
         })

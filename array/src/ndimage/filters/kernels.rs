@@ -51,7 +51,12 @@ fn mode_code(mode: Mode) -> i64 {
     }
 }
 
-fn kernel(cell: &'static OnceLock<ElementwiseKernel>, ins: &str, op: &str, name: &str) -> Result<&'static ElementwiseKernel> {
+fn kernel(
+    cell: &'static OnceLock<ElementwiseKernel>,
+    ins: &str,
+    op: &str,
+    name: &str,
+) -> Result<&'static ElementwiseKernel> {
     if let Some(k) = cell.get() {
         return Ok(k);
     }
@@ -211,7 +216,7 @@ fn prepare(op: &str, x: &Array, offsets: &[Vec<i64>]) -> Result<Launch> {
     let mut flat: Vec<i64> = Vec::with_capacity(offsets.len() * nd);
     for o in offsets {
         if o.is_empty() {
-            flat.extend(std::iter::repeat(0).take(nd));
+            flat.extend(std::iter::repeat_n(0, nd));
         } else {
             flat.extend_from_slice(o);
         }
@@ -399,7 +404,14 @@ fn prepare_axis(op: &str, x: &Array, axis: usize, offsets: &[i64]) -> Result<Opt
 
 /// The rank filter: `y[i]` is the `rank`-th smallest (from 0) of `x[i + offsets[k]]`, with
 /// `cval` cast to `x`'s dtype outside in constant mode.
-pub(crate) fn rank_taps(op: &str, x: &Array, offsets: &[Vec<i64>], rank: usize, mode: Mode, cval: f64) -> Result<Array> {
+pub(crate) fn rank_taps(
+    op: &str,
+    x: &Array,
+    offsets: &[Vec<i64>],
+    rank: usize,
+    mode: Mode,
+    cval: f64,
+) -> Result<Array> {
     static K: OnceLock<ElementwiseKernel> = OnceLock::new();
     static SRC: OnceLock<String> = OnceLock::new();
     let src = SRC.get_or_init(rank_source);

@@ -118,13 +118,25 @@ fn host_f64(op: &str, what: &str, a: &Array) -> Result<Vec<f64>> {
 
 // ---- correlation and convolution ---------------------------------------------------------------
 
-fn correlate_nd(op: &str, input: &Array, weights: &Array, mode: Mode, cval: f64, origin: &[isize], flip: bool) -> Result<Array> {
+fn correlate_nd(
+    op: &str,
+    input: &Array,
+    weights: &Array,
+    mode: Mode,
+    cval: f64,
+    origin: &[isize],
+    flip: bool,
+) -> Result<Array> {
     check_input(op, input)?;
     let nd = input.ndim();
     if weights.ndim() != nd {
         return Err(Error::value(
             op,
-            format!("filter weights array has incorrect shape: {:?} for an input of shape {:?}", weights.shape(), input.shape()),
+            format!(
+                "filter weights array has incorrect shape: {:?} for an input of shape {:?}",
+                weights.shape(),
+                input.shape()
+            ),
         ));
     }
     if weights.size() == 0 {
@@ -144,11 +156,7 @@ fn correlate_nd(op: &str, input: &Array, weights: &Array, mode: Mode, cval: f64,
     let mut offs = Vec::new();
     let mut wts = Vec::new();
     for (flat, idx) in box_indices(&wshape).into_iter().enumerate() {
-        let v = if flip {
-            w[idx.iter().zip(&wshape).fold(0, |acc, (&k, &n)| acc * n + (n - 1 - k))]
-        } else {
-            w[flat]
-        };
+        let v = if flip { w[idx.iter().zip(&wshape).fold(0, |acc, (&k, &n)| acc * n + (n - 1 - k))] } else { w[flat] };
         if v != 0.0 {
             offs.push(
                 idx.iter()
@@ -175,6 +183,7 @@ pub fn convolve(input: &Array, weights: &Array, mode: Mode, cval: f64, origin: &
     correlate_nd("convolve", input, weights, mode, cval, origin, true)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn correlate_1d(
     op: &str,
     input: &Array,
@@ -274,7 +283,7 @@ fn gaussian_kernel(sigma: f64, order: usize, radius: usize) -> Vec<f64> {
 }
 
 fn check_sigma(op: &str, sigma: f64) -> Result<()> {
-    if !(sigma >= 0.0) || !sigma.is_finite() {
+    if sigma.is_nan() || sigma < 0.0 || sigma.is_infinite() {
         return Err(Error::value(op, format!("sigma must be a finite non-negative number, got {sigma}")));
     }
     Ok(())
@@ -285,7 +294,7 @@ fn gaussian_radius(op: &str, sigma: f64, truncate: f64, radius: Option<usize>) -
         Some(r) => r,
         None => {
             let r = (truncate * sigma + 0.5).floor();
-            if !(r >= 0.0) || !r.is_finite() {
+            if r.is_nan() || r < 0.0 || r.is_infinite() {
                 return Err(Error::value(op, format!("truncate must give a non-negative radius, got {truncate}")));
             }
             r as usize
@@ -293,6 +302,7 @@ fn gaussian_radius(op: &str, sigma: f64, truncate: f64, radius: Option<usize>) -
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn gaussian_1d(
     op: &str,
     input: &Array,
@@ -381,7 +391,13 @@ pub fn gaussian_filter(
 /// SciPy's `ndimage.gaussian_gradient_magnitude`: `sqrt(sum_a d_a^2)` with `d_a` the
 /// first-order Gaussian derivative along axis `a` (squares and sums in the input's dtype, the
 /// square root cast back to it, as SciPy).
-pub fn gaussian_gradient_magnitude(input: &Array, sigma: &[f64], mode: Mode, cval: f64, truncate: f64) -> Result<Array> {
+pub fn gaussian_gradient_magnitude(
+    input: &Array,
+    sigma: &[f64],
+    mode: Mode,
+    cval: f64,
+    truncate: f64,
+) -> Result<Array> {
     let op = "gaussian_gradient_magnitude";
     check_input(op, input)?;
     let nd = input.ndim();
@@ -424,7 +440,15 @@ pub fn gaussian_laplace(input: &Array, sigma: &[f64], mode: Mode, cval: f64, tru
 
 // ---- uniform ---------------------------------------------------------------------------------
 
-fn uniform_1d(op: &str, input: &Array, size: usize, axis: isize, mode: Mode, cval: f64, origin: isize) -> Result<Array> {
+fn uniform_1d(
+    op: &str,
+    input: &Array,
+    size: usize,
+    axis: isize,
+    mode: Mode,
+    cval: f64,
+    origin: isize,
+) -> Result<Array> {
     if size < 1 {
         return Err(Error::value(op, format!("incorrect filter size {size}")));
     }
@@ -433,7 +457,14 @@ fn uniform_1d(op: &str, input: &Array, size: usize, axis: isize, mode: Mode, cva
 
 /// SciPy's `ndimage.uniform_filter1d`: the mean over `size` consecutive elements along
 /// `axis` (summed in float64, divided once).
-pub fn uniform_filter1d(input: &Array, size: usize, axis: isize, mode: Mode, cval: f64, origin: isize) -> Result<Array> {
+pub fn uniform_filter1d(
+    input: &Array,
+    size: usize,
+    axis: isize,
+    mode: Mode,
+    cval: f64,
+    origin: isize,
+) -> Result<Array> {
     uniform_1d("uniform_filter1d", input, size, axis, mode, cval, origin)
 }
 
@@ -471,7 +502,13 @@ struct Window {
     is_box: bool,
 }
 
-fn window(op: &str, input: &Array, size: Option<&[usize]>, footprint: Option<&Array>, origin: &[isize]) -> Result<Window> {
+fn window(
+    op: &str,
+    input: &Array,
+    size: Option<&[usize]>,
+    footprint: Option<&Array>,
+    origin: &[isize],
+) -> Result<Window> {
     check_input(op, input)?;
     let nd = input.ndim();
     let origins = per_axis(op, "origin", origin, nd, 0)?;
@@ -480,7 +517,11 @@ fn window(op: &str, input: &Array, size: Option<&[usize]>, footprint: Option<&Ar
             if fp.ndim() != nd {
                 return Err(Error::value(
                     op,
-                    format!("footprint array has incorrect shape: {:?} for an input of shape {:?}", fp.shape(), input.shape()),
+                    format!(
+                        "footprint array has incorrect shape: {:?} for an input of shape {:?}",
+                        fp.shape(),
+                        input.shape()
+                    ),
                 ));
             }
             let m: Vec<bool> = host_f64(op, "footprints", fp)?.into_iter().map(|v| v != 0.0).collect();
@@ -496,7 +537,7 @@ fn window(op: &str, input: &Array, size: Option<&[usize]>, footprint: Option<&Ar
             (s, vec![true; total], true)
         }
     };
-    if shape.iter().any(|&n| n == 0) {
+    if shape.contains(&0) {
         return Err(Error::value(op, format!("invalid filter shape {shape:?}")));
     }
     for (&n, &o) in shape.iter().zip(&origins) {
@@ -507,11 +548,7 @@ fn window(op: &str, input: &Array, size: Option<&[usize]>, footprint: Option<&Ar
         .zip(&mask)
         .filter(|(_, &m)| m)
         .map(|(idx, _)| {
-            idx.iter()
-                .zip(&shape)
-                .zip(&origins)
-                .map(|((&k, &n), &o)| k as i64 - (n / 2) as i64 - o as i64)
-                .collect()
+            idx.iter().zip(&shape).zip(&origins).map(|((&k, &n), &o)| k as i64 - (n / 2) as i64 - o as i64).collect()
         })
         .collect();
     if taps.is_empty() {
@@ -570,7 +607,17 @@ pub fn maximum_filter(
     min_or_max("maximum_filter", input, w, mode, cval, true)
 }
 
-fn min_max_1d(op: &str, input: &Array, size: usize, axis: isize, mode: Mode, cval: f64, origin: isize, max: bool) -> Result<Array> {
+#[allow(clippy::too_many_arguments)]
+fn min_max_1d(
+    op: &str,
+    input: &Array,
+    size: usize,
+    axis: isize,
+    mode: Mode,
+    cval: f64,
+    origin: isize,
+    max: bool,
+) -> Result<Array> {
     check_input(op, input)?;
     if size < 1 {
         return Err(Error::value(op, format!("incorrect filter size {size}")));
@@ -585,13 +632,27 @@ fn min_max_1d(op: &str, input: &Array, size: usize, axis: isize, mode: Mode, cva
 
 /// SciPy's `ndimage.minimum_filter1d`: the minimum over `size` consecutive elements along
 /// `axis`.
-pub fn minimum_filter1d(input: &Array, size: usize, axis: isize, mode: Mode, cval: f64, origin: isize) -> Result<Array> {
+pub fn minimum_filter1d(
+    input: &Array,
+    size: usize,
+    axis: isize,
+    mode: Mode,
+    cval: f64,
+    origin: isize,
+) -> Result<Array> {
     min_max_1d("minimum_filter1d", input, size, axis, mode, cval, origin, false)
 }
 
 /// SciPy's `ndimage.maximum_filter1d`: the maximum over `size` consecutive elements along
 /// `axis`.
-pub fn maximum_filter1d(input: &Array, size: usize, axis: isize, mode: Mode, cval: f64, origin: isize) -> Result<Array> {
+pub fn maximum_filter1d(
+    input: &Array,
+    size: usize,
+    axis: isize,
+    mode: Mode,
+    cval: f64,
+    origin: isize,
+) -> Result<Array> {
     min_max_1d("maximum_filter1d", input, size, axis, mode, cval, origin, true)
 }
 
@@ -666,7 +727,15 @@ pub fn percentile_filter(
 
 // ---- derivatives -----------------------------------------------------------------------------
 
-fn derivative(op: &str, input: &Array, axis: isize, mode: Mode, cval: f64, diff: [f64; 3], smooth: [f64; 3]) -> Result<Array> {
+fn derivative(
+    op: &str,
+    input: &Array,
+    axis: isize,
+    mode: Mode,
+    cval: f64,
+    diff: [f64; 3],
+    smooth: [f64; 3],
+) -> Result<Array> {
     check_input(op, input)?;
     let nd = input.ndim();
     let ax = normalize_axis(op, axis, nd.max(1))?;
