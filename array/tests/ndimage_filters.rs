@@ -754,3 +754,41 @@ fn bad_arguments_are_errors_naming_the_function() {
         assert!(ndimage::uniform_filter(&b, &[3], Mode::Reflect, 0.0, &[]).is_err());
     });
 }
+
+#[test]
+fn complex_images_filter_by_parts() {
+    let d = cpu();
+    with_device(&d, || {
+        let x: Vec<Complex<f64>> = (0..6).map(|i| Complex::new(X[i], i as f64)).collect();
+        let x = Array::from_slice_on(&d, &x, &[2, 3]).unwrap();
+        // SciPy's values (np.arange(6.) ** 1.5 % 7 + 1j * np.arange(6.))
+        let w = Array::from_slice_on(&d, &[1.0, 2.0, -1.0], &[3]).unwrap();
+        let c = ndimage::convolve1d(&x.reshape(&[6]).unwrap(), &w, -1, Mode::Wrap, 0.0, 0).unwrap();
+        assert_eq!(c.dtype(), DType::C128);
+        let want = [
+            (-3.180339887498949, -4.0),
+            (4.82842712474619, 4.0),
+            (9.853006672199012, 6.0),
+            (8.563877720667074, 8.0),
+            (0.984187464792317, 10.0),
+            (7.360679774997898, 6.0),
+        ];
+        cclose("convolve1d", &c, &want, 1e-13);
+        let x64 = x.astype(DType::C64).unwrap();
+        let g = ndimage::gaussian_filter(&x64, &[0.8], &[], Mode::Constant, 2.0, 4.0, None).unwrap();
+        assert_eq!(g.dtype(), DType::C64);
+        let want = [
+            (1.7205151, 0.71077996),
+            (1.7843351, 1.3488035),
+            (2.2824075, 1.4039857),
+            (2.429095, 1.3182086),
+            (2.1885302, 2.123643),
+            (2.49546, 2.0114143),
+        ];
+        cclose("gaussian_filter", &g, &want, 1e-6);
+        assert!(matches!(
+            ndimage::median_filter(&x, Some(&[3]), None, Mode::Reflect, 0.0, &[]),
+            Err(Error::UnsupportedDType { .. })
+        ));
+    });
+}

@@ -12,7 +12,10 @@
 //!   `uint8` image gives SciPy's wrapped `uint8` values. Multi-pass filters (separable
 //!   Gaussian, uniform, Sobel, Prewitt, Laplace) store each pass in the input's dtype, as SciPy
 //!   does with its output array. float32, float64 and every integer dtype are supported;
-//!   bool, float16 and complex inputs are `UnsupportedDType`.
+//!   complex64 and complex128 images too in the linear filters (`correlate`, `convolve`, their
+//!   1-d forms, `gaussian_filter(1d)`, `uniform_filter(1d)`: the real and imaginary parts
+//!   filtered apart, `cval` applying to the real part), with real weights; bool, float16,
+//!   complex weights and complex images in the other filters are `UnsupportedDType`.
 //! - **Boundaries**: every [`Mode`]; `GridConstant` is `Constant` and `GridWrap` is `Wrap`.
 //!   Indices far outside the image extend periodically (`Reflect` with period `2n`, `Mirror`
 //!   with `2n - 2`), as SciPy's line extension does, so windows larger than the image agree.
@@ -51,7 +54,7 @@ use self::kernels::{correlate_axis, correlate_taps, min_max_axis, rank_taps};
 use super::Mode;
 use crate::layout::normalize_axis;
 use crate::ufunc::call;
-use crate::{Array, Operand};
+use crate::{Array, Operand, Scalar};
 
 // ---- argument helpers --------------------------------------------------------------------------
 
@@ -87,6 +90,18 @@ fn check_input(op: &str, input: &Array) -> Result<()> {
             detail: "ndimage filters take float32, float64 or integer images".into(),
         })
     }
+}
+
+/// A linear filter of a complex image: `f` of the real and imaginary parts (the real part with
+/// `cval`, the imaginary part with 0), recombined in the input's complex dtype, as SciPy does.
+fn by_parts(input: &Array, cval: f64, f: impl Fn(&Array, f64) -> Result<Array>) -> Result<Array> {
+    if !input.dtype().is_complex() {
+        return f(input, cval);
+    }
+    let re = f(&input.real().ascontiguous()?, cval)?;
+    let im = f(&input.imag()?.ascontiguous()?, 0.0)?;
+    let j = call("multiply", &[Operand::Array(&im), Operand::Scalar(Scalar::Complex(0.0, 1.0))], None)?;
+    call("add", &[Operand::Array(&j), Operand::Array(&re)], None)?.astype(input.dtype())
 }
 
 /// The C-order multi-indices of a box of `shape`.
@@ -174,13 +189,13 @@ fn correlate_nd(
 /// SciPy's `ndimage.correlate`: `y[i] = sum_k weights[k] * input[i + k - shape / 2 - origin]`
 /// over the N-d `weights` (of the input's rank), extended past the edges by `mode`.
 pub fn correlate(input: &Array, weights: &Array, mode: Mode, cval: f64, origin: &[isize]) -> Result<Array> {
-    correlate_nd("correlate", input, weights, mode, cval, origin, false)
+    by_parts(input, cval, |x, c| correlate_nd("correlate", x, weights, mode, c, origin, false))
 }
 
 /// SciPy's `ndimage.convolve`: [`correlate`] with the weights flipped on every axis and the
 /// origin negated (and moved one more step on axes of even length), as SciPy.
 pub fn convolve(input: &Array, weights: &Array, mode: Mode, cval: f64, origin: &[isize]) -> Result<Array> {
-    correlate_nd("convolve", input, weights, mode, cval, origin, true)
+    by_parts(input, cval, |x, c| correlate_nd("convolve", x, weights, mode, c, origin, true))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -224,7 +239,7 @@ fn weights_1d(op: &str, weights: &Array) -> Result<Vec<f64>> {
 /// SciPy's `ndimage.correlate1d`: the correlation with the 1-d `weights` along `axis`.
 pub fn correlate1d(input: &Array, weights: &Array, axis: isize, mode: Mode, cval: f64, origin: isize) -> Result<Array> {
     let w = weights_1d("correlate1d", weights)?;
-    correlate_1d("correlate1d", input, &w, axis, mode, cval, origin, 1.0)
+    by_parts(input, cval, |x, c| correlate_1d("correlate1d", x, &w, axis, mode, c, origin, 1.0))
 }
 
 /// SciPy's `ndimage.convolve1d`: the convolution with the 1-d `weights` along `axis`
@@ -234,7 +249,7 @@ pub fn convolve1d(input: &Array, weights: &Array, axis: isize, mode: Mode, cval:
     let mut w = weights_1d("convolve1d", weights)?;
     w.reverse();
     let o = -origin - if w.len() % 2 == 0 { 1 } else { 0 };
-    correlate_1d("convolve1d", input, &w, axis, mode, cval, o, 1.0)
+    by_parts(input, cval, |x, c| correlate_1d("convolve1d", x, &w, axis, mode, c, o, 1.0))
 }
 
 // ---- Gaussian ---------------------------------------------------------------------------------
@@ -334,7 +349,7 @@ pub fn gaussian_filter1d(
     truncate: f64,
     radius: Option<usize>,
 ) -> Result<Array> {
-    gaussian_1d("gaussian_filter1d", input, sigma, axis, order, mode, cval, truncate, radius)
+    by_parts(input, cval, |x, c| gaussian_1d("gaussian_filter1d", x, sigma, axis, order, mode, c, truncate, radius))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -385,7 +400,7 @@ pub fn gaussian_filter(
     truncate: f64,
     radius: Option<&[usize]>,
 ) -> Result<Array> {
-    gaussian_nd("gaussian_filter", input, sigma, order, mode, cval, truncate, radius)
+    by_parts(input, cval, |x, c| gaussian_nd("gaussian_filter", x, sigma, order, mode, c, truncate, radius))
 }
 
 /// SciPy's `ndimage.gaussian_gradient_magnitude`: `sqrt(sum_a d_a^2)` with `d_a` the
@@ -465,12 +480,16 @@ pub fn uniform_filter1d(
     cval: f64,
     origin: isize,
 ) -> Result<Array> {
-    uniform_1d("uniform_filter1d", input, size, axis, mode, cval, origin)
+    by_parts(input, cval, |x, c| uniform_1d("uniform_filter1d", x, size, axis, mode, c, origin))
 }
 
 /// SciPy's `ndimage.uniform_filter`: [`uniform_filter1d`] along every axis whose size is
 /// above 1; `size` and `origin` are one value for every axis or one per axis.
 pub fn uniform_filter(input: &Array, size: &[usize], mode: Mode, cval: f64, origin: &[isize]) -> Result<Array> {
+    by_parts(input, cval, |x, c| uniform_nd(x, size, mode, c, origin))
+}
+
+fn uniform_nd(input: &Array, size: &[usize], mode: Mode, cval: f64, origin: &[isize]) -> Result<Array> {
     let op = "uniform_filter";
     check_input(op, input)?;
     let nd = input.ndim();
