@@ -169,7 +169,7 @@ const long long flat = base + j * s;
 
 fn corr1_source() -> String {
     format!(
-        "{COORD1}double acc = 0.0;\nfor (long long k = 0; k < nw; ++k) {{\n{TAP1}\n    acc += wts[k] * (outside ? cval : (double)x[flat]);\n}}\n\
+        "{COORD1}double acc = 0.0;\nif (c + olo >= 0 && c + ohi < n) {{\n    const T* p = x + base + c * s;\n    for (long long k = 0; k < nw; ++k) acc += wts[k] * (double)p[offs[k] * s];\n}} else {{\nfor (long long k = 0; k < nw; ++k) {{\n{TAP1}\n    acc += wts[k] * (outside ? cval : (double)x[flat]);\n}}\n}}\n\
          acc = acc / div;\nif (isint) {{ y = (T)(long long)acc; }} else {{ y = (T)acc; }}\n"
     )
 }
@@ -299,7 +299,7 @@ pub(crate) fn correlate_axis(
     let src = SRC.get_or_init(corr1_source);
     let k = kernel(
         &K,
-        "raw T x, raw int64 offs, raw float64 wts, int64 len, int64 stride, int64 nw, int64 mode, float64 cval, float64 div, int64 isint",
+        "raw T x, raw int64 offs, raw float64 wts, int64 len, int64 stride, int64 nw, int64 olo, int64 ohi, int64 mode, float64 cval, float64 div, int64 isint",
         src,
         "xp_ndimage_correlate1d",
     )?;
@@ -320,6 +320,8 @@ pub(crate) fn correlate_axis(
         i(l.n),
         i(l.s),
         i(offsets.len() as i64),
+        i(offsets.iter().copied().min().unwrap_or(0)),
+        i(offsets.iter().copied().max().unwrap_or(0)),
         i(mode_code(mode)),
         f(cval),
         f(div),
