@@ -18,6 +18,8 @@ pub mod interpolation;
 pub mod measurements;
 pub mod morphology;
 
+pub use filters::*;
+pub use fourier::*;
 pub use interpolation::{affine_transform, map_coordinates, rotate, shift, spline_filter, spline_filter1d, zoom};
 pub use measurements::{
     center_of_mass, extrema, find_objects, find_objects_table, histogram, label, labeled_comprehension, maximum,

@@ -1,1 +1,0 @@
-//! See the module's functions (`xp::ndimage`).
