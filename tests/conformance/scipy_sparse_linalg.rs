@@ -93,7 +93,11 @@ fn answer(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
     let rhs = || nth(case, arrays, 3);
     let solver = || sla::SolverOptions { rtol: opt_f64(case, "rtol").ok().flatten(), ..Default::default() };
     let lsq = || -> Result<sla::LeastSquaresOptions<'static>, Failure> {
-        Ok(sla::LeastSquaresOptions { atol: opt_f64(case, "atol")?, btol: opt_f64(case, "btol")?, ..Default::default() })
+        Ok(sla::LeastSquaresOptions {
+            atol: opt_f64(case, "atol")?,
+            btol: opt_f64(case, "btol")?,
+            ..Default::default()
+        })
     };
     let k = || -> Result<usize, Failure> {
         int_kwarg(case, "k")?.map(|v| v as usize).ok_or_else(|| Failure::Case(format!("{}: no k", case.op)))
@@ -159,10 +163,8 @@ fn answer(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
         "tril" => sparse::tril(&one()?, opt_isize(case, "k")?.unwrap_or(0))?.toarray()?,
         "triu" => sparse::triu(&one()?, opt_isize(case, "k")?.unwrap_or(0))?.toarray()?,
         "diags" => {
-            let offsets = case
-                .kwarg("offsets")
-                .and_then(isizes)
-                .ok_or_else(|| Failure::Case("diags: no offsets".into()))?;
+            let offsets =
+                case.kwarg("offsets").and_then(isizes).ok_or_else(|| Failure::Case("diags: no offsets".into()))?;
             let shape = case.kwarg("shape").and_then(pair);
             sparse::diags(&arrays.iter().collect::<Vec<_>>(), &offsets, shape, None)?.toarray()?
         }

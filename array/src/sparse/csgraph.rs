@@ -101,13 +101,7 @@ fn changed(a: &Array, b: &Array) -> Result<bool> {
 /// node.
 fn weak_labels(g: &CsrMatrix, nodes: &Array) -> Result<Array> {
     static K: OnceLock<ElementwiseKernel> = OnceLock::new();
-    let k = kernel(
-        &K,
-        "int64 v, raw int64 lab, raw I ind, raw I ptr",
-        "int64 nl",
-        PULL_MIN,
-        "xp_csgraph_pull_min",
-    )?;
+    let k = kernel(&K, "int64 v, raw int64 lab, raw I ind, raw I ptr", "int64 nl", PULL_MIN, "xp_csgraph_pull_min")?;
     let mut lab = nodes.clone();
     loop {
         let next = k.call(&[

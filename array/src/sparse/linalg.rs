@@ -54,7 +54,9 @@ pub trait LinearOperator {
     fn matmat(&self, x: &Array) -> Result<Array> {
         let k = x.shape().get(1).copied().unwrap_or(1);
         let cols: Vec<Array> = (0..k)
-            .map(|j| self.matvec(&x.slice(&[crate::layout::SliceArg::ALL, crate::layout::SliceArg::Index(j as isize)])?))
+            .map(|j| {
+                self.matvec(&x.slice(&[crate::layout::SliceArg::ALL, crate::layout::SliceArg::Index(j as isize)])?)
+            })
             .collect::<Result<_>>()?;
         crate::stack(&cols.iter().collect::<Vec<_>>(), 1)
     }
@@ -487,12 +489,7 @@ fn orthogonalize(vs: &[Array], w: &Array, t: DType) -> Result<(Vec<f64>, Array)>
 /// SciPy's `gmres(A, b, x0, rtol, atol, restart, maxiter, M)`: restarted GMRES (`restart`
 /// default 20, `maxiter` counts restart cycles), `M` applied on the right. Answers
 /// `(x, info)`.
-pub fn gmres(
-    a: &dyn LinearOperator,
-    b: &Array,
-    restart: Option<usize>,
-    o: &SolverOptions<'_>,
-) -> Result<(Array, i64)> {
+pub fn gmres(a: &dyn LinearOperator, b: &Array, restart: Option<usize>, o: &SolverOptions<'_>) -> Result<(Array, i64)> {
     let op = "gmres";
     let s = system(op, a, b, o)?;
     if s.bnrm == 0.0 {
@@ -888,6 +885,7 @@ impl FromStr for Which {
 
 /// The eigenvalues and eigenvectors of a small symmetric matrix (row-major `n × n`) by cyclic
 /// Jacobi rotations: values, and `vecs[i][j]` the `i`-th component of the `j`-th vector.
+#[allow(clippy::needless_range_loop)]
 fn jacobi_eigh(a: &[Vec<f64>]) -> (Vec<f64>, Vec<Vec<f64>>) {
     let n = a.len();
     let mut a: Vec<Vec<f64>> = a.to_vec();
@@ -896,7 +894,10 @@ fn jacobi_eigh(a: &[Vec<f64>]) -> (Vec<f64>, Vec<Vec<f64>>) {
         row[i] = 1.0;
     }
     for _sweep in 0..100 {
-        let off: f64 = (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).map(|(i, j)| a[i][j] * a[i][j]).sum();
+        let off: f64 = (0..n)
+            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+            .map(|(i, j)| a[i][j] * a[i][j])
+            .sum();
         let total: f64 = a.iter().flatten().map(|x| x * x).sum();
         if off <= 1e-30 * total.max(f64::MIN_POSITIVE) {
             break;
@@ -911,10 +912,10 @@ fn jacobi_eigh(a: &[Vec<f64>]) -> (Vec<f64>, Vec<Vec<f64>>) {
                 let tt = if theta == 0.0 { 1.0 } else { tt };
                 let c = 1.0 / (tt * tt + 1.0).sqrt();
                 let s = tt * c;
-                for k in 0..n {
-                    let (akp, akq) = (a[k][p], a[k][q]);
-                    a[k][p] = c * akp - s * akq;
-                    a[k][q] = s * akp + c * akq;
+                for row in a.iter_mut() {
+                    let (akp, akq) = (row[p], row[q]);
+                    row[p] = c * akp - s * akq;
+                    row[q] = s * akp + c * akq;
                 }
                 for k in 0..n {
                     let (apk, aqk) = (a[p][k], a[q][k]);
@@ -1028,14 +1029,15 @@ fn lanczos(
         let (theta, s) = jacobi_eigh(&tm);
         let order = wanted_order(&theta, which_of(o));
         let anorm = theta.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let converged = order[..k]
-            .iter()
-            .all(|&i| (beta * s[ncv - 1][i]).abs() <= tol * theta[i].abs().max(anorm * eps.sqrt()).max(f64::MIN_POSITIVE));
+        let converged = order[..k].iter().all(|&i| {
+            (beta * s[ncv - 1][i]).abs() <= tol * theta[i].abs().max(anorm * eps.sqrt()).max(f64::MIN_POSITIVE)
+        });
         if converged || _restart + 1 == maxiter {
             let mut sel: Vec<usize> = order[..k].to_vec();
             sel.sort_by(|&a, &b| theta[a].partial_cmp(&theta[b]).unwrap_or(std::cmp::Ordering::Equal));
             let vm = crate::stack(&vs.iter().collect::<Vec<_>>(), 0)?;
-            let coef: Vec<f64> = (0..ncv).flat_map(|r| sel.iter().map(move |&c| (r, c))).map(|(r, c)| s[r][c]).collect();
+            let coef: Vec<f64> =
+                (0..ncv).flat_map(|r| sel.iter().map(move |&c| (r, c))).map(|(r, c)| s[r][c]).collect();
             let y = vm.permute(&[1, 0])?.matmul(&upload(like, &coef, t)?.reshape(&[ncv as isize, k as isize])?)?;
             if !converged {
                 return Err(Error::LinAlg {
@@ -1164,7 +1166,9 @@ impl FromStr for SparseNormOrd {
             "fro" => SparseNormOrd::Fro,
             "inf" => SparseNormOrd::P(f64::INFINITY),
             "-inf" => SparseNormOrd::P(f64::NEG_INFINITY),
-            _ => SparseNormOrd::P(s.parse::<f64>().map_err(|_| Error::value("norm", format!("Invalid norm order {s:?}")))?),
+            _ => SparseNormOrd::P(
+                s.parse::<f64>().map_err(|_| Error::value("norm", format!("Invalid norm order {s:?}")))?,
+            ),
         })
     }
 }
@@ -1187,11 +1191,19 @@ pub fn norm(x: &CsrMatrix, ord: Option<SparseNormOrd>, axis: Option<isize>) -> R
             SparseNormOrd::Fro => absd.square()?.sum(None, false)?.sqrt()?.astype(rt),
             SparseNormOrd::P(p) if p == 1.0 || p == -1.0 => {
                 let s = abs_m.sum(Some(0))?;
-                if p > 0.0 { s.max(None, false) } else { s.min(None, false) }
+                if p > 0.0 {
+                    s.max(None, false)
+                } else {
+                    s.min(None, false)
+                }
             }
             SparseNormOrd::P(p) if p.is_infinite() => {
                 let s = abs_m.sum(Some(1))?;
-                if p > 0.0 { s.max(None, false) } else { s.min(None, false) }
+                if p > 0.0 {
+                    s.max(None, false)
+                } else {
+                    s.min(None, false)
+                }
             }
             SparseNormOrd::P(p) if p == 2.0 || p == -2.0 => {
                 Err(Error::Unsupported(format!("{op}: the matrix 2-norm of a sparse matrix (use svds)")))
@@ -1203,7 +1215,12 @@ pub fn norm(x: &CsrMatrix, ord: Option<SparseNormOrd>, axis: Option<isize>) -> R
             let ax = match ax {
                 0 | -2 => 0,
                 1 | -1 => 1,
-                _ => return Err(Error::Axis { op: op.into(), reason: format!("Invalid axis {ax} for an array of shape ({m}, {n})") }),
+                _ => {
+                    return Err(Error::Axis {
+                        op: op.into(),
+                        reason: format!("Invalid axis {ax} for an array of shape ({m}, {n})"),
+                    })
+                }
             };
             let len = if ax == 0 { n } else { m };
             let sum = |d: Array| -> Result<Array> {
@@ -1213,8 +1230,8 @@ pub fn norm(x: &CsrMatrix, ord: Option<SparseNormOrd>, axis: Option<isize>) -> R
                 SparseNormOrd::Fro => sum(absd.square()?)?.sqrt(),
                 SparseNormOrd::P(p) if p == f64::INFINITY => abs_m.max(Some(ax)),
                 SparseNormOrd::P(p) if p == f64::NEG_INFINITY => abs_m.min(Some(ax)),
-                SparseNormOrd::P(p) if p == 0.0 => sum(absd.ne(0.0)?.astype(rt)?),
-                SparseNormOrd::P(p) if p == 1.0 => sum(absd),
+                SparseNormOrd::P(0.0) => sum(absd.ne(0.0)?.astype(rt)?),
+                SparseNormOrd::P(1.0) => sum(absd),
                 SparseNormOrd::P(p) => sum(absd.pow(p)?)?.pow(1.0 / p),
             }
         }

@@ -131,7 +131,8 @@ impl CsrMatrix {
         let k = rows.size();
         let counts = ptr64.take(&rows.add_scalar(1i64)?, None)?.sub(&ptr64.take(rows, None)?)?;
         let ends = counts.cumsum(Some(0))?;
-        let total = if k == 0 { 0 } else { ends.slice(&[SliceArg::range(k as isize - 1, k as isize, 1)])?.item::<i64>()? };
+        let total =
+            if k == 0 { 0 } else { ends.slice(&[SliceArg::range(k as isize - 1, k as isize, 1)])?.item::<i64>()? };
         let zero = Array::full_on(&dev, &[1], 0, DType::I64)?;
         let indptr = crate::concatenate(&[&zero, &ends], 0)?;
         let starts = ends.sub(&counts)?;
