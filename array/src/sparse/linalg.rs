@@ -33,7 +33,9 @@
 
 use std::str::FromStr;
 
-use xp_backend_api::{DType, Error, Result};
+use std::sync::Arc;
+
+use xp_backend_api::{DType, DynDevice, Error, Result};
 
 use super::{CscMatrix, CsrMatrix};
 use crate::linalg::Trans;
@@ -50,6 +52,10 @@ pub trait LinearOperator {
     fn matvec(&self, x: &Array) -> Result<Array>;
     /// `Aᴴ x` for a vector `x` of length `rows`.
     fn rmatvec(&self, x: &Array) -> Result<Array>;
+    /// The device the operator works on (by default the current device).
+    fn device(&self) -> Result<Arc<dyn DynDevice>> {
+        crate::current_device()
+    }
     /// `A X` for a matrix `X` of `columns` rows (by default, column by column).
     fn matmat(&self, x: &Array) -> Result<Array> {
         let k = x.shape().get(1).copied().unwrap_or(1);
@@ -72,6 +78,9 @@ fn conj(x: &Array) -> Result<Array> {
 }
 
 impl LinearOperator for CsrMatrix {
+    fn device(&self) -> Result<Arc<dyn DynDevice>> {
+        Ok(self.data().device_arc())
+    }
     fn shape(&self) -> (usize, usize) {
         CsrMatrix::shape(self)
     }
@@ -90,6 +99,9 @@ impl LinearOperator for CsrMatrix {
 }
 
 impl LinearOperator for CscMatrix {
+    fn device(&self) -> Result<Arc<dyn DynDevice>> {
+        Ok(self.data().device_arc())
+    }
     fn shape(&self) -> (usize, usize) {
         CscMatrix::shape(self)
     }
@@ -108,6 +120,9 @@ impl LinearOperator for CscMatrix {
 }
 
 impl LinearOperator for Array {
+    fn device(&self) -> Result<Arc<dyn DynDevice>> {
+        Ok(self.device_arc())
+    }
     fn shape(&self) -> (usize, usize) {
         let s = Array::shape(self);
         (s.first().copied().unwrap_or(0), s.get(1).copied().unwrap_or(0))
@@ -1082,7 +1097,7 @@ pub fn eigsh(a: &dyn LinearOperator, k: usize, o: &EigshOptions<'_>) -> Result<(
         return Err(Error::value(op, format!("k={k} must be between 1 and ndim(A)-1={}", n.saturating_sub(1))));
     }
     let t = work_dtype(op, a.dtype(), a.dtype())?;
-    let dev = crate::current_device()?;
+    let dev = a.device()?;
     let like = Array::full_on(&dev, &[1], 0, t)?;
     let like = match o.v0 {
         Some(v) => v.clone(),
@@ -1107,7 +1122,7 @@ pub fn svds(a: &dyn LinearOperator, k: usize, o: &EigshOptions<'_>) -> Result<(A
         Which::SM | Which::SA => Which::SA,
     };
     let t = work_dtype(op, a.dtype(), a.dtype())?;
-    let dev = crate::current_device()?;
+    let dev = a.device()?;
     let like = Array::full_on(&dev, &[1], 0, t)?;
     let tall = m >= n;
     let f = |x: &Array| -> Result<Array> {
