@@ -1,1 +1,300 @@
-//! Tests of `xp::sparse_linalg` (see the module).
+//! Tests of `xp::sparse::linalg`, `xp::sparse::csgraph`, the sparse constructors, indexing and
+//! reductions on the CPU backend. Reference values are SciPy 1.14's (as noted at each).
+
+use std::sync::Arc;
+
+use xp_array::sparse::csgraph::{connected_components, Connection};
+use xp_array::sparse::linalg::{self as sla, EigshOptions, LeastSquaresOptions, SolverOptions, SparseNormOrd, Which};
+use xp_array::sparse::{self, CsrMatrix};
+use xp_array::*;
+use xp_backend_api::BackendHandle;
+use xp_backend_cpu::CpuBackend;
+
+fn cpu() -> Arc<dyn xp_backend_api::DynDevice> {
+    register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
+    device("cpu").unwrap()
+}
+
+fn f64s(a: &Array) -> Vec<f64> {
+    a.astype(DType::F64).unwrap().to_vec::<f64>().unwrap()
+}
+
+fn i64s(a: &Array) -> Vec<i64> {
+    a.astype(DType::I64).unwrap().to_vec::<i64>().unwrap()
+}
+
+fn csr(rows: usize, cols: usize, dense: &[f64]) -> CsrMatrix {
+    let a = Array::from_slice(dense, &[rows, cols]).unwrap();
+    CsrMatrix::from_dense(&a).unwrap()
+}
+
+fn close(got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() <= tol * w.abs().max(1.0), "{got:?} vs {want:?}");
+    }
+}
+
+/// A small symmetric positive definite matrix.
+fn spd() -> CsrMatrix {
+    csr(4, 4, &[4., 1., 0., 0., 1., 3., 0., -1., 0., 0., 2., 0., 0., -1., 0., 5.])
+}
+
+/// The 1-d Poisson matrix of order `n` (tridiagonal 2, -1).
+fn poisson(n: usize) -> CsrMatrix {
+    let main = full(&[n], 2.0, DType::F64).unwrap();
+    let off = full(&[n - 1], -1.0, DType::F64).unwrap();
+    sparse::diags(&[&main, &off, &off], &[0, 1, -1], Some((n, n)), None).unwrap()
+}
+
+fn residual(a: &CsrMatrix, x: &Array, b: &Array) -> f64 {
+    let r = f64s(&a.dot(x).unwrap().sub(b).unwrap());
+    let bn = f64s(b).iter().map(|v| v * v).sum::<f64>().sqrt();
+    r.iter().map(|v| v * v).sum::<f64>().sqrt() / bn
+}
+
+fn err_text<T: std::fmt::Debug>(r: Result<T>) -> String {
+    r.expect_err("an error").to_string()
+}
+
+#[test]
+fn direct_solvers_match_scipy() {
+    with_device(&cpu(), || {
+        let b = Array::from_vec(vec![1.0, 2., 3., 4.]).unwrap();
+        // SciPy: spsolve(A, b) = [0, 1, 1.5, 1]
+        close(&f64s(&sla::spsolve(&spd(), &b).unwrap()), &[0., 1., 1.5, 1.], 1e-12);
+        let l = sparse::tril(&spd(), 0).unwrap();
+        let x = sla::spsolve_triangular(&l, &b, true, false).unwrap();
+        close(&f64s(&l.dot(&x).unwrap()), &[1., 2., 3., 4.], 1e-12);
+        // A unit diagonal ignores the stored one: L with ones on the diagonal.
+        let x = sla::spsolve_triangular(&l, &b, true, true).unwrap();
+        close(&f64s(&x), &[1., 1., 3., 5.], 1e-12);
+        let e = err_text(sla::spsolve(&csr(2, 3, &[1., 0., 0., 0., 1., 0.]), &b));
+        assert!(e.contains("matrix must be square"), "{e}");
+        let e = err_text(sla::spsolve(&spd(), &Array::from_vec(vec![1.0, 2.]).unwrap()));
+        assert!(e.contains("dimension mismatch"), "{e}");
+        let e = err_text(sla::spsolve_triangular(
+            &csr(2, 2, &[1., 0., 1., 0.]),
+            &b.slice(&[SliceArg::range(0, 2, 1)]).unwrap(),
+            true,
+            false,
+        ));
+        assert!(e.contains("singular"), "{e}");
+        // A singular system gives NaNs, as SciPy's.
+        let x = sla::spsolve(&csr(2, 2, &[1., 1., 1., 1.]), &Array::from_vec(vec![1.0, 2.]).unwrap()).unwrap();
+        assert!(f64s(&x).iter().all(|v| v.is_nan()));
+    });
+}
+
+#[test]
+fn krylov_solvers_reach_their_tolerance() {
+    with_device(&cpu(), || {
+        let a = poisson(50);
+        let b = Array::from_vec((0..50).map(|i| ((i * 7) % 11) as f64 - 5.0).collect::<Vec<_>>()).unwrap();
+        let o = SolverOptions { rtol: Some(1e-8), ..Default::default() };
+        for (name, r) in [
+            ("cg", sla::cg(&a, &b, &o)),
+            ("cgs", sla::cgs(&a, &b, &o)),
+            ("bicgstab", sla::bicgstab(&a, &b, &o)),
+            ("gmres", sla::gmres(&a, &b, Some(50), &o)),
+            ("minres", sla::minres(&a, &b, &o)),
+        ] {
+            let (x, info) = r.unwrap();
+            assert_eq!(info, 0, "{name}");
+            assert_eq!(x.dtype(), DType::F64);
+            assert!(residual(&a, &x, &b) <= 1e-7, "{name}: {}", residual(&a, &x, &b));
+        }
+        // gmres restarted every 5 steps still converges; maxiter 1 of cg reports 1.
+        let (x, info) =
+            sla::gmres(&a, &b, Some(10), &SolverOptions { rtol: Some(1e-3), ..Default::default() }).unwrap();
+        assert!(info == 0 && residual(&a, &x, &b) <= 1e-2);
+        let (_, info) = sla::cg(&a, &b, &SolverOptions { maxiter: Some(1), ..Default::default() }).unwrap();
+        assert_eq!(info, 1);
+        // A Jacobi preconditioner (the inverse diagonal) as an operator.
+        let m = sparse::diags(&[&full(&[50], 0.5, DType::F64).unwrap()], &[0], None, None).unwrap();
+        let (x, info) =
+            sla::cg(&a, &b, &SolverOptions { rtol: Some(1e-8), m: Some(&m), ..Default::default() }).unwrap();
+        assert!(info == 0 && residual(&a, &x, &b) <= 1e-7);
+        // float32 stays float32.
+        let o32 = SolverOptions { maxiter: Some(5), ..Default::default() };
+        let (x, _) = sla::cg(&a.astype(DType::F32).unwrap(), &b.astype(DType::F32).unwrap(), &o32).unwrap();
+        assert_eq!(x.dtype(), DType::F32);
+        // Bad input.
+        let e = err_text(sla::cg(&csr(2, 3, &[1., 0., 0., 0., 1., 0.]), &b, &o));
+        assert!(e.contains("expected square matrix"), "{e}");
+        let e = err_text(sla::cg(&a, &Array::from_vec(vec![1.0, 2.]).unwrap(), &o));
+        assert!(e.contains("are incompatible"), "{e}");
+        let bad = poisson(3);
+        let e = err_text(sla::cg(&a, &b, &SolverOptions { m: Some(&bad), ..Default::default() }));
+        assert!(e.contains("preconditioner"), "{e}");
+    });
+}
+
+#[test]
+fn least_squares_of_a_tall_system() {
+    with_device(&cpu(), || {
+        let a = csr(6, 3, &[2., 0., 1., 0., 3., 0., 1., 0., 4., 0., 1., 0., 1., 1., 1., 0., 0., 2.]);
+        let xt = Array::from_vec(vec![1.0, -2., 0.5]).unwrap();
+        let b = a.dot(&xt).unwrap();
+        let o = LeastSquaresOptions { atol: Some(1e-10), btol: Some(1e-10), ..Default::default() };
+        for r in [sla::lsqr(&a, &b, &o).unwrap(), sla::lsmr(&a, &b, &o).unwrap()] {
+            close(&f64s(&r.x), &[1., -2., 0.5], 1e-8);
+            assert!(r.istop == 1 || r.istop == 2, "{}", r.istop);
+        }
+    });
+}
+
+#[test]
+fn eigsh_and_svds_match_scipy() {
+    with_device(&cpu(), || {
+        let a = spd();
+        // SciPy: eigvalsh = [2, 2.120614758428183, 4.347296355333861, 5.532088886237957]
+        let o = EigshOptions { which: Which::LA, ..Default::default() };
+        let (w, v) = sla::eigsh(&a, 2, &o).unwrap();
+        close(&f64s(&w), &[4.347296355333861, 5.532088886237957], 1e-10);
+        assert_eq!(v.shape(), &[4, 2]);
+        let (w, _) = sla::eigsh(&a, 1, &EigshOptions { which: Which::SA, ..Default::default() }).unwrap();
+        close(&f64s(&w), &[2.0], 1e-10);
+        let n = 100;
+        let p = poisson(n);
+        let (w, _) = sla::eigsh(&p, 3, &EigshOptions::default()).unwrap();
+        let exact: Vec<f64> =
+            (n - 2..=n).map(|k| 2.0 - 2.0 * (k as f64 * std::f64::consts::PI / (n as f64 + 1.0)).cos()).collect();
+        close(&f64s(&w), &exact, 1e-9);
+        let e = err_text(sla::eigsh(&a, 4, &EigshOptions::default()));
+        assert!(e.contains("k=4 must be between 1 and ndim(A)-1=3"), "{e}");
+        // svds of a diagonal matrix with a zero row: the singular values are |d|.
+        let d = csr(4, 3, &[3., 0., 0., 0., -5., 0., 0., 0., 1., 0., 0., 0.]);
+        let (u, s, vt) = sla::svds(&d, 2, &EigshOptions::default()).unwrap();
+        close(&f64s(&s), &[3., 5.], 1e-10);
+        assert_eq!((u.shape(), vt.shape()), (&[4, 2][..], &[2, 3][..]));
+        let e = err_text(sla::svds(&d, 3, &EigshOptions::default()));
+        assert!(e.contains("k must be between 1 and min(A.shape)"), "{e}");
+        assert!("XX".parse::<Which>().is_err());
+    });
+}
+
+#[test]
+fn norms_and_powers_match_scipy() {
+    with_device(&cpu(), || {
+        let a = spd();
+        // SciPy: norm(A) = 7.615773105863909, ord 1 / inf = 6, ord -1 / -inf = 2
+        let want = [
+            (None, 7.615773105863909),
+            (Some(SparseNormOrd::P(1.0)), 6.0),
+            (Some(SparseNormOrd::P(f64::INFINITY)), 6.0),
+            (Some(SparseNormOrd::P(-1.0)), 2.0),
+            (Some(SparseNormOrd::P(f64::NEG_INFINITY)), 2.0),
+        ];
+        for (ord, w) in want {
+            let v = sla::norm(&a, ord, None).unwrap();
+            assert_eq!(v.ndim(), 0);
+            close(&f64s(&v), &[w], 1e-14);
+        }
+        close(&f64s(&sla::norm(&a, None, Some(1)).unwrap()), &[17f64.sqrt(), 11f64.sqrt(), 2., 26f64.sqrt()], 1e-14);
+        assert_eq!(sla::norm(&a.astype(DType::F32).unwrap(), None, None).unwrap().dtype(), DType::F32);
+        assert_eq!("fro".parse::<SparseNormOrd>().unwrap(), SparseNormOrd::Fro);
+        let p3 = sla::matrix_power(&a, 3).unwrap().toarray().unwrap();
+        let d = a.toarray().unwrap();
+        let want = d.matmul(&d).unwrap().matmul(&d).unwrap();
+        close(&f64s(&p3), &f64s(&want), 1e-14);
+        assert_eq!(
+            f64s(&sla::matrix_power(&a, 0).unwrap().toarray().unwrap()),
+            f64s(&sparse::identity(4, DType::F64).unwrap().toarray().unwrap())
+        );
+        assert!(err_text(sla::matrix_power(&csr(1, 2, &[1., 2.]), 2)).contains("not square"));
+    });
+}
+
+#[test]
+fn reductions_count_the_implicit_zeros() {
+    with_device(&cpu(), || {
+        let b = csr(3, 4, &[0., -2., 0., 3., 1., 0., 0., 0., 0., 0., 0., 0.]);
+        // SciPy (csr_array): max/min/argmax/argmin/mean along 0, 1 and None.
+        assert_eq!(f64s(&b.max(Some(0)).unwrap()), vec![1., 0., 0., 3.]);
+        assert_eq!(f64s(&b.min(Some(0)).unwrap()), vec![0., -2., 0., 0.]);
+        assert_eq!(i64s(&b.argmax(Some(0)).unwrap()), vec![1, 1, 0, 0]);
+        assert_eq!(i64s(&b.argmin(Some(0)).unwrap()), vec![0, 0, 0, 1]);
+        assert_eq!(f64s(&b.max(Some(1)).unwrap()), vec![3., 1., 0.]);
+        assert_eq!(f64s(&b.min(Some(-1)).unwrap()), vec![-2., 0., 0.]);
+        assert_eq!(i64s(&b.argmax(Some(1)).unwrap()), vec![3, 0, 0]);
+        assert_eq!(i64s(&b.argmin(Some(1)).unwrap()), vec![1, 1, 0]);
+        assert_eq!((f64s(&b.max(None).unwrap()), f64s(&b.min(None).unwrap())), (vec![3.], vec![-2.]));
+        assert_eq!((i64s(&b.argmax(None).unwrap()), i64s(&b.argmin(None).unwrap())), (vec![3], vec![1]));
+        assert_eq!(b.argmax(None).unwrap().dtype(), DType::I64);
+        close(&f64s(&b.mean(Some(0)).unwrap()), &[1. / 3., -2. / 3., 0., 1.], 1e-15);
+        close(&f64s(&b.mean(Some(1)).unwrap()), &[0.25, 0.25, 0.], 1e-15);
+        close(&f64s(&b.mean(None).unwrap()), &[1. / 6.], 1e-15);
+        assert!(matches!(b.max(Some(2)), Err(Error::Axis { .. })));
+        assert!(err_text(csr(0, 3, &[]).max(Some(0))).contains("zero-size"));
+        let c = b.astype(DType::C128).unwrap();
+        assert!(matches!(c.max(None), Err(Error::DType { .. })));
+    });
+}
+
+#[test]
+fn indexing_rows_and_columns() {
+    with_device(&cpu(), || {
+        let b = csr(3, 4, &[0., -2., 0., 3., 1., 0., 0., 0., 0., 5., 0., 0.]);
+        // SciPy: B[::-2] and B[:, [3, 3, -4]]
+        let r = b.slice_rows(None, None, Some(-2)).unwrap();
+        assert_eq!(r.shape(), (2, 4));
+        assert_eq!(f64s(&r.toarray().unwrap()), vec![0., 5., 0., 0., 0., -2., 0., 3.]);
+        let c = b.take_cols(&Array::from_vec(vec![3i64, 3, -4]).unwrap()).unwrap();
+        assert_eq!(f64s(&c.toarray().unwrap()), vec![3., 3., 0., 0., 0., 1., 0., 0., 0.]);
+        let r = b.take_rows(&Array::from_vec(vec![-1i64, 0, 0]).unwrap()).unwrap();
+        assert_eq!(f64s(&r.toarray().unwrap()), vec![0., 5., 0., 0., 0., -2., 0., 3., 0., -2., 0., 3.]);
+        assert_eq!(b.slice_rows(Some(5), Some(9), None).unwrap().shape(), (0, 4));
+        assert!(matches!(b.take_cols(&Array::from_vec(vec![4i64]).unwrap()), Err(Error::Index { .. })));
+        assert!(err_text(b.slice_rows(None, None, Some(0))).contains("step cannot be zero"));
+    });
+}
+
+#[test]
+fn constructors_match_scipy() {
+    with_device(&cpu(), || {
+        let a = csr(2, 2, &[1., 2., 0., 3.]);
+        let b = csr(2, 2, &[0., 1., 1., 0.]);
+        // SciPy: kron([[1, 2], [0, 3]], [[0, 1], [1, 0]])
+        let k = sparse::kron(&a, &b).unwrap();
+        assert_eq!(f64s(&k.toarray().unwrap()), vec![0., 1., 0., 2., 1., 0., 2., 0., 0., 0., 0., 3., 0., 0., 3., 0.]);
+        let h = sparse::hstack(&[&a, &b]).unwrap();
+        assert_eq!(f64s(&h.toarray().unwrap()), vec![1., 2., 0., 1., 0., 3., 1., 0.]);
+        let v = sparse::vstack(&[&a, &b]).unwrap();
+        assert_eq!(v.shape(), (4, 2));
+        let d = sparse::block_diag(&[&a, &csr(1, 1, &[7.])]).unwrap();
+        assert_eq!(f64s(&d.toarray().unwrap()), vec![1., 2., 0., 0., 3., 0., 0., 0., 7.]);
+        assert_eq!(f64s(&sparse::tril(&a, 0).unwrap().toarray().unwrap()), vec![1., 0., 0., 3.]);
+        assert_eq!(f64s(&sparse::triu(&a, 1).unwrap().toarray().unwrap()), vec![0., 2., 0., 0.]);
+        let e = err_text(sparse::hstack(&[&a, &csr(3, 1, &[1., 2., 3.])]));
+        assert!(e.contains("blocks[0,:] has incompatible row dimensions"), "{e}");
+        let e = err_text(sparse::vstack(&[&a, &csr(1, 3, &[1., 2., 3.])]));
+        assert!(e.contains("blocks[:,0] has incompatible column dimensions"), "{e}");
+        assert_eq!(
+            sparse::kron(&a.astype(DType::F32).unwrap(), &b.astype(DType::F32).unwrap()).unwrap().dtype(),
+            DType::F32
+        );
+    });
+}
+
+#[test]
+fn connected_components_match_scipy() {
+    with_device(&cpu(), || {
+        let rows = Array::from_vec(vec![0i64, 1, 2, 4, 5]).unwrap();
+        let cols = Array::from_vec(vec![1i64, 0, 3, 5, 4]).unwrap();
+        let g = sparse::coo_matrix(&full(&[5], 1.0, DType::F64).unwrap(), &rows, &cols, Some((7, 7)))
+            .unwrap()
+            .tocsr()
+            .unwrap();
+        // SciPy: strong (5, [0, 0, 2, 1, 3, 3, 4]) renumbered by first appearance; weak (4, ...)
+        let (n, lab) = connected_components(&g, true, Connection::Strong).unwrap();
+        assert_eq!((n, lab.dtype()), (5, DType::I32));
+        assert_eq!(i64s(&lab), vec![0, 0, 1, 2, 3, 3, 4]);
+        let (n, lab) = connected_components(&g, true, Connection::Weak).unwrap();
+        assert_eq!((n, i64s(&lab)), (4, vec![0, 0, 1, 1, 2, 2, 3]));
+        let (n, _) = connected_components(&g, false, Connection::Strong).unwrap();
+        assert_eq!(n, 4);
+        assert!(err_text("both".parse::<Connection>()).contains("connection must be 'weak' or 'strong'"));
+        assert!(err_text(connected_components(&csr(1, 2, &[1., 0.]), true, Connection::Weak)).contains("(N, N)"));
+    });
+}

@@ -23,12 +23,24 @@
 //!   their number per row, then one thread per row writing them) and sorts and sums them as
 //!   above; explicit zeros are dropped, as SciPy's product drops them.
 //!
+//! **More.** [`construct`] builds matrices from others (`kron`, `hstack`, `vstack`,
+//! `block_diag`, `tril`, `triu`); `methods` adds indexing (`slice_rows`, `take_rows`,
+//! `take_cols`) and the reductions `max`, `min`, `argmax`, `argmin`, `mean`; [`linalg`] is
+//! `scipy.sparse.linalg` and [`csgraph`] is `scipy.sparse.csgraph`.
+//!
 //! **Checks.** The constructors check what SciPy's `check_format` checks: lengths, the first
 //! and last offsets, offsets that never decrease, and indices within the shape (a few
 //! reductions, each read on the host). Bad input is an error naming the op, the shapes and the
 //! dtypes.
 
 use std::sync::Arc;
+
+pub mod construct;
+pub mod csgraph;
+pub mod linalg;
+mod methods;
+
+pub use construct::{block_diag, hstack, kron, tril, triu, vstack};
 
 use xp_backend_api::{DType, DTypeKind, DynDevice, Error, Result};
 use xp_kernels::plan::{plan_flat, PlanArg, PlannedLaunch};
