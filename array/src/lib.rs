@@ -40,11 +40,9 @@
 //! - NumPy's submodules under NumPy's names: [`linalg`], [`fft`], [`random`]. xp's own:
 //!   [`device`](mod@device) selection, [`distributed`], user kernels ([`user`]).
 //! - SciPy's modules: one folder per SciPy module, named as SciPy names it and re-exported by
-//!   the facade under that name. Today [`signal`], [`sparse`], [`special`], [`stats`],
-//!   [`interpolate`] and [`spatial`]; to come `ndimage/` (`xp::ndimage`), `sparse/linalg.rs`
-//!   with `csgraph` beside it (`sparse.rs` becoming `sparse/mod.rs`; `xp::sparse::linalg`, …)
-//!   and `signal/windows.rs`
-//!   (`xp::signal::windows`). SciPy's additions to linalg (`solve_triangular`, `lu_factor`,
+//!   the facade under that name: [`signal`] (with `signal::windows`), [`sparse`] (with
+//!   `sparse::linalg` and `sparse::csgraph`), [`special`], [`stats`], [`interpolate`],
+//!   [`spatial`] and [`ndimage`]. SciPy's additions to linalg (`solve_triangular`, `lu_factor`,
 //!   `expm`, special matrices) are files of their own in `linalg/`, still `xp::linalg`, and
 //!   `scipy.fft`'s transforms (`dct`, `dst`, `fht`, …) are `fft/trig.rs` and `fft/hankel.rs`,
 //!   still `xp::fft`. Elementwise
