@@ -2,8 +2,85 @@
 
 use super::*;
 
+/// `padtype`: absent is SciPy's default `"odd"`, JSON null is `None`.
+fn padtype_kwarg(case: &Case) -> Result<Option<xp::signal::PadType>, Failure> {
+    match case.kwargs.get("padtype") {
+        None => Ok(Some(xp::signal::PadType::Odd)),
+        Some(serde_json::Value::Null) => Ok(None),
+        Some(v) => {
+            let s = v.as_str().ok_or_else(|| Failure::Case(format!("{}: padtype {v}", case.op)))?;
+            Ok(Some(s.parse()?))
+        }
+    }
+}
+
+fn usize_kwarg(case: &Case, key: &str) -> Result<Option<usize>, Failure> {
+    match int_kwarg(case, key)? {
+        None => Ok(None),
+        Some(v) => usize::try_from(v).map(Some).map_err(|_| Failure::Case(format!("{}: {key} {v} < 0", case.op))),
+    }
+}
+
+fn axis_or(case: &Case, default: isize) -> Result<isize, Failure> {
+    Ok(axis_kwarg(case)?.unwrap_or(default))
+}
+
 /// Runs `signal.<f>` of one case when it is one of this file's ops (`None` otherwise).
 pub(super) fn run(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array, Failure>> {
-    let _ = (case, f, arrays);
-    None
+    let known = matches!(
+        f,
+        "lfilter"
+            | "lfilter_zf"
+            | "lfilter_zi"
+            | "filtfilt"
+            | "sosfilt"
+            | "sosfilt_zi"
+            | "sosfiltfilt"
+    );
+    if !known {
+        return None;
+    }
+    Some(run_known(case, f, arrays))
+}
+
+fn run_known(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
+    use xp::signal;
+    let arg = |k: usize| nth(case, arrays, k);
+    Ok(match f {
+        "lfilter" | "lfilter_zf" => {
+            let zi = arrays.get(3);
+            let (y, zf) = signal::lfilter(arg(0)?, arg(1)?, arg(2)?, axis_or(case, -1)?, zi)?;
+            if f == "lfilter" {
+                y
+            } else {
+                zf.ok_or_else(|| Failure::Case("lfilter_zf: no zi".into()))?
+            }
+        }
+        "lfilter_zi" => signal::lfilter_zi(arg(0)?, arg(1)?)?,
+        "filtfilt" => {
+            let method = match case.kwarg("method").and_then(|v| v.as_str()) {
+                None => signal::FiltfiltMethod::Pad,
+                Some(s) => s.parse()?,
+            };
+            signal::filtfilt(
+                arg(0)?,
+                arg(1)?,
+                arg(2)?,
+                axis_or(case, -1)?,
+                padtype_kwarg(case)?,
+                usize_kwarg(case, "padlen")?,
+                method,
+            )?
+        }
+        "sosfilt" => signal::sosfilt(arg(0)?, arg(1)?, axis_or(case, -1)?, arrays.get(2))?.0,
+        "sosfilt_zi" => signal::sosfilt_zi(arg(0)?)?,
+        "sosfiltfilt" => signal::sosfiltfilt(
+            arg(0)?,
+            arg(1)?,
+            axis_or(case, -1)?,
+            padtype_kwarg(case)?,
+            usize_kwarg(case, "padlen")?,
+        )?,
+        _ => return Err(unsupported(&case.op)),
+    })
 }

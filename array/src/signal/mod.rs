@@ -38,6 +38,8 @@
 //! constants) picks the FFT when it predicts it is faster.
 
 mod fftconv;
+mod filtering;
+mod lines;
 pub mod numpy;
 
 use std::str::FromStr;
@@ -48,6 +50,7 @@ pub use xp_kernels::signal::Boundary;
 use xp_kernels::signal::{plan_direct, DirectGeometry};
 
 pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
+pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
 use crate::exec::{run_launches, target_of, Bindings};
 use crate::promote::{promote_types, Scalar};
 use crate::routines::flip;
