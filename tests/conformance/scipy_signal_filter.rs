@@ -36,6 +36,8 @@ pub(super) fn run(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array
             | "sosfilt"
             | "sosfilt_zi"
             | "sosfiltfilt"
+            | "savgol_coeffs"
+            | "savgol_filter"
     );
     if !known {
         return None;
@@ -81,6 +83,26 @@ fn run_known(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
             padtype_kwarg(case)?,
             usize_kwarg(case, "padlen")?,
         )?,
+        "savgol_coeffs" | "savgol_filter" => {
+            let wl = usize_kwarg(case, "window_length")?.ok_or_else(|| Failure::Case("no window_length".into()))?;
+            let po = usize_kwarg(case, "polyorder")?.ok_or_else(|| Failure::Case("no polyorder".into()))?;
+            let deriv = usize_kwarg(case, "deriv")?.unwrap_or(0);
+            let delta = if case.kwarg("delta").is_some() { f64_kwarg(case, "delta")? } else { 1.0 };
+            if f == "savgol_coeffs" {
+                let use_ = match case.kwarg("use").and_then(|v| v.as_str()) {
+                    None => signal::SavgolUse::Conv,
+                    Some(s) => s.parse()?,
+                };
+                signal::savgol_coeffs(wl, po, deriv, delta, usize_kwarg(case, "pos")?, use_)?
+            } else {
+                let mode = match case.kwarg("mode").and_then(|v| v.as_str()) {
+                    None => signal::SavgolMode::Interp,
+                    Some(s) => s.parse()?,
+                };
+                let cval = if case.kwarg("cval").is_some() { f64_kwarg(case, "cval")? } else { 0.0 };
+                signal::savgol_filter(&first(case, arrays)?, wl, po, deriv, delta, axis_or(case, -1)?, mode, cval)?
+            }
+        }
         _ => return Err(unsupported(&case.op)),
     })
 }

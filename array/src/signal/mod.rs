@@ -41,6 +41,7 @@ mod fftconv;
 mod filtering;
 mod lines;
 pub mod numpy;
+mod savgol;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -50,6 +51,7 @@ pub use xp_kernels::signal::Boundary;
 use xp_kernels::signal::{plan_direct, DirectGeometry};
 
 pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
+pub use self::savgol::{savgol_coeffs, savgol_filter, SavgolMode, SavgolUse};
 pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
 use crate::exec::{run_launches, target_of, Bindings};
 use crate::promote::{promote_types, Scalar};
