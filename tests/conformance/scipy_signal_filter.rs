@@ -21,6 +21,33 @@ fn usize_kwarg(case: &Case, key: &str) -> Result<Option<usize>, Failure> {
     }
 }
 
+/// A peak condition: a number (the minimum) or `[min, max]` with nulls.
+fn interval_kwarg(case: &Case, key: &str) -> Result<Option<xp::signal::Interval>, Failure> {
+    let Some(v) = case.kwarg(key) else { return Ok(None) };
+    if let Some(x) = v.as_f64() {
+        return Ok(Some((Some(x), None)));
+    }
+    match v.as_array().map(Vec::as_slice) {
+        Some([a, b]) => Ok(Some((a.as_f64(), b.as_f64()))),
+        _ => Err(Failure::Case(format!("{}: {key} {v}", case.op))),
+    }
+}
+
+fn opt_f64(case: &Case, key: &str) -> Result<Option<f64>, Failure> {
+    if case.kwarg(key).is_some() {
+        Ok(Some(f64_kwarg(case, key)?))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Equal-length 1-d arrays stacked as float64 rows.
+fn stack_f64(rows: &[&Array]) -> Result<Array, Failure> {
+    let rows: Vec<Array> = rows.iter().map(|r| r.astype(DType::F64)).collect::<Result<_, _>>()?;
+    let refs: Vec<&Array> = rows.iter().collect();
+    Ok(xp::stack(&refs, 0)?)
+}
+
 fn axis_or(case: &Case, default: isize) -> Result<isize, Failure> {
     Ok(axis_kwarg(case)?.unwrap_or(default))
 }
@@ -38,6 +65,12 @@ pub(super) fn run(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array
             | "sosfiltfilt"
             | "savgol_coeffs"
             | "savgol_filter"
+            | "argrelmax"
+            | "argrelmin"
+            | "find_peaks"
+            | "peak_prominences"
+            | "peak_widths"
+            | "correlation_lags"
     );
     if !known {
         return None;
@@ -102,6 +135,48 @@ fn run_known(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
                 let cval = if case.kwarg("cval").is_some() { f64_kwarg(case, "cval")? } else { 0.0 };
                 signal::savgol_filter(&first(case, arrays)?, wl, po, deriv, delta, axis_or(case, -1)?, mode, cval)?
             }
+        }
+        "argrelmax" | "argrelmin" => {
+            let order = usize_kwarg(case, "order")?.unwrap_or(1);
+            let mode = match case.kwarg("mode").and_then(|v| v.as_str()) {
+                None => signal::ExtremaMode::Clip,
+                Some(s) => s.parse()?,
+            };
+            let x = first(case, arrays)?;
+            let idx = if f == "argrelmax" {
+                signal::argrelmax(&x, axis_or(case, 0)?, order, mode)?
+            } else {
+                signal::argrelmin(&x, axis_or(case, 0)?, order, mode)?
+            };
+            let refs: Vec<&Array> = idx.iter().collect();
+            xp::stack(&refs, 0)?
+        }
+        "find_peaks" => {
+            let opts = signal::FindPeaksOptions {
+                height: interval_kwarg(case, "height")?,
+                threshold: interval_kwarg(case, "threshold")?,
+                distance: opt_f64(case, "distance")?,
+                prominence: interval_kwarg(case, "prominence")?,
+                width: interval_kwarg(case, "width")?,
+                wlen: opt_f64(case, "wlen")?,
+                rel_height: opt_f64(case, "rel_height")?.unwrap_or(0.5),
+                plateau_size: interval_kwarg(case, "plateau_size")?,
+            };
+            signal::find_peaks(&first(case, arrays)?, &opts)?.peaks
+        }
+        "peak_prominences" => {
+            let (p, l, r) = signal::peak_prominences(arg(0)?, arg(1)?, opt_f64(case, "wlen")?)?;
+            stack_f64(&[&p, &l, &r])?
+        }
+        "peak_widths" => {
+            let rel = opt_f64(case, "rel_height")?.unwrap_or(0.5);
+            let (w, h, l, r) = signal::peak_widths(arg(0)?, arg(1)?, rel, opt_f64(case, "wlen")?)?;
+            stack_f64(&[&w, &h, &l, &r])?
+        }
+        "correlation_lags" => {
+            let a = usize_kwarg(case, "in1_len")?.ok_or_else(|| Failure::Case("no in1_len".into()))?;
+            let b = usize_kwarg(case, "in2_len")?.ok_or_else(|| Failure::Case("no in2_len".into()))?;
+            signal::correlation_lags(a, b, parsed_kwarg(case, "mode", "full")?)?
         }
         _ => return Err(unsupported(&case.op)),
     })

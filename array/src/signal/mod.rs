@@ -41,6 +41,7 @@ mod fftconv;
 mod filtering;
 mod lines;
 pub mod numpy;
+mod peaks;
 mod savgol;
 
 use std::str::FromStr;
@@ -51,6 +52,10 @@ pub use xp_kernels::signal::Boundary;
 use xp_kernels::signal::{plan_direct, DirectGeometry};
 
 pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
+pub use self::peaks::{
+    argrelextrema, argrelmax, argrelmin, correlation_lags, find_peaks, peak_prominences, peak_widths, Comparator,
+    ExtremaMode, FindPeaksOptions, Interval, Peaks,
+};
 pub use self::savgol::{savgol_coeffs, savgol_filter, SavgolMode, SavgolUse};
 pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
 use crate::exec::{run_launches, target_of, Bindings};
