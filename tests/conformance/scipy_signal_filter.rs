@@ -48,6 +48,15 @@ fn stack_f64(rows: &[&Array]) -> Result<Array, Failure> {
     Ok(xp::stack(&refs, 0)?)
 }
 
+/// A size: one number or a list; absent/null is `None`.
+fn sizes_kwarg(case: &Case, key: &str) -> Result<Option<Vec<usize>>, Failure> {
+    let Some(v) = case.kwarg(key) else { return Ok(None) };
+    if let Some(k) = v.as_u64() {
+        return Ok(Some(vec![k as usize]));
+    }
+    usizes(v).map(Some).ok_or_else(|| Failure::Case(format!("{}: {key} {v}", case.op)))
+}
+
 fn axis_or(case: &Case, default: isize) -> Result<isize, Failure> {
     Ok(axis_kwarg(case)?.unwrap_or(default))
 }
@@ -71,6 +80,12 @@ pub(super) fn run(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array
             | "peak_prominences"
             | "peak_widths"
             | "correlation_lags"
+            | "medfilt"
+            | "medfilt2d"
+            | "wiener"
+            | "hilbert"
+            | "resample"
+            | "upfirdn"
     );
     if !known {
         return None;
@@ -177,6 +192,23 @@ fn run_known(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
             let a = usize_kwarg(case, "in1_len")?.ok_or_else(|| Failure::Case("no in1_len".into()))?;
             let b = usize_kwarg(case, "in2_len")?.ok_or_else(|| Failure::Case("no in2_len".into()))?;
             signal::correlation_lags(a, b, parsed_kwarg(case, "mode", "full")?)?
+        }
+        "medfilt" => signal::medfilt(&first(case, arrays)?, sizes_kwarg(case, "kernel_size")?.as_deref())?,
+        "medfilt2d" => signal::medfilt2d(&first(case, arrays)?, sizes_kwarg(case, "kernel_size")?.as_deref())?,
+        "wiener" => signal::wiener(&first(case, arrays)?, sizes_kwarg(case, "mysize")?.as_deref(), opt_f64(case, "noise")?)?,
+        "hilbert" => signal::hilbert(&first(case, arrays)?, usize_kwarg(case, "N")?, axis_or(case, -1)?)?,
+        "resample" => {
+            if case.kwarg("window").is_some() {
+                // a window by name needs `get_window`
+                return Err(unsupported(&format!("{} with a named window", case.op)));
+            }
+            let num = usize_kwarg(case, "num")?.ok_or_else(|| Failure::Case("no num".into()))?;
+            signal::resample(&first(case, arrays)?, num, axis_or(case, 0)?, None)?
+        }
+        "upfirdn" => {
+            let up = usize_kwarg(case, "up")?.unwrap_or(1);
+            let down = usize_kwarg(case, "down")?.unwrap_or(1);
+            signal::upfirdn(arg(0)?, arg(1)?, up, down, axis_or(case, -1)?)?
         }
         _ => return Err(unsupported(&case.op)),
     })

@@ -40,8 +40,10 @@
 mod fftconv;
 mod filtering;
 mod lines;
+mod nonlinear;
 pub mod numpy;
 mod peaks;
+mod resample;
 mod savgol;
 
 use std::str::FromStr;
@@ -56,6 +58,8 @@ pub use self::peaks::{
     argrelextrema, argrelmax, argrelmin, correlation_lags, find_peaks, peak_prominences, peak_widths, Comparator,
     ExtremaMode, FindPeaksOptions, Interval, Peaks,
 };
+pub use self::nonlinear::{medfilt, medfilt2d, wiener, MEDFILT_MAX_WINDOW};
+pub use self::resample::{hilbert, resample, upfirdn};
 pub use self::savgol::{savgol_coeffs, savgol_filter, SavgolMode, SavgolUse};
 pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
 use crate::exec::{run_launches, target_of, Bindings};
