@@ -86,6 +86,12 @@ pub(super) fn run(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array
             | "hilbert"
             | "resample"
             | "upfirdn"
+            | "cspline1d"
+            | "qspline1d"
+            | "cspline1d_eval"
+            | "qspline1d_eval"
+            | "gauss_spline"
+            | "symiirorder1"
     );
     if !known {
         return None;
@@ -210,6 +216,21 @@ fn run_known(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
             let down = usize_kwarg(case, "down")?.unwrap_or(1);
             signal::upfirdn(arg(0)?, arg(1)?, up, down, axis_or(case, -1)?)?
         }
+        "cspline1d" => signal::cspline1d(&first(case, arrays)?, opt_f64(case, "lamb")?.unwrap_or(0.0))?,
+        "qspline1d" => signal::qspline1d(&first(case, arrays)?, opt_f64(case, "lamb")?.unwrap_or(0.0))?,
+        "cspline1d_eval" | "qspline1d_eval" => {
+            let dx = opt_f64(case, "dx")?.unwrap_or(1.0);
+            let x0 = opt_f64(case, "x0")?.unwrap_or(0.0);
+            let f = if f == "cspline1d_eval" { signal::cspline1d_eval } else { signal::qspline1d_eval };
+            f(arg(0)?, arg(1)?, dx, x0)?
+        }
+        "gauss_spline" => signal::gauss_spline(&first(case, arrays)?, usize_kwarg(case, "n")?.unwrap_or(0))?,
+        "symiirorder1" => signal::symiirorder1(
+            &first(case, arrays)?,
+            f64_kwarg(case, "c0")?,
+            f64_kwarg(case, "z1")?,
+            opt_f64(case, "precision")?.unwrap_or(-1.0),
+        )?,
         _ => return Err(unsupported(&case.op)),
     })
 }

@@ -37,6 +37,7 @@
 //! three FFTs of the full size `N` against the direct multiply-adds, with SciPy's measured
 //! constants) picks the FFT when it predicts it is faster.
 
+mod bsplines;
 mod fftconv;
 mod filtering;
 mod lines;
@@ -53,6 +54,7 @@ use xp_backend_api::{DType, DynDevice, Error, Result};
 pub use xp_kernels::signal::Boundary;
 use xp_kernels::signal::{plan_direct, DirectGeometry};
 
+pub use self::bsplines::{cspline1d, cspline1d_eval, gauss_spline, qspline1d, qspline1d_eval, symiirorder1};
 pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
 pub use self::peaks::{
     argrelextrema, argrelmax, argrelmin, correlation_lags, find_peaks, peak_prominences, peak_widths, Comparator,
