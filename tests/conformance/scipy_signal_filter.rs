@@ -201,7 +201,9 @@ fn run_known(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
         }
         "medfilt" => signal::medfilt(&first(case, arrays)?, sizes_kwarg(case, "kernel_size")?.as_deref())?,
         "medfilt2d" => signal::medfilt2d(&first(case, arrays)?, sizes_kwarg(case, "kernel_size")?.as_deref())?,
-        "wiener" => signal::wiener(&first(case, arrays)?, sizes_kwarg(case, "mysize")?.as_deref(), opt_f64(case, "noise")?)?,
+        "wiener" => {
+            signal::wiener(&first(case, arrays)?, sizes_kwarg(case, "mysize")?.as_deref(), opt_f64(case, "noise")?)?
+        }
         "hilbert" => signal::hilbert(&first(case, arrays)?, usize_kwarg(case, "N")?, axis_or(case, -1)?)?,
         "resample" => {
             if case.kwarg("window").is_some() {

@@ -129,7 +129,10 @@ done = 1;
 fn smoothing_cubic(signal: &Array, lam: f64) -> Result<Array> {
     let op = "cspline1d";
     if signal.ndim() != 1 || signal.dtype().is_complex() {
-        return Err(Error::value(op, format!("the signal must be a real 1-d array, got {} {:?}", signal.dtype(), signal.shape())));
+        return Err(Error::value(
+            op,
+            format!("the signal must be a real 1-d array, got {} {:?}", signal.dtype(), signal.shape()),
+        ));
     }
     let k = signal.size();
     if k < 2 {
@@ -151,7 +154,8 @@ fn smoothing_cubic(signal: &Array, lam: f64) -> Result<Array> {
     let hc = |m: &Array| -> Result<Array> {
         rho_a.pow(m)?.mul(&m.add_scalar(1.0)?.mul_scalar(omega)?.sin()?)?.mul_scalar(cs / omega.sin())
     };
-    let c0 = cs * cs * (1.0 + rho * rho) / (1.0 - rho * rho) / (1.0 - 2.0 * rho * rho * (2.0 * omega).cos() + rho.powi(4));
+    let c0 =
+        cs * cs * (1.0 + rho * rho) / (1.0 - rho * rho) / (1.0 - 2.0 * rho * rho * (2.0 * omega).cos() + rho.powi(4));
     let gamma = (1.0 - rho * rho) / (1.0 + rho * rho) / omega.tan();
     // symmetric impulse response h_s(m) = c0 ρ^|m| (cos ω|m| + γ sin ω|m|)
     let hs = |m: &Array| -> Result<Array> {

@@ -2,6 +2,14 @@
 //! `convolve`, `correlate`, `fftconvolve`, `oaconvolve`, `choose_conv_method`) and NumPy's 1-d
 //! `convolve` and `correlate` ([`numpy`], also at `xp::convolve` and `xp::correlate`).
 //!
+//! Filtering: [`lfilter`], [`lfilter_zi`], [`filtfilt`], [`sosfilt`], [`sosfilt_zi`],
+//! [`sosfiltfilt`] (recursions along lines, one device thread per line); [`savgol_coeffs`],
+//! [`savgol_filter`]; [`medfilt`], [`medfilt2d`], [`wiener`]; [`hilbert`], [`resample`],
+//! [`upfirdn`]; peaks and extrema ([`find_peaks`], [`peak_prominences`], [`peak_widths`],
+//! [`argrelextrema`], [`argrelmax`], [`argrelmin`], [`correlation_lags`]); B-splines
+//! ([`cspline1d`], [`qspline1d`], [`cspline1d_eval`], [`qspline1d_eval`], [`gauss_spline`],
+//! [`symiirorder1`]). Each file's docs give its algorithms and where host work is used.
+//!
 //! **Direct methods** run one kernel family (`xp_kernels::signal`): every direct convolution
 //! is a correlation with the taps flipped (convolution) or conjugated (correlation) on the
 //! device beforehand, an output start per dimension that the mode gives, and a boundary rule.
@@ -56,14 +64,14 @@ use xp_kernels::signal::{plan_direct, DirectGeometry};
 
 pub use self::bsplines::{cspline1d, cspline1d_eval, gauss_spline, qspline1d, qspline1d_eval, symiirorder1};
 pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
+pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
+pub use self::nonlinear::{medfilt, medfilt2d, wiener, MEDFILT_MAX_WINDOW};
 pub use self::peaks::{
     argrelextrema, argrelmax, argrelmin, correlation_lags, find_peaks, peak_prominences, peak_widths, Comparator,
     ExtremaMode, FindPeaksOptions, Interval, Peaks,
 };
-pub use self::nonlinear::{medfilt, medfilt2d, wiener, MEDFILT_MAX_WINDOW};
 pub use self::resample::{hilbert, resample, upfirdn};
 pub use self::savgol::{savgol_coeffs, savgol_filter, SavgolMode, SavgolUse};
-pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
 use crate::exec::{run_launches, target_of, Bindings};
 use crate::promote::{promote_types, Scalar};
 use crate::routines::flip;

@@ -92,7 +92,10 @@ fn median_filter(op: &str, x: &Array, kernel_size: Option<&[usize]>) -> Result<A
     let ks = kernel_sizes(op, x.ndim(), kernel_size)?;
     let win: usize = ks.iter().product();
     if win > MEDFILT_MAX_WINDOW {
-        return Err(Error::value(op, format!("windows of more than {MEDFILT_MAX_WINDOW} elements are not supported (got {win})")));
+        return Err(Error::value(
+            op,
+            format!("windows of more than {MEDFILT_MAX_WINDOW} elements are not supported (got {win})"),
+        ));
     }
     let dev = x.device_arc();
     let dt = match x.dtype() {

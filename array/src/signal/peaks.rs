@@ -101,13 +101,8 @@ pub fn argrelextrema(
     };
     let lx = Lines::new(op, data, axis, dt)?;
     static K: OnceLock<crate::ElementwiseKernel> = OnceLock::new();
-    let kern = kernel(
-        &K,
-        "raw T x, int64 len, int64 order, int64 wrap, int64 cmp",
-        "bool y",
-        RELEXT,
-        "xp_signal_relextrema",
-    )?;
+    let kern =
+        kernel(&K, "raw T x, int64 len, int64 order, int64 wrap, int64 cmp", "bool y", RELEXT, "xp_signal_relextrema")?;
     let dev = data.device_arc();
     let mask = Array::empty_on(&dev, lx.data.shape(), DType::Bool)?;
     if mask.size() > 0 {
@@ -394,18 +389,17 @@ pub fn find_peaks(x: &Array, opts: &FindPeaksOptions) -> Result<Peaks> {
     let dev = x.device_arc();
     let n = xf.size();
     static K: OnceLock<crate::ElementwiseKernel> = OnceLock::new();
-    let kern = kernel(&K, "raw float64 x, int64 len, int64 dummy", "int64 y, int64 le, int64 re", MAXIMA, "xp_signal_maxima")?;
+    let kern =
+        kernel(&K, "raw float64 x, int64 len, int64 dummy", "int64 y, int64 le, int64 re", MAXIMA, "xp_signal_maxima")?;
     let dummy = Array::full_on(&dev, &[n], 0i64, DType::I64)?;
-    let mut m = kern.call_all(&[
-        Operand::Array(&xf),
-        Operand::Scalar(Scalar::Int(n as i128)),
-        Operand::Array(&dummy),
-    ])?;
+    let mut m =
+        kern.call_all(&[Operand::Array(&xf), Operand::Scalar(Scalar::Int(n as i128)), Operand::Array(&dummy)])?;
     let re = m.pop().unwrap();
     let le = m.pop().unwrap();
     let mid = m.pop().unwrap();
     let found = mid.ge(0i64)?;
-    let (mut peaks, mut left, mut right) = (mid.compress_mask(&found)?, le.compress_mask(&found)?, re.compress_mask(&found)?);
+    let (mut peaks, mut left, mut right) =
+        (mid.compress_mask(&found)?, le.compress_mask(&found)?, re.compress_mask(&found)?);
     let mut out = Peaks {
         peaks: peaks.clone(),
         peak_heights: None,
@@ -437,7 +431,8 @@ pub fn find_peaks(x: &Array, opts: &FindPeaksOptions) -> Result<Peaks> {
         let xp = xf.take(&peaks, None)?;
         let mut lt = xp.sub(&xf.take(&peaks.add_scalar(-1)?, None)?)?;
         let mut rt = xp.sub(&xf.take(&peaks.add_scalar(1)?, None)?)?;
-        let keep = interval_mask(&lt.minimum(&rt)?, (iv.0, None))?.logical_and(&interval_mask(&lt.maximum(&rt)?, (None, iv.1))?)?;
+        let keep = interval_mask(&lt.minimum(&rt)?, (iv.0, None))?
+            .logical_and(&interval_mask(&lt.maximum(&rt)?, (None, iv.1))?)?;
         compress_all(&keep, &mut [&mut peaks, &mut left, &mut right, &mut lt, &mut rt])?;
         for a in [plateau.as_mut(), heights.as_mut()].into_iter().flatten() {
             *a = a.compress_mask(&keep)?;

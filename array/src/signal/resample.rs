@@ -49,12 +49,8 @@ pub fn hilbert(x: &Array, n: Option<usize>, axis: isize) -> Result<Array> {
     let idx = ids(&dev, n)?;
     let half = n.div_ceil(2) as i64;
     let nyq = if n % 2 == 0 { (n / 2) as i64 } else { -1 };
-    let h = idx
-        .lt(half)?
-        .astype(dt)?
-        .mul_scalar(2.0)?
-        .sub(&idx.eq(0i64)?.astype(dt)?)?
-        .add(&idx.eq(nyq)?.astype(dt)?)?;
+    let h =
+        idx.lt(half)?.astype(dt)?.mul_scalar(2.0)?.sub(&idx.eq(0i64)?.astype(dt)?)?.add(&idx.eq(nyq)?.astype(dt)?)?;
     let mut shape = vec![1isize; x.ndim()];
     shape[ax] = n as isize;
     crate::fft::ifft(&xf.mul(&h.reshape(&shape)?)?, None, ax as isize, None)
@@ -81,11 +77,7 @@ pub fn resample(x: &Array, num: usize, axis: isize, window: Option<&Array>) -> R
     }
     let lx = Lines::new(op, x, ax as isize, dt)?;
     let data = &lx.data;
-    let mut xs = if complex {
-        crate::fft::fft(data, None, -1, None)?
-    } else {
-        crate::fft::rfft(data, None, -1, None)?
-    };
+    let mut xs = if complex { crate::fft::fft(data, None, -1, None)? } else { crate::fft::rfft(data, None, -1, None)? };
     let real_dt = if matches!(dt, DType::F32 | DType::C64) { DType::F32 } else { DType::F64 };
     if let Some(w) = window {
         if w.shape() != [nx] {
@@ -154,11 +146,8 @@ pub fn resample(x: &Array, num: usize, axis: isize, window: Option<&Array>) -> R
             }
         }
     }
-    let out = if complex {
-        crate::fft::ifft(&y, Some(num), -1, None)?
-    } else {
-        crate::fft::irfft(&y, Some(num), -1, None)?
-    };
+    let out =
+        if complex { crate::fft::ifft(&y, Some(num), -1, None)? } else { crate::fft::irfft(&y, Some(num), -1, None)? };
     let out = out.mul_scalar(num as f64 / nx as f64)?;
     let out = cast(&out, dt)?;
     lx.restore(&out)
