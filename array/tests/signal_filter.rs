@@ -129,6 +129,7 @@ fn savitzky_golay() {
 }
 
 #[test]
+#[allow(clippy::approx_constant)] // SciPy's values, kept as printed
 fn median_hilbert_resample_upfirdn() {
     let d = cpu();
     let x = arr(&d, &X);

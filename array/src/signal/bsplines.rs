@@ -84,7 +84,7 @@ fn spline_coeffs(op: &str, signal: &Array, zi: f64, gain: f64) -> Result<Array> 
     let x = cast(signal, DType::F64)?.ascontiguous()?.reshape(&[1, -1])?;
     let k = x.shape()[1];
     if k == 0 {
-        return Ok(signal.astype(DType::F64)?);
+        return signal.astype(DType::F64);
     }
     let dev = x.device_arc();
     // y0 = x[0] + zi Σ_k zi^k x[k]

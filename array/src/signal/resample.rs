@@ -48,7 +48,7 @@ pub fn hilbert(x: &Array, n: Option<usize>, axis: isize) -> Result<Array> {
     let dev = x.device_arc();
     let idx = ids(&dev, n)?;
     let half = n.div_ceil(2) as i64;
-    let nyq = if n % 2 == 0 { (n / 2) as i64 } else { -1 };
+    let nyq = if n.is_multiple_of(2) { (n / 2) as i64 } else { -1 };
     let h =
         idx.lt(half)?.astype(dt)?.mul_scalar(2.0)?.sub(&idx.eq(0i64)?.astype(dt)?)?.add(&idx.eq(nyq)?.astype(dt)?)?;
     let mut shape = vec![1isize; x.ndim()];
@@ -122,7 +122,7 @@ pub fn resample(x: &Array, num: usize, axis: isize, window: Option<&Array>) -> R
     }
     let refs: Vec<&Array> = parts.iter().collect();
     let mut y = concatenate(&refs, 1)?;
-    if n % 2 == 0 && num != nx && n > 0 {
+    if n.is_multiple_of(2) && num != nx && n > 0 {
         let k = n / 2;
         let idx = ids(&dev, width)?;
         if num < nx {

@@ -96,6 +96,7 @@ fn taps_dot(window_length: usize, polyorder: usize, deriv: usize, delta: f64, po
     // Columns v_i = x^i; Gram–Schmidt (twice) into q_i, with R upper triangular.
     let mut q: Vec<Vec<f64>> = Vec::with_capacity(k);
     let mut r = vec![vec![0.0; k]; k];
+    #[allow(clippy::needless_range_loop)] // i is the column of R being filled
     for i in 0..k {
         let mut v: Vec<f64> = x.iter().map(|&t| t.powi(i as i32)).collect();
         for _pass in 0..2 {
