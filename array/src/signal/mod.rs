@@ -2,6 +2,14 @@
 //! `convolve`, `correlate`, `fftconvolve`, `oaconvolve`, `choose_conv_method`) and NumPy's 1-d
 //! `convolve` and `correlate` ([`numpy`], also at `xp::convolve` and `xp::correlate`).
 //!
+//! Filtering: [`lfilter`], [`lfilter_zi`], [`filtfilt`], [`sosfilt`], [`sosfilt_zi`],
+//! [`sosfiltfilt`] (recursions along lines, one device thread per line); [`savgol_coeffs`],
+//! [`savgol_filter`]; [`medfilt`], [`medfilt2d`], [`wiener`]; [`hilbert`], [`resample`],
+//! [`upfirdn`]; peaks and extrema ([`find_peaks`], [`peak_prominences`], [`peak_widths`],
+//! [`argrelextrema`], [`argrelmax`], [`argrelmin`], [`correlation_lags`]); B-splines
+//! ([`cspline1d`], [`qspline1d`], [`cspline1d_eval`], [`qspline1d_eval`], [`gauss_spline`],
+//! [`symiirorder1`]). Each file's docs give its algorithms and where host work is used.
+//!
 //! **Direct methods** run one kernel family (`xp_kernels::signal`): every direct convolution
 //! is a correlation with the taps flipped (convolution) or conjugated (correlation) on the
 //! device beforehand, an output start per dimension that the mode gives, and a boundary rule.
@@ -37,9 +45,16 @@
 //! three FFTs of the full size `N` against the direct multiply-adds, with SciPy's measured
 //! constants) picks the FFT when it predicts it is faster.
 
+mod bsplines;
 pub mod design;
 mod fftconv;
+mod filtering;
+mod lines;
+mod nonlinear;
 pub mod numpy;
+mod peaks;
+mod resample;
+mod savgol;
 pub mod spectral;
 pub mod waveforms;
 pub mod windows;
@@ -51,11 +66,20 @@ use xp_backend_api::{DType, DynDevice, Error, Result};
 pub use xp_kernels::signal::Boundary;
 use xp_kernels::signal::{plan_direct, DirectGeometry};
 
+pub use self::bsplines::{cspline1d, cspline1d_eval, gauss_spline, qspline1d, qspline1d_eval, symiirorder1};
 pub use self::design::{
     bessel, butter, cheby1, cheby2, ellip, firls, firwin, firwin2, freqz, group_delay, iirfilter, iirnotch, iirpeak,
     kaiser_atten, kaiser_beta, sos2tf, sos2zpk, sosfreqz, tf2sos, tf2zpk, zpk2sos, zpk2tf,
 };
 pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
+pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
+pub use self::nonlinear::{medfilt, medfilt2d, wiener, MEDFILT_MAX_WINDOW};
+pub use self::peaks::{
+    argrelextrema, argrelmax, argrelmin, correlation_lags, find_peaks, peak_prominences, peak_widths, Comparator,
+    ExtremaMode, FindPeaksOptions, Interval, Peaks,
+};
+pub use self::resample::{hilbert, resample, upfirdn};
+pub use self::savgol::{savgol_coeffs, savgol_filter, SavgolMode, SavgolUse};
 pub use self::spectral::{
     coherence, csd, czt, detrend, istft, lombscargle, periodogram, spectrogram, stft, welch, zoom_fft,
 };

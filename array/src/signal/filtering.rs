@@ -1,0 +1,494 @@
+//! Linear recursive filtering: SciPy's `lfilter`, `lfilter_zi`, `filtfilt`, `sosfilt`,
+//! `sosfilt_zi` and `sosfiltfilt`.
+//!
+//! **Algorithm.** `lfilter` runs the direct form II transposed recursion (Oppenheim & Schafer,
+//! *Discrete-Time Signal Processing*, §6.3): with `b` and `a` divided by `a[0]` and padded to
+//! one length `K + 1`, `y[t] = b[0] x[t] + z[0]`, `z[j] = z[j + 1] + b[j + 1] x[t] − a[j + 1]
+//! y[t]`. `sosfilt` runs the same recursion per second-order section, the sections one after
+//! the other over the whole line, their two states in registers.
+//!
+//! **Parallelism.** The filtered axis is moved last and the data viewed as independent lines;
+//! one device thread runs one line from start to end (a user kernel, so every backend runs
+//! it). Many lines fill a GPU; one long line runs on one thread, so a single channel is not
+//! faster on a GPU than on a CPU core.
+//!
+//! **Initial conditions.** `lfilter_zi` and `sosfilt_zi` are the steady state of a unit step,
+//! computed on the host in float64 from the coefficients alone (their size does not grow
+//! with the data): with `y = Σb / Σa`, `zi[j] = Σ_{m > j} (b[m] − a[m] y)` (the solution of
+//! SciPy's `(I − Aᵀ) zi = B`, in closed form).
+//!
+//! **Forward–backward.** `filtfilt` and `sosfiltfilt` extend each line by `padlen` samples
+//! (odd, even or constant extension, or none), filter forwards from the steady state scaled by
+//! the first sample, backwards from the steady state scaled by the last output, and cut the
+//! extension off (Gustafsson's method is not provided). Defaults are SciPy's (`padlen = 3 ·
+//! max(len(a), len(b))`, and for sections `3 · (2 · n_sections + 1 − trailing zeros)`).
+//!
+//! **dtypes.** The result dtype is NumPy's result type of the coefficients, data and initial
+//! conditions; integers and booleans give float64 (SciPy has no integer filters), float32
+//! stays float32 and complex stays complex, computing in that dtype as SciPy does.
+
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use xp_backend_api::{DType, Error, Result};
+
+use super::lines::{cast, device_f64, float_type, host_f64, kernel, last, line_ids, Lines};
+use crate::routines::{concatenate, flip};
+use crate::{Array, Operand, Scalar};
+
+/// The extension `filtfilt` and `sosfiltfilt` add at both ends of each line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PadType {
+    /// Point reflection about the end sample (`2 x[0] − x[k]`).
+    Odd,
+    /// Mirror reflection about the end sample (`x[k]`).
+    Even,
+    /// The end sample repeated.
+    Constant,
+}
+
+impl FromStr for PadType {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<PadType> {
+        match s {
+            "odd" => Ok(PadType::Odd),
+            "even" => Ok(PadType::Even),
+            "constant" => Ok(PadType::Constant),
+            _ => Err(Error::value(
+                "filtfilt",
+                format!("Unknown value '{s}' given to padtype.  padtype must be 'even', 'odd', 'constant', or None."),
+            )),
+        }
+    }
+}
+
+/// How `filtfilt` treats the ends of the signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FiltfiltMethod {
+    /// Extend the signal ([`PadType`]) and start from the steady state.
+    #[default]
+    Pad,
+    /// Gustafsson's method (not provided: an error).
+    Gust,
+}
+
+impl FromStr for FiltfiltMethod {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<FiltfiltMethod> {
+        match s {
+            "pad" => Ok(FiltfiltMethod::Pad),
+            "gust" => Ok(FiltfiltMethod::Gust),
+            _ => Err(Error::value("filtfilt", format!("method must be 'pad' or 'gust'; got '{s}'"))),
+        }
+    }
+}
+
+const IIR: &str = r#"
+const long long o = line * len;
+T* zz = z + line * k;
+for (long long t = 0; t < len; ++t) {
+    const T xv = x[o + t];
+    T yv = b[0] * xv;
+    if (k > 0) yv = yv + zz[0];
+    for (long long j = 0; j + 1 < k; ++j) zz[j] = zz[j + 1] + b[j + 1] * xv - a[j + 1] * yv;
+    if (k > 0) zz[k - 1] = b[k] * xv - a[k] * yv;
+    y[o + t] = yv;
+}
+done = 1;
+"#;
+
+const SOS: &str = r#"
+const long long o = line * len;
+for (long long q = 0; q < ns; ++q) {
+    const long long c = 6 * q;
+    const T b0 = s[c], b1 = s[c + 1], b2 = s[c + 2], a1 = s[c + 4], a2 = s[c + 5];
+    T* zz = z + (line * ns + q) * 2;
+    T z0 = zz[0], z1 = zz[1];
+    for (long long t = 0; t < len; ++t) {
+        const T xv = q == 0 ? x[o + t] : y[o + t];
+        const T yv = b0 * xv + z0;
+        z0 = b1 * xv - a1 * yv + z1;
+        z1 = b2 * xv - a2 * yv;
+        y[o + t] = yv;
+    }
+    zz[0] = z0;
+    zz[1] = z1;
+}
+if (ns == 0) for (long long t = 0; t < len; ++t) y[o + t] = x[o + t];
+done = 1;
+"#;
+
+/// The DF2T recursion over `(lines, n)` data `x` with normalised `b`, `a` of length `k + 1`
+/// and the `(lines, k)` state `z` (updated in place to the final state).
+fn iir_lines(x: &Array, b: &Array, a: &Array, z: &Array) -> Result<Array> {
+    static K: OnceLock<crate::ElementwiseKernel> = OnceLock::new();
+    let kern = kernel(
+        &K,
+        "int64 line, raw T x, raw T b, raw T a, int64 len, int64 k",
+        "raw T y, raw T z, int8 done",
+        IIR,
+        "xp_signal_lfilter",
+    )?;
+    let dev = x.device_arc();
+    let (lines, n) = (x.shape()[0], x.shape()[1]);
+    let y = Array::empty_on(&dev, &[lines, n], x.dtype())?;
+    if lines == 0 || n == 0 {
+        return Ok(y);
+    }
+    let ids = line_ids(&dev, lines)?;
+    let i = |v: usize| Operand::Scalar(Scalar::Int(v as i128));
+    kern.call_all(&[
+        Operand::Array(&ids),
+        Operand::Array(x),
+        Operand::Array(b),
+        Operand::Array(a),
+        i(n),
+        i(b.size() - 1),
+        Operand::Array(&y),
+        Operand::Array(z),
+        Operand::Array(&Array::empty_on(&dev, &[lines], DType::I8)?),
+    ])?;
+    Ok(y)
+}
+
+/// Cascaded sections over `(lines, n)` data: `sos` `(ns, 6)` normalised, `z` `(lines, ns, 2)`
+/// updated in place.
+fn sos_lines(x: &Array, sos: &Array, z: &Array) -> Result<Array> {
+    static K: OnceLock<crate::ElementwiseKernel> = OnceLock::new();
+    let kern = kernel(
+        &K,
+        "int64 line, raw T x, raw T s, int64 len, int64 ns",
+        "raw T y, raw T z, int8 done",
+        SOS,
+        "xp_signal_sosfilt",
+    )?;
+    let dev = x.device_arc();
+    let (lines, n) = (x.shape()[0], x.shape()[1]);
+    let y = Array::empty_on(&dev, &[lines, n], x.dtype())?;
+    if lines == 0 || n == 0 {
+        return Ok(y);
+    }
+    let ids = line_ids(&dev, lines)?;
+    let i = |v: usize| Operand::Scalar(Scalar::Int(v as i128));
+    kern.call_all(&[
+        Operand::Array(&ids),
+        Operand::Array(x),
+        Operand::Array(&sos.ascontiguous()?),
+        i(n),
+        i(sos.shape()[0]),
+        Operand::Array(&y),
+        Operand::Array(z),
+        Operand::Array(&Array::empty_on(&dev, &[lines], DType::I8)?),
+    ])?;
+    Ok(y)
+}
+
+/// `b` and `a` divided by `a[0]`, padded with zeros to one length, as `dtype` (checks SciPy's).
+fn normalized(op: &str, b: &Array, a: &Array, dtype: DType) -> Result<(Array, Array)> {
+    if b.ndim() != 1 || a.ndim() != 1 {
+        return Err(Error::value(
+            op,
+            format!("b and a must be 1-d coefficient arrays, got shapes {:?} and {:?}", b.shape(), a.shape()),
+        ));
+    }
+    if a.size() == 0 || b.size() == 0 {
+        return Err(Error::value(op, "the coefficient arrays b and a must not be empty"));
+    }
+    let (b, a) = (cast(b, dtype)?, cast(a, dtype)?);
+    let a0 = a.slice(&[crate::SliceArg::range(0, 1, 1)])?;
+    if a0.abs()?.astype(DType::F64)?.item::<f64>()? == 0.0 {
+        return Err(Error::value(op, "BUG: filter coefficient a[0] == 0 not supported yet"));
+    }
+    let (mut b, mut a) = (b.div(&a0)?, a.div(&a0)?);
+    let len = a.size().max(b.size());
+    let dev = a.device_arc();
+    let pad = |v: Array| -> Result<Array> {
+        if v.size() == len {
+            return v.ascontiguous();
+        }
+        let z = Array::full_on(&dev, &[len - v.size()], 0, dtype)?;
+        concatenate(&[&v, &z], 0)
+    };
+    b = pad(b)?;
+    a = pad(a)?;
+    Ok((b, a))
+}
+
+/// Checks `zi` against the expected shape (`x`'s with `axis` of extent `k`), allowing extent
+/// 1 to broadcast as SciPy does, and returns it as `(lines, k)` of `dtype` (a fresh copy).
+fn zi_lines(op: &str, zi: &Array, x: &Array, axis: usize, k: usize, dtype: DType) -> Result<Array> {
+    let mut expected = x.shape().to_vec();
+    expected[axis] = k;
+    let ok = zi.ndim() == x.ndim()
+        && zi.shape().iter().zip(&expected).enumerate().all(|(d, (&g, &e))| g == e || (d != axis && g == 1));
+    if !ok {
+        return Err(Error::value(
+            op,
+            format!("Unexpected shape for zi: expected {:?}, found {:?}.", expected, zi.shape()),
+        ));
+    }
+    let zb = zi.broadcast_to(&expected)?;
+    let l = Lines::new(op, &zb, axis as isize, dtype)?;
+    l.data.copy()
+}
+
+/// SciPy's `lfilter(b, a, x, axis, zi)`: `x` filtered along `axis` by the rational transfer
+/// function `B(z) / A(z)`. With `zi` (shape of `x` with `axis` of extent `max(len(a),
+/// len(b)) − 1`) the filter starts from that state and the final state `zf` is returned too.
+pub fn lfilter(b: &Array, a: &Array, x: &Array, axis: isize, zi: Option<&Array>) -> Result<(Array, Option<Array>)> {
+    let op = "lfilter";
+    let mut dts = vec![b.dtype(), a.dtype(), x.dtype()];
+    if let Some(z) = zi {
+        dts.push(z.dtype());
+    }
+    let dtype = float_type(&dts);
+    let (bn, an) = normalized(op, b, a, dtype)?;
+    let k = bn.size() - 1;
+    let lx = Lines::new(op, x, axis, dtype)?;
+    let z = match zi {
+        Some(zi) => zi_lines(op, zi, x, lx.axis, k, dtype)?,
+        None => Array::full_on(&x.device_arc(), &[lx.count(), k], 0, dtype)?,
+    };
+    let y = iir_lines(&lx.data, &bn, &an, &z)?;
+    let y = lx.restore(&y)?;
+    match zi {
+        Some(_) => Ok((y, Some(lx.restore(&z)?))),
+        None => Ok((y, None)),
+    }
+}
+
+/// The steady-state DF2T state of a unit step through `b / a` (host float64): SciPy's
+/// `lfilter_zi` in closed form.
+fn steady_state(op: &str, b: &[f64], a: &[f64]) -> Result<Vec<f64>> {
+    let mut a = a.to_vec();
+    while a.len() > 1 && a[0] == 0.0 {
+        a.remove(0);
+    }
+    if a.is_empty() || a[0] == 0.0 {
+        return Err(Error::value(op, "There must be at least one nonzero `a` coefficient."));
+    }
+    let a0 = a[0];
+    let n = a.len().max(b.len());
+    let mut bb: Vec<f64> = b.iter().map(|v| v / a0).collect();
+    let mut aa: Vec<f64> = a.iter().map(|v| v / a0).collect();
+    bb.resize(n, 0.0);
+    aa.resize(n, 0.0);
+    let sa: f64 = aa.iter().sum();
+    if sa == 0.0 {
+        return Err(Error::LinAlg {
+            op: op.into(),
+            reason: "Singular matrix: the filter has a pole at z = 1, so no steady state exists".into(),
+        });
+    }
+    let y = bb.iter().sum::<f64>() / sa;
+    let mut zi = vec![0.0; n - 1];
+    let mut acc = 0.0;
+    for j in (0..n - 1).rev() {
+        acc += bb[j + 1] - aa[j + 1] * y;
+        zi[j] = acc;
+    }
+    Ok(zi)
+}
+
+/// SciPy's `lfilter_zi(b, a)`: the initial state of `lfilter` for the steady state of a step
+/// response (multiply by the first sample to start a signal without a transient). The result
+/// dtype is that of `b` and `a` (integers give float64).
+pub fn lfilter_zi(b: &Array, a: &Array) -> Result<Array> {
+    let op = "lfilter_zi";
+    let dtype = float_type(&[b.dtype(), a.dtype()]);
+    let zi = steady_state(op, &host_f64(op, "b", b)?, &host_f64(op, "a", a)?)?;
+    device_f64(&b.device_arc(), &zi, &[zi.len()], dtype)
+}
+
+/// The padded `(lines, n + 2 edge)` extension of `(lines, n)` data.
+fn extend(x: &Array, edge: usize, padtype: Option<PadType>) -> Result<Array> {
+    let Some(pt) = padtype else { return Ok(x.clone()) };
+    if edge == 0 {
+        return Ok(x.clone());
+    }
+    let e = edge as isize;
+    let first = last(x, Some(0), Some(1), None)?;
+    let lastv = last(x, Some(-1), None, None)?;
+    let (left, right) = match pt {
+        PadType::Constant => {
+            let shape = [x.shape()[0], edge];
+            (first.broadcast_to(&shape)?, lastv.broadcast_to(&shape)?)
+        }
+        _ => {
+            // x[e:0:-1] and x[-2:-(e+2):-1]
+            let l = last(x, Some(e), Some(0), Some(-1))?;
+            let r = last(x, Some(-2), Some(-(e + 2)), Some(-1))?;
+            if pt == PadType::Odd {
+                (first.mul_scalar(2)?.sub(&l)?, lastv.mul_scalar(2)?.sub(&r)?)
+            } else {
+                (l, r)
+            }
+        }
+    };
+    concatenate(&[&left, x, &right], 1)?.ascontiguous()
+}
+
+fn check_padlen(op: &str, n: usize, edge: usize) -> Result<()> {
+    if n <= edge {
+        return Err(Error::value(
+            op,
+            format!("The length of the input vector x must be greater than padlen, which is {edge}."),
+        ));
+    }
+    Ok(())
+}
+
+/// SciPy's `filtfilt(b, a, x, axis, padtype, padlen, method)`: `x` filtered forwards and
+/// backwards along `axis` (zero phase, the magnitude response squared). `padtype` `None`
+/// means no extension; `padlen` `None` is `3 · max(len(a), len(b))`. SciPy's defaults are
+/// `axis = -1`, `Some(PadType::Odd)`, `None`, `FiltfiltMethod::Pad`.
+pub fn filtfilt(
+    b: &Array,
+    a: &Array,
+    x: &Array,
+    axis: isize,
+    padtype: Option<PadType>,
+    padlen: Option<usize>,
+    method: FiltfiltMethod,
+) -> Result<Array> {
+    let op = "filtfilt";
+    if method == FiltfiltMethod::Gust {
+        return Err(Error::value(op, "method 'gust' (Gustafsson's initial conditions) is not supported; use 'pad'"));
+    }
+    let dtype = float_type(&[b.dtype(), a.dtype(), x.dtype()]);
+    let (bn, an) = normalized(op, b, a, dtype)?;
+    let lx = Lines::new(op, x, axis, dtype)?;
+    let edge = if padtype.is_none() { 0 } else { padlen.unwrap_or(3 * a.size().max(b.size())) };
+    check_padlen(op, lx.len(), edge)?;
+    let zi = steady_state(op, &host_f64(op, "b", b)?, &host_f64(op, "a", a)?)?;
+    let k = zi.len();
+    let zi = device_f64(&x.device_arc(), &zi, &[1, k], dtype)?;
+    let ext = extend(&lx.data, edge, padtype)?;
+    let x0 = last(&ext, Some(0), Some(1), None)?;
+    let y = iir_lines(&ext, &bn, &an, &zi.mul(&x0)?.ascontiguous()?.copy()?)?;
+    let y0 = last(&y, Some(-1), None, None)?;
+    let yr = flip(&y, Some(&[1]))?.ascontiguous()?;
+    let y = iir_lines(&yr, &bn, &an, &zi.mul(&y0)?.ascontiguous()?.copy()?)?;
+    let y = flip(&y, Some(&[1]))?;
+    let n = ext.shape()[1] as isize;
+    let y = last(&y, Some(edge as isize), Some(n - edge as isize), None)?;
+    lx.restore(&y)
+}
+
+/// Checks `sos` is `(n_sections, 6)` with `a0 = 1` per section and returns it host-side.
+fn host_sos(op: &str, sos: &Array) -> Result<Vec<f64>> {
+    if sos.ndim() != 2 || sos.shape()[1] != 6 {
+        return Err(Error::value(op, format!("sos array must be shape (n_sections, 6), got {:?}", sos.shape())));
+    }
+    let flat = host_f64(op, "sos", &sos.reshape(&[-1])?)?;
+    if flat.chunks(6).any(|c| c[3] != 1.0) {
+        return Err(Error::value(op, "sos[:, 3] should be all ones"));
+    }
+    Ok(flat)
+}
+
+/// SciPy's `sosfilt(sos, x, axis, zi)`: `x` filtered along `axis` by cascaded second-order
+/// sections (`sos` of shape `(n_sections, 6)`, each row `b0 b1 b2 1 a1 a2`). With `zi`
+/// (shape `(n_sections, ..., 2, ...)`, the 2 at `axis`) the final states are returned too.
+pub fn sosfilt(sos: &Array, x: &Array, axis: isize, zi: Option<&Array>) -> Result<(Array, Option<Array>)> {
+    let op = "sosfilt";
+    host_sos(op, sos)?;
+    let ns = sos.shape()[0];
+    let mut dts = vec![sos.dtype(), x.dtype()];
+    if let Some(z) = zi {
+        dts.push(z.dtype());
+    }
+    let dtype = float_type(&dts);
+    let lx = Lines::new(op, x, axis, dtype)?;
+    let z = match zi {
+        Some(zi) => {
+            // zi: (ns, ...x with axis → 2...): each section's lines, then (lines, ns, 2).
+            let mut expected = vec![ns];
+            let mut xs = x.shape().to_vec();
+            xs[lx.axis] = 2;
+            expected.extend(&xs);
+            if zi.shape() != expected.as_slice() {
+                return Err(Error::value(
+                    op,
+                    format!("Invalid zi shape. With axis={axis}, an input with shape {:?}, and an sos array with {ns} sections, zi must have shape {:?}, got {:?}.", x.shape(), expected, zi.shape()),
+                ));
+            }
+            let moved = crate::routines::moveaxis(zi, &[lx.axis as isize + 1], &[-1])?;
+            let moved = cast(&moved, dtype)?.ascontiguous()?.reshape(&[ns as isize, lx.count() as isize, 2])?;
+            crate::routines::swapaxes(&moved, 0, 1)?.ascontiguous()?.copy()?
+        }
+        None => Array::full_on(&x.device_arc(), &[lx.count(), ns, 2], 0, dtype)?,
+    };
+    let s = cast(sos, dtype)?.ascontiguous()?;
+    let y = sos_lines(&lx.data, &s, &z)?;
+    let y = lx.restore(&y)?;
+    match zi {
+        Some(_) => {
+            // (lines, ns, 2) → (ns, lead..., 2) → axis in place.
+            let zf = crate::routines::swapaxes(&z, 0, 1)?;
+            let mut shape: Vec<isize> = vec![ns as isize];
+            shape.extend(lx.lead.iter().map(|&v| v as isize));
+            shape.push(2);
+            let zf = zf.ascontiguous()?.reshape(&shape)?;
+            let zf = crate::routines::moveaxis(&zf, &[-1], &[lx.axis as isize + 1])?.ascontiguous()?;
+            Ok((y, Some(zf)))
+        }
+        None => Ok((y, None)),
+    }
+}
+
+/// Each section's steady state, scaled by the DC gain of the sections before it (host f64).
+fn sos_steady(op: &str, flat: &[f64]) -> Result<Vec<f64>> {
+    let mut out = Vec::with_capacity(flat.len() / 3);
+    let mut scale = 1.0;
+    for c in flat.chunks(6) {
+        let zi = steady_state(op, &c[..3], &c[3..])?;
+        out.extend(zi.iter().map(|v| v * scale));
+        scale *= (c[0] + c[1] + c[2]) / (c[3] + c[4] + c[5]);
+    }
+    Ok(out)
+}
+
+/// SciPy's `sosfilt_zi(sos)`: the `(n_sections, 2)` initial states of `sosfilt` for the
+/// steady state of a step response. float32 `sos` gives float32; integers float64.
+pub fn sosfilt_zi(sos: &Array) -> Result<Array> {
+    let op = "sosfilt_zi";
+    let flat = host_sos(op, sos)?;
+    let zi = sos_steady(op, &flat)?;
+    device_f64(&sos.device_arc(), &zi, &[sos.shape()[0], 2], float_type(&[sos.dtype()]))
+}
+
+/// SciPy's `sosfiltfilt(sos, x, axis, padtype, padlen)`: forward–backward filtering by
+/// second-order sections (see [`filtfilt`]). SciPy's defaults are `axis = -1`,
+/// `Some(PadType::Odd)`, `None`.
+pub fn sosfiltfilt(
+    sos: &Array,
+    x: &Array,
+    axis: isize,
+    padtype: Option<PadType>,
+    padlen: Option<usize>,
+) -> Result<Array> {
+    let op = "sosfiltfilt";
+    let flat = host_sos(op, sos)?;
+    let ns = sos.shape()[0];
+    let dtype = float_type(&[sos.dtype(), x.dtype()]);
+    let lx = Lines::new(op, x, axis, dtype)?;
+    let zeros2 = flat.chunks(6).filter(|c| c[2] == 0.0).count();
+    let zeros5 = flat.chunks(6).filter(|c| c[5] == 0.0).count();
+    let ntaps = 2 * ns + 1 - zeros2.min(zeros5);
+    let edge = if padtype.is_none() { 0 } else { padlen.unwrap_or(3 * ntaps) };
+    check_padlen(op, lx.len(), edge)?;
+    let zi = device_f64(&x.device_arc(), &sos_steady(op, &flat)?, &[1, ns, 2], dtype)?;
+    let s = cast(sos, dtype)?.ascontiguous()?;
+    let ext = extend(&lx.data, edge, padtype)?;
+    let lines = ext.shape()[0] as isize;
+    let x0 = last(&ext, Some(0), Some(1), None)?.reshape(&[lines, 1, 1])?;
+    let y = sos_lines(&ext, &s, &zi.mul(&x0)?.ascontiguous()?.copy()?)?;
+    let y0 = last(&y, Some(-1), None, None)?.reshape(&[lines, 1, 1])?;
+    let yr = flip(&y, Some(&[1]))?.ascontiguous()?;
+    let y = sos_lines(&yr, &s, &zi.mul(&y0)?.ascontiguous()?.copy()?)?;
+    let y = flip(&y, Some(&[1]))?;
+    let n = ext.shape()[1] as isize;
+    let y = last(&y, Some(edge as isize), Some(n - edge as isize), None)?;
+    lx.restore(&y)
+}
