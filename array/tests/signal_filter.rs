@@ -211,3 +211,103 @@ fn b_splines() {
     assert!(signal::symiirorder1(&arr(&d, &X), 0.5, 0.3, -1.0).is_err()); // start sum does not converge
     assert!(signal::symiirorder1(&arr(&d, &s), 0.5, 1.2, -1.0).is_err());
 }
+
+/// Every `k`-th element.
+fn every(v: &[f64], k: usize) -> Vec<f64> {
+    v.iter().step_by(k).copied().collect()
+}
+
+#[test]
+fn polyphase_resampling_and_decimation() {
+    let d = cpu();
+    let xs: Vec<f64> = (0..64).map(|i| (i as f64 * 0.3).sin() + 0.05 * i as f64).collect();
+    let x = arr(&d, &xs);
+    // SciPy 1.17: resample_poly(x, 3, 2)[::9], resample_poly(x, 1, 4, padtype='line')[::3],
+    // decimate(x, 2)[::5], decimate(x, 3, ftype='fir')[::4], decimate(x, 2, zero_phase=False)[::5].
+    let rp = signal::resample_poly(&x, 3, 2, 0, None, signal::PolyPad::Constant).unwrap();
+    assert_eq!(rp.shape(), [96]);
+    close(
+        "resample_poly 3/2",
+        &every(&f64s(&rp), 9),
+        &[
+            3.3763381252569618e-18,
+            1.2746198036235756,
+            0.15757501664768325,
+            0.12731263924675718,
+            1.994876372583234,
+            1.9132775608991988,
+            0.8195602647296996,
+            2.1349163930860917,
+            3.367697949284487,
+            2.228928312482355,
+            2.2503760452814383,
+        ],
+        1e-12,
+    );
+    let rl = signal::resample_poly(&x, 1, 4, 0, None, signal::PolyPad::Line).unwrap();
+    close(
+        "resample_poly line",
+        &every(&f64s(&rl), 3),
+        &[
+            0.12235023366626865,
+            0.1535312248592989,
+            1.99501431763199,
+            0.8201563408265862,
+            3.3580376915704506,
+            2.292501900099051,
+        ],
+        1e-12,
+    );
+    let di = signal::decimate(&x, 2, None, signal::DecimateFilter::Iir, -1, true).unwrap();
+    close(
+        "decimate iir",
+        &every(&f64s(&di), 5),
+        &[
+            -0.00026529283826867006,
+            0.6353990164752465,
+            0.7094696271775418,
+            1.895521376512601,
+            1.4415818926279327,
+            3.122656934195791,
+            2.2142031067430095,
+        ],
+        1e-9,
+    );
+    let df = signal::decimate(&x, 3, None, signal::DecimateFilter::Fir, -1, true).unwrap();
+    close(
+        "decimate fir",
+        &every(&f64s(&df), 4),
+        &[
+            0.09847697458528618,
+            0.15801674644996733,
+            1.9952243057940073,
+            0.8225734455546474,
+            3.4026587730942452,
+            2.5152679865719976,
+        ],
+        1e-9,
+    );
+    let dn = signal::decimate(&x, 2, None, signal::DecimateFilter::Iir, -1, false).unwrap();
+    close(
+        "decimate forwards",
+        &every(&f64s(&dn), 5),
+        &[
+            0.0,
+            1.298394612362314,
+            -0.20982631118362677,
+            2.270108107036053,
+            0.8189895606670219,
+            3.1824065241655024,
+            1.9320419230420736,
+        ],
+        1e-9,
+    );
+    // float32 stays float32; bad factors and pad types are errors.
+    let x32 = x.astype(DType::F32).unwrap();
+    assert_eq!(signal::resample_poly(&x32, 3, 2, 0, None, signal::PolyPad::Mean).unwrap().dtype(), DType::F32);
+    assert_eq!(signal::decimate(&x32, 2, None, signal::DecimateFilter::Iir, -1, true).unwrap().dtype(), DType::F32);
+    assert!(signal::resample_poly(&x, 0, 2, 0, None, signal::PolyPad::Constant).is_err());
+    assert!(signal::decimate(&x, 0, None, signal::DecimateFilter::Iir, -1, true).is_err());
+    assert!("bogus".parse::<signal::PolyPad>().is_err());
+    assert!("cheby".parse::<signal::DecimateFilter>().is_err());
+}

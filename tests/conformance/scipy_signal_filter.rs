@@ -14,6 +14,24 @@ fn padtype_kwarg(case: &Case) -> Result<Option<xp::signal::PadType>, Failure> {
     }
 }
 
+/// A window given as a name or `[name, param, ...]` (kwarg `window`).
+fn window_kwarg(case: &Case) -> Result<Option<xp::signal::windows::Window>, Failure> {
+    let Some(v) = case.kwarg("window") else { return Ok(None) };
+    if v.is_null() {
+        return Ok(None);
+    }
+    if let Some(s) = v.as_str() {
+        return Ok(Some(s.parse()?));
+    }
+    let items = v.as_array().ok_or_else(|| Failure::Case(format!("{}: window is not a name or list", case.op)))?;
+    let name = items
+        .first()
+        .and_then(Value::as_str)
+        .ok_or_else(|| Failure::Case(format!("{}: window has no name", case.op)))?;
+    let params: Vec<Option<f64>> = items[1..].iter().map(Value::as_f64).collect();
+    Ok(Some(xp::signal::windows::Window::with_params(name, &params)?))
+}
+
 fn usize_kwarg(case: &Case, key: &str) -> Result<Option<usize>, Failure> {
     match int_kwarg(case, key)? {
         None => Ok(None),
@@ -85,6 +103,8 @@ pub(super) fn run(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array
             | "wiener"
             | "hilbert"
             | "resample"
+            | "resample_poly"
+            | "decimate"
             | "upfirdn"
             | "cspline1d"
             | "qspline1d"
@@ -206,12 +226,24 @@ fn run_known(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
         }
         "hilbert" => signal::hilbert(&first(case, arrays)?, usize_kwarg(case, "N")?, axis_or(case, -1)?)?,
         "resample" => {
-            if case.kwarg("window").is_some() {
-                // a window by name needs `get_window`
-                return Err(unsupported(&format!("{} with a named window", case.op)));
-            }
             let num = usize_kwarg(case, "num")?.ok_or_else(|| Failure::Case("no num".into()))?;
-            signal::resample(&first(case, arrays)?, num, axis_or(case, 0)?, None)?
+            match window_kwarg(case)? {
+                Some(w) => signal::resample_windowed(&first(case, arrays)?, num, axis_or(case, 0)?, &w)?,
+                None => signal::resample(&first(case, arrays)?, num, axis_or(case, 0)?, None)?,
+            }
+        }
+        "resample_poly" => {
+            let up = usize_kwarg(case, "up")?.ok_or_else(|| Failure::Case("no up".into()))?;
+            let down = usize_kwarg(case, "down")?.ok_or_else(|| Failure::Case("no down".into()))?;
+            let pad: signal::PolyPad = parsed_kwarg(case, "padtype", "constant")?;
+            let w = window_kwarg(case)?;
+            signal::resample_poly(&first(case, arrays)?, up, down, axis_or(case, 0)?, w.as_ref(), pad)?
+        }
+        "decimate" => {
+            let q = usize_kwarg(case, "q")?.ok_or_else(|| Failure::Case("no q".into()))?;
+            let ftype: signal::DecimateFilter = parsed_kwarg(case, "ftype", "iir")?;
+            let zero_phase = bool_kwarg(case, "zero_phase", true)?;
+            signal::decimate(&first(case, arrays)?, q, usize_kwarg(case, "n")?, ftype, axis_or(case, -1)?, zero_phase)?
         }
         "upfirdn" => {
             let up = usize_kwarg(case, "up")?.unwrap_or(1);

@@ -50,6 +50,7 @@ pub mod design;
 mod fftconv;
 mod filtering;
 mod lines;
+mod multirate;
 mod nonlinear;
 pub mod numpy;
 mod peaks;
@@ -73,6 +74,7 @@ pub use self::design::{
 };
 pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
 pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
+pub use self::multirate::{decimate, resample_poly, resample_windowed, DecimateFilter, PolyPad};
 pub use self::nonlinear::{medfilt, medfilt2d, wiener, MEDFILT_MAX_WINDOW};
 pub use self::peaks::{
     argrelextrema, argrelmax, argrelmin, correlation_lags, find_peaks, peak_prominences, peak_widths, Comparator,
