@@ -97,9 +97,7 @@ fn float_of(d: DType) -> DType {
 
 /// The full slice along every axis but `ax`, which takes `arg`.
 fn along(ndim: usize, ax: usize, arg: SliceArg) -> Vec<SliceArg> {
-    (0..ndim)
-        .map(|k| if k == ax { arg.clone() } else { SliceArg::Range { start: None, stop: None, step: None } })
-        .collect()
+    (0..ndim).map(|k| if k == ax { arg } else { SliceArg::Range { start: None, stop: None, step: None } }).collect()
 }
 
 /// SciPy's `resample_poly(x, up, down, axis, window, padtype)`: `x` resampled by `up/down`
@@ -183,7 +181,7 @@ fn polyphase(
                 PolyPad::Minimum => x.min(Some(&axes), true)?,
                 _ => x.max(Some(&axes), true)?,
             };
-            (&*x - &b, Some(b), None)
+            (x - &b, Some(b), None)
         }
         PolyPad::Line => {
             let first = x.slice(&along(x.ndim(), ax, SliceArg::Range { start: Some(0), stop: Some(1), step: None }))?;
@@ -195,7 +193,7 @@ fn polyphase(
                 .to_device(&x.device_arc())?
                 .reshape(&shape.iter().map(|&n| n as isize).collect::<Vec<_>>())?;
             let l = &first + &(&slope * &k);
-            (&*x - &l, None, Some((first, slope)))
+            (x - &l, None, Some((first, slope)))
         }
     };
     let y = upfirdn(&h_dev, &centred, up, down, ax as isize)?;
