@@ -71,11 +71,7 @@ fn kernel(
     name: &str,
     preamble: &str,
 ) -> Result<&'static ElementwiseKernel> {
-    if let Some(k) = cell.get() {
-        return Ok(k);
-    }
-    let k = ElementwiseKernel::new(ins, outs, op, name)?.with_preamble(preamble);
-    Ok(cell.get_or_init(|| k))
+    crate::user::cached_kernel(cell, ins, outs, op, name, preamble)
 }
 
 /// The kernels' code of a mode.

@@ -108,11 +108,7 @@ pub(crate) fn kernel(
     op: &str,
     name: &str,
 ) -> Result<&'static ElementwiseKernel> {
-    if let Some(k) = cell.get() {
-        return Ok(k);
-    }
-    let k = ElementwiseKernel::new(ins, outs, op, name)?;
-    Ok(cell.get_or_init(|| k))
+    crate::user::cached_kernel(cell, ins, outs, op, name, "")
 }
 
 /// An array of `data` (float64) as `dtype` on `dev`.

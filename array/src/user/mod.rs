@@ -44,6 +44,25 @@ mod raw;
 mod reduction;
 
 pub use elementwise::ElementwiseKernel;
+
+/// The library's own elementwise kernel kept in `cell` (a `static`), defined on first use as
+/// `ElementwiseKernel::new(ins, outs, op, name)` with `preamble`: how a library function keeps its
+/// kernels for the life of the process (the compiled code is cached per device and dtypes).
+pub(crate) fn cached_kernel(
+    cell: &'static std::sync::OnceLock<ElementwiseKernel>,
+    ins: &str,
+    outs: &str,
+    op: &str,
+    name: &str,
+    preamble: &str,
+) -> xp_backend_api::Result<&'static ElementwiseKernel> {
+    if let Some(k) = cell.get() {
+        return Ok(k);
+    }
+    let k = ElementwiseKernel::new(ins, outs, op, name)?;
+    let k = if preamble.is_empty() { k } else { k.with_preamble(preamble) };
+    Ok(cell.get_or_init(|| k))
+}
 pub use fuse::{fuse, FuseVar, Fused};
 pub use params::{parse_params, Param, ParamType};
 pub use raw::{LaunchArg, RawKernel, RawModule};

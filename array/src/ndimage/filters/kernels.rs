@@ -57,11 +57,7 @@ fn kernel(
     op: &str,
     name: &str,
 ) -> Result<&'static ElementwiseKernel> {
-    if let Some(k) = cell.get() {
-        return Ok(k);
-    }
-    let k = ElementwiseKernel::new(ins, "T y", op, name)?.with_preamble(HELPERS);
-    Ok(cell.get_or_init(|| k))
+    crate::user::cached_kernel(cell, ins, "T y", op, name, HELPERS)
 }
 
 /// The coordinates of output `i` and the flat input index of tap `k` (or `outside`).
