@@ -205,9 +205,17 @@ fn nrm2(x: &Array) -> Result<f64> {
     Ok(dot(x, x)?.sqrt())
 }
 
-/// `y + a x`.
+/// `y + a x`, computed now: an iterate updated by pending ops each step would otherwise grow
+/// one lazy expression across the iterations, a new fused kernel each time (see
+/// [`crate::lazy`]).
 fn axpy(a: f64, x: &Array, y: &Array) -> Result<Array> {
-    y.add(&x.mul(a)?)
+    settle(y.add(&x.mul(a)?)?)
+}
+
+/// `v` computed now (the iterations' recurrences stay one small kernel each).
+fn settle(v: Array) -> Result<Array> {
+    crate::lazy::eval(&[&v])?;
+    Ok(v)
 }
 
 /// The working dtype of a solver: float32 when both are float32, else float64; complex is a
@@ -618,7 +626,7 @@ pub fn minres(a: &dyn LinearOperator, b: &Array, o: &SolverOptions<'_>) -> Resul
         phibar *= sn;
         let w1 = w2;
         w2 = w;
-        w = v.sub(&w1.mul(oldeps)?)?.sub(&w2.mul(delta)?)?.mul(1.0 / gamma)?;
+        w = settle(v.sub(&w1.mul(oldeps)?)?.sub(&w2.mul(delta)?)?.mul(1.0 / gamma)?)?;
         x = axpy(phi, &w, &x)?;
         if phibar <= s.tol {
             return Ok((x, 0));
