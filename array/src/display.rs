@@ -10,7 +10,8 @@
 //!   `linewidth` 75, `suppress` off), as `numpy.set_printoptions` does.
 //! - `{:?}` ([`fmt::Debug`]) stays short: shape, dtype and device, without reading the values.
 //!
-//! The values are read from the device once per print (an error while reading is printed in
+//! The values are read from the device once per print (of a summarised array, only the
+//! elements shown, gathered on the device) (an error while reading is printed in
 //! place of the values: formatting never panics). Floats follow NumPy's default `'maxprec'`
 //! rules: each value in its shortest round-trip digits (for its own dtype, float16 and
 //! bfloat16 included) cut to `precision` fractional digits; positional notation unless the
@@ -446,7 +447,15 @@ impl Layouter<'_> {
         let axis = index.len();
         let left = self.shape.len() - axis;
         if left == 0 {
-            let flat = index.iter().zip(self.shape).fold(0usize, |acc, (i, n)| acc * n + i);
+            // The values hold only the elements shown, in the C order of the shown block: along
+            // a summarised axis its last `edge` items follow its first `edge`.
+            let flat = index.iter().zip(self.shape).fold(0usize, |acc, (&i, &n)| {
+                if self.summarize && 2 * self.edge < n {
+                    acc * 2 * self.edge + if i < self.edge { i } else { i - (n - 2 * self.edge) }
+                } else {
+                    acc * n + i
+                }
+            });
             return self.fmt.format(self.values, flat);
         }
         let next_hanging = format!("{hanging} ");
@@ -513,7 +522,7 @@ fn layout(
 ) -> String {
     let size: usize = shape.iter().product();
     let summarize = size > options.threshold;
-    let shown = shown_flat(shape, summarize, options.edgeitems);
+    let shown: Vec<usize> = (0..values_len(values)).collect();
     let fmt = ElementFormat::new(values, &shown, options, shape.is_empty());
     if shape.is_empty() {
         return fmt.format(values, 0);
@@ -567,8 +576,25 @@ fn scalar_str(values: &Values) -> String {
     }
 }
 
+fn values_len(values: &Values) -> usize {
+    match values {
+        Values::Bool(v) => v.len(),
+        Values::Int(v) => v.len(),
+        Values::Float(v, _) => v.len(),
+        Values::Complex(v, _) => v.len(),
+    }
+}
+
 fn render(a: &Array, options: PrintOptions, repr: bool) -> Result<String> {
-    let bytes = a.to_bytes()?;
+    // A summarised array reads only the elements shown (gathered on its device), in the C
+    // order of the shown block.
+    let bytes = if a.size() > options.threshold && a.ndim() > 0 {
+        let idx: Vec<i64> = shown_flat(a.shape(), true, options.edgeitems).into_iter().map(|i| i as i64).collect();
+        let idx = Array::from_slice_on(&a.device_arc(), &idx, &[idx.len()])?;
+        a.ravel()?.take(&idx, None)?.to_bytes()?
+    } else {
+        a.to_bytes()?
+    };
     let values = decode(a.dtype(), &bytes);
     let shape = a.shape();
     let size = a.size();
