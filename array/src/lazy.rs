@@ -16,8 +16,9 @@
 //! - a write into an array that a pending expression reads (`fill`, `set`, `out=`, a kernel
 //!   writing it): the readers are computed first, so they see the values they were made from;
 //! - [`eval`] on one or more arrays;
-//! - a bound at the call: more than [`MAX_DEPTH`] ops deep, more kernel parameters than
-//!   [`MAX_PARAM_BYTES`], or operands keeping more than a tenth of the device's memory alive.
+//! - a bound at the call: more than [`MAX_DEPTH`] ops deep or more than [`MAX_OPS`] ops in
+//!   all (a wide tree of short chains), more kernel parameters than [`MAX_PARAM_BYTES`], or
+//!   operands keeping more than a tenth of the device's memory alive.
 //!
 //! Views need nothing: a reshape, slice or transpose of a pending array is pending too, and
 //! its consumer reads it as any array. An elementwise op on a pending operand of its own shape
@@ -99,6 +100,12 @@ use crate::Array;
 
 /// Ops an expression may chain before it is computed at the call that would make it deeper.
 pub const MAX_DEPTH: u32 = 32;
+
+/// Ops (distinct pending expressions) an expression may hold in all before it is computed at
+/// the call that would make it larger. The depth bound alone lets a tree grow wide: a loop
+/// that combines two chains at each step (`a = &a + &b; b = &a * &b`) doubles its ops per
+/// depth, and each such shape is a kernel of its own.
+pub const MAX_OPS: usize = 64;
 
 /// Kernel-parameter bytes an expression's operands may take (a pointer and strides per array,
 /// the value of each scalar) before it is computed: CUDA and HIP take 4 KiB of parameters, and
@@ -265,7 +272,7 @@ pub(crate) enum Reason {
     Overwrite,
     /// [`eval`].
     Eval,
-    /// The depth bound.
+    /// The depth or op-count bound.
     Depth,
     /// The kernel-parameter bound.
     Params,
@@ -280,7 +287,7 @@ impl Reason {
             Reason::Consumer => "read by a kernel, library or copy",
             Reason::Overwrite => "an operand is about to be written",
             Reason::Eval => "eval",
-            Reason::Depth => "depth bound",
+            Reason::Depth => "depth or op-count bound",
             Reason::Params => "kernel-parameter bound",
             Reason::Memory => "memory bound",
         }
@@ -384,7 +391,7 @@ pub(crate) fn defer(
 ) -> Result<Array> {
     let mut m = Measure::of(&args);
     let memory_bound = device.properties().total_memory / 10;
-    let why = if m.depth > MAX_DEPTH {
+    let why = if m.depth > MAX_DEPTH || m.inner.len() + 1 > MAX_OPS {
         Some(Reason::Depth)
     } else if m.params() > MAX_PARAM_BYTES {
         Some(Reason::Params)

@@ -12,7 +12,7 @@
 //!   `ravel_multi_index`, `unravel_index`, `flatnonzero`, `argwhere`.
 //!
 //! An index out of range is an `Index` error, as NumPy's (never CuPy's wrap-around), and
-//! nothing is written. Index arrays reach the kernels as int64 through [`indices_as_i64`], so
+//! nothing is written. Index arrays reach the kernels as int64 through `indices_as_i64`, so
 //! a uint64 index of 2^63 or more is out of range too, never a negative index in disguise. The routines are also re-exported by [`crate::routines`], NumPy's
 //! function namespace.
 //!

@@ -271,6 +271,25 @@ pub fn long_chains_are_cut_by_the_depth_bound(d: &Arc<dyn DynDevice>) {
     });
 }
 
+pub fn wide_trees_are_cut_by_the_op_count_bound(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let x = arange(0.0, 8.0, 1.0, Some(DType::F64)).unwrap();
+        let before = lazy::stats();
+        // 128 products summed pairwise: 8 ops deep, far from the depth bound, 255 ops in all.
+        let mut level: Vec<Array> = (0..128).map(|k| x.mul_scalar(k as f64).unwrap()).collect();
+        while level.len() > 1 {
+            level = level.chunks(2).map(|p| p[0].add(&p[1]).unwrap()).collect();
+        }
+        let total = level.pop().unwrap();
+        if lazy_on() {
+            let s = lazy::stats();
+            let n = s.evaluations - before.evaluations;
+            assert!((1..128).contains(&n), "{n} evaluations: {s:?}");
+        }
+        assert_eq!(total.to_vec::<f64>().unwrap(), (0..8).map(|k| 8128.0 * k as f64).collect::<Vec<f64>>());
+    });
+}
+
 #[derive(Debug, Clone)]
 struct Reduction {
     shape: Vec<usize>,

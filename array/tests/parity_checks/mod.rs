@@ -44,6 +44,7 @@ macro_rules! parity_tests {
                 errors_come_from_the_call_that_makes_them,
                 views_consumers_and_joint_evaluation_of_pending_arrays,
                 long_chains_are_cut_by_the_depth_bound,
+                wide_trees_are_cut_by_the_op_count_bound,
                 reductions_of_pending_maps_give_the_bits_of_computed_maps,
             ],
             complex_order: [
