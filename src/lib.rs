@@ -83,6 +83,12 @@ pub use xp_array::spatial;
 pub use xp_array::special;
 /// Statistics (`scipy.stats`, CuPy's `cupyx.scipy.stats`).
 pub use xp_array::stats;
+/// Kernels written in Rust, as CuPy's `cupyx.jit`: `#[xp::rawkernel]` (explicit grid, shared
+/// memory, barriers), `#[xp::kernel]` (elementwise) and `#[xp::device]` (helpers) translate a
+/// Rust function into the kernel dialect at cargo time; see [`rust_kernel`] for the subset,
+/// the semantics and the launch.
+pub use xp_array::user::rust_kernel;
+pub use xp_array::user::rust_kernel::{Float, Int, RustElementwiseKernel, RustKernel};
 pub use xp_array::{
     arange, concatenate, empty, empty_like, eye, full, full_like, get_array_module, identity, linspace, load_npy,
     load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,
@@ -104,6 +110,7 @@ pub use xp_array::{fuse, ElementwiseKernel, FuseVar, LaunchArg, RawKernel, RawMo
 pub use xp_backend_api as backend;
 pub use xp_backend_api::{DType, DynDevice, Error, KernelArg, KernelSource, LaunchConfig, Result};
 pub use xp_kernels as kernels;
+pub use xp_macros::{device, kernel, rawkernel};
 
 pub mod memory;
 pub use memory::{clear_kernel_cache, get_default_memory_pool, get_default_pinned_memory_pool};
