@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use xp::array::{call, current_stream, Operand};
 use xp::prelude::*;
+use xp::LaunchArg;
 
 fn bench(d: &Arc<dyn DynDevice>, warm: usize, iters: usize, mut f: impl FnMut() -> xp::Result<()>) -> xp::Result<f64> {
     for _ in 0..warm {
@@ -616,12 +617,52 @@ fn scipy_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Res
     })
 }
 
+/// `saxpy_jit` of the seeds, written in Rust: the same kernel as [`xp::kernels::seeds::SAXPY`]
+/// (the RawKernel row) and as `scripts/bench/rust_kernels.py`'s `cupyx.jit.rawkernel`.
+#[xp::rawkernel]
+fn saxpy_jit(a: f32, x: &[f32], y: &[f32], out: &mut [f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < x.len() {
+        out[i] = a * x[i] + y[i];
+    }
+}
+
+/// Kernels written in Rust against the same kernels as `RawKernel` sources (and, under the same
+/// names, CuPy's `cupyx.jit` in `scripts/bench/rust_kernels.py`).
+fn rust_kernel_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    xp::with_device(d, || {
+        let (warm, iters) = if gpu { (3, 20) } else { (1, 5) };
+        let raw = xp::RawKernel::new(xp::kernels::seeds::SAXPY, "saxpy");
+        let sizes: &[usize] = if gpu { &[20, 26] } else { &[20, 24] };
+        for &p in sizes {
+            let n = 1usize << p;
+            let x = Array::from_slice(&random(n, 41), &[n])?;
+            let y = Array::from_slice(&random(n, 42), &[n])?;
+            let mut out = xp::empty(&[n], DType::F32)?;
+            let (threads, blocks) = (256u32, (n as u32).div_ceil(256));
+            let ms = bench(d, warm, iters, || saxpy_jit.launch((blocks,), (threads,), (2.0f32, &x, &y, &mut out)))?;
+            r.rep(&format!("saxpy jit f32 2^{p}"), ms, format!("{:.1} GB/s", (12 * n) as f64 / ms / 1e6));
+            let args = [
+                LaunchArg::F32(2.0),
+                LaunchArg::Array(&x),
+                LaunchArg::Array(&y),
+                LaunchArg::Array(&out),
+                LaunchArg::I32(n as i32),
+            ];
+            let ms = bench(d, warm, iters, || raw.launch((blocks,), (threads,), &args))?;
+            r.rep(&format!("saxpy RawKernel f32 2^{p}"), ms, format!("{:.1} GB/s", (12 * n) as f64 / ms / 1e6));
+        }
+        Ok(())
+    })
+}
+
 fn run() -> xp::Result<()> {
     let d = default_device()?;
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
-    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|distributed` runs that group of workloads alone.
+    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|distributed|rust_kernels` runs that group of
+    // workloads alone.
     if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
         match only.as_str() {
             "fft" => fft_workloads(&d, gpu, &mut r)?,
@@ -632,6 +673,7 @@ fn run() -> xp::Result<()> {
             "fusion" => fusion_workloads(&d, gpu, &mut r)?,
             "scipy" => scipy_workloads(&d, gpu, &mut r)?,
             "distributed" => distributed_workloads(&mut r)?,
+            "rust_kernels" => rust_kernel_workloads(&d, gpu, &mut r)?,
             other => return Err(Error::value("bench", format!("no workload group {other}"))),
         }
         return Ok(());
@@ -710,6 +752,7 @@ fn run() -> xp::Result<()> {
     product_workloads(&d, gpu, &mut r)?;
     fusion_workloads(&d, gpu, &mut r)?;
     scipy_workloads(&d, gpu, &mut r)?;
+    rust_kernel_workloads(&d, gpu, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.
     xp::with_device(&d, || -> xp::Result<()> {
         let sm = xp::arange(0, 1000, 1, Some(DType::F32))?;

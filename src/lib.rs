@@ -21,6 +21,60 @@
 //! - [`profile::range`] and [`profile::mark`] annotate Nsight Systems timelines through NVTX
 //!   (`libnvtx3interop` of CUDA 13, or `libnvToolsExt` of older toolkits, found at run time;
 //!   no-ops without it). See [`profile`] for where the library is looked for.
+//!
+//! # One kernel, four ways
+//! `y = a * x + b` over float32 arrays, on whichever device the arrays live (here the CPU): as
+//! a `RawKernel` (CUDA C++ string, explicit grid), an `ElementwiseKernel` (C++ operation,
+//! broadcasting), and in Rust with `#[xp::kernel]` (elementwise) and `#[xp::rawkernel]`
+//! (explicit grid), as CuPy's `cupyx.jit`. The Rust forms are translated into the same dialect
+//! at cargo time and type-checked by rustc ([`rust_kernel`] has the subset and semantics).
+//!
+//! ```
+//! use xp::{Array, DType, ElementwiseKernel, LaunchArg, RawKernel};
+//!
+//! // 1. RawKernel: C++ source, explicit grid.
+//! const AXPB: &str = r#"extern "C" __global__ void axpb(float a, const float* x, float b, float* y, int n) {
+//!     int i = blockIdx.x * blockDim.x + threadIdx.x;
+//!     if (i < n) y[i] = a * x[i] + b;
+//! }"#;
+//! // 2. ElementwiseKernel: a C++ operation, broadcast over the arguments.
+//! let ek = ElementwiseKernel::new("float32 a, float32 x, float32 b", "float32 y", "y = a * x + b", "axpb_ew")?;
+//!
+//! // 3. #[xp::kernel]: the operation in Rust.
+//! #[xp::kernel]
+//! fn axpb_jit(a: f32, x: f32, b: f32, y: &mut f32) {
+//!     *y = a * x + b;
+//! }
+//!
+//! // 4. #[xp::rawkernel]: the raw kernel in Rust.
+//! #[xp::rawkernel]
+//! fn axpb_raw(a: f32, x: &[f32], b: f32, y: &mut [f32]) {
+//!     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+//!     if i < x.len() {
+//!         y[i] = a * x[i] + b;
+//!     }
+//! }
+//!
+//! let cpu = xp::device("cpu")?;
+//! xp::with_device(&cpu, || -> xp::Result<()> {
+//!     let x = xp::arange(0.0, 8.0, 1.0, Some(DType::F32))?;
+//!     let want: Vec<f32> = (0..8).map(|v| 2.0 * v as f32 + 1.0).collect();
+//!
+//!     let y1 = xp::empty(&[8], DType::F32)?;
+//!     let args = [LaunchArg::F32(2.0), LaunchArg::Array(&x), LaunchArg::F32(1.0), LaunchArg::Array(&y1), LaunchArg::I32(8)];
+//!     RawKernel::new(AXPB, "axpb").launch((1u32,), (8u32,), &args)?;
+//!     let y2 = ek.call(&[2.0f32.into(), (&x).into(), 1.0f32.into()])?;
+//!     let y3 = axpb_jit.call((2.0f32, &x, 1.0f32))?;
+//!     let mut y4 = xp::empty(&[8], DType::F32)?;
+//!     axpb_raw.launch((1u32,), (8u32,), (2.0f32, &x, 1.0f32, &mut y4))?;
+//!
+//!     for y in [&y1, &y2, &y3, &y4] {
+//!         assert_eq!(y.to_vec::<f32>()?, want);
+//!     }
+//!     Ok(())
+//! })?;
+//! # Ok::<(), xp::Error>(())
+//! ```
 #![warn(missing_docs)]
 
 mod benchmark;
