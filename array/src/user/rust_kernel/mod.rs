@@ -512,12 +512,12 @@ fn check_args(kernel: &str, params: &[ParamDesc], generics: &[GenericDesc], args
     }
     for (p, a) in params.iter().zip(args) {
         let want = param_dtype(p, &bound).expect("every type parameter is bound by a parameter");
-        let kind_ok = match (p.kind, a) {
-            (ParamKind::Scalar, Arg::Value(_)) => true,
-            (ParamKind::Slice { mutable: false }, Arg::Read(_) | Arg::Write(_)) => true,
-            (ParamKind::Slice { mutable: true } | ParamKind::Output { .. }, Arg::Write(_)) => true,
-            _ => false,
-        };
+        let kind_ok = matches!(
+            (p.kind, a),
+            (ParamKind::Scalar, Arg::Value(_))
+                | (ParamKind::Slice { mutable: false }, Arg::Read(_) | Arg::Write(_))
+                | (ParamKind::Slice { mutable: true } | ParamKind::Output { .. }, Arg::Write(_))
+        );
         if !kind_ok {
             let hint = match p.kind {
                 ParamKind::Scalar => "pass a Rust value of that type",
