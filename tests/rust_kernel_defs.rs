@@ -186,6 +186,28 @@ pub fn warp_sum(x: &[i64], total: &mut [i64]) {
     }
 }
 
+/// Atomics of every kind the builtins offer, over all threads: the maximum and minimum of
+/// `x` (f32, and i64 of its bits), the or of `1 << (i % 32)`, a count by compare-and-swap.
+#[xp::rawkernel]
+pub fn atomics(x: &[f32], fmax: &mut [f32], imin: &mut [i64], bits: &mut [u32], count: &mut [u64], sum: &mut [f64]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < x.len() {
+        atomic_max(&mut fmax[0], x[i]);
+        atomic_min(&mut imin[0], (x[i] * 1000.0) as i64);
+        atomic_or(&mut bits[0], 1u32 << (i % 32) as u32);
+        let mut old = count[0];
+        loop {
+            let seen = atomic_cas(&mut count[0], old, old + 1);
+            if seen == old {
+                break;
+            }
+            old = seen;
+        }
+        atomic_add(&mut sum[0], x[i] as f64);
+        atomic_sub(&mut sum[0], 0.5f64);
+    }
+}
+
 /// Every kernel above as (name, source) for every instantiation the tests use.
 pub fn sources() -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -204,6 +226,7 @@ pub fn sources() -> Vec<(String, String)> {
     raw(&f32_literals, &[]);
     raw(&reverse_blocks, &[]);
     raw(&warp_sum, &[]);
+    raw(&atomics, &[]);
     use xp::kernels::elementwise::{IndexWidth, Layout};
     for (k, dts) in [(&leaky_relu, vec![DType::F32, DType::F32]), (&clamp_and_square, vec![DType::F32])] {
         let e = k.elementwise().expect("an elementwise kernel");

@@ -35,6 +35,7 @@ on_every_device!(
     untyped_float_literals_are_f32,
     dynamic_shared_memory,
     warp_shuffles,
+    atomic_operations,
     launch_errors_name_the_kernel_and_parameter,
 );
 
@@ -257,6 +258,29 @@ fn warp_shuffles(d: &Arc<dyn DynDevice>) {
         let mut total = xp::zeros(&[1], DType::I64).unwrap();
         warp_sum.launch((8u32,), (128u32,), (&x, &mut total)).unwrap();
         assert_eq!(total.to_vec::<i64>().unwrap()[0], h.iter().sum::<i64>());
+    });
+}
+
+fn atomic_operations(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let n = 1000usize;
+        let h = noise(n, 7);
+        let x = Array::from_slice(&h, &[n]).unwrap();
+        let mut fmax = Array::from_slice(&[f32::MIN], &[1]).unwrap();
+        let mut imin = Array::from_slice(&[i64::MAX], &[1]).unwrap();
+        let mut bits = xp::zeros(&[1], DType::U32).unwrap();
+        let mut count = xp::zeros(&[1], DType::U64).unwrap();
+        let mut sum = xp::zeros(&[1], DType::F64).unwrap();
+        atomics.launch((8u32,), (128u32,), (&x, &mut fmax, &mut imin, &mut bits, &mut count, &mut sum)).unwrap();
+        let want_max = h.iter().copied().fold(f32::MIN, f32::max);
+        let want_min = h.iter().map(|&v| (v * 1000.0) as i64).min().unwrap();
+        assert_eq!(fmax.to_vec::<f32>().unwrap(), [want_max]);
+        assert_eq!(imin.to_vec::<i64>().unwrap(), [want_min]);
+        assert_eq!(bits.to_vec::<u32>().unwrap(), [u32::MAX]);
+        assert_eq!(count.to_vec::<u64>().unwrap(), [n as u64]);
+        let want_sum: f64 = h.iter().map(|&v| v as f64 - 0.5).sum();
+        let got = sum.to_vec::<f64>().unwrap()[0];
+        assert!((got - want_sum).abs() < 1e-9 * n as f64, "{got} vs {want_sum}");
     });
 }
 

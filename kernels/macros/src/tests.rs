@@ -280,3 +280,25 @@ fn a_literal_only_a_device_function_types_is_an_error() {
     assert!(msg.contains("give it a suffix"), "{msg}");
     assert_eq!((line, col), (1, 39));
 }
+
+#[test]
+fn fifty_kernels_translate_in_well_under_a_second() {
+    let src = "fn k<T: xp::Float>(a: T, x: &[T], y: &[T], out: &mut [T]) {
+        let t = shared_array::<f32, 256>();
+        let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+        t[thread_idx().x as usize] = 1.0;
+        sync_threads();
+        for j in (i..x.len()).step_by(4096) {
+            let v = a * x[j] + y[j];
+            out[j] = if v > T::from_f64(0.0) { v.sqrt() } else { v.max(a) };
+        }
+    }";
+    let item = parse(src);
+    let t0 = std::time::Instant::now();
+    for _ in 0..50 {
+        let g = generate(&item, Mode::Raw).unwrap();
+        assert!(g.code.contains("__syncthreads();"));
+    }
+    let took = t0.elapsed();
+    assert!(took.as_secs_f64() < 1.0, "50 translations took {took:?}");
+}
