@@ -208,6 +208,15 @@ pub fn atomics(x: &[f32], fmax: &mut [f32], imin: &mut [i64], bits: &mut [u32], 
     }
 }
 
+/// C++ keywords as Rust names: a kernel `double`, a parameter `new`, a local `int`.
+#[xp::rawkernel]
+pub fn double(new: &mut [f32]) {
+    let int = thread_idx().x as usize;
+    if int < new.len() {
+        new[int] *= 2.0;
+    }
+}
+
 /// Every kernel above as (name, source) for every instantiation the tests use.
 pub fn sources() -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -227,6 +236,7 @@ pub fn sources() -> Vec<(String, String)> {
     raw(&reverse_blocks, &[]);
     raw(&warp_sum, &[]);
     raw(&atomics, &[]);
+    raw(&double, &[]);
     use xp::kernels::elementwise::{IndexWidth, Layout};
     for (k, dts) in [(&leaky_relu, vec![DType::F32, DType::F32]), (&clamp_and_square, vec![DType::F32])] {
         let e = k.elementwise().expect("an elementwise kernel");

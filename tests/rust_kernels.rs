@@ -36,6 +36,7 @@ on_every_device!(
     dynamic_shared_memory,
     warp_shuffles,
     atomic_operations,
+    cpp_keywords_as_names,
     launch_errors_name_the_kernel_and_parameter,
 );
 
@@ -281,6 +282,16 @@ fn atomic_operations(d: &Arc<dyn DynDevice>) {
         let want_sum: f64 = h.iter().map(|&v| v as f64 - 0.5).sum();
         let got = sum.to_vec::<f64>().unwrap()[0];
         assert!((got - want_sum).abs() < 1e-9 * n as f64, "{got} vs {want_sum}");
+    });
+}
+
+fn cpp_keywords_as_names(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let mut v = Array::from_slice(&[1.0f32, -2.0, 3.5], &[3]).unwrap();
+        double.launch((1u32,), (4u32,), (&mut v,)).unwrap();
+        assert_eq!(v.to_vec::<f32>().unwrap(), [2.0, -4.0, 7.0]);
+        let src = double.source().unwrap();
+        assert!(src.contains("void rs_double(float* rs_new, xp::u64 rs_new_len)"), "{src}");
     });
 }
 

@@ -340,6 +340,7 @@ pub fn rawkernel(f: &syn::ItemFn) -> syn::Result<TokenStream> {
     let ident = &f.sig.ident;
     let vis = &f.vis;
     let name = ident.to_string();
+    let cpp_name = cpp_ident(&name);
     let code = &g.code;
     let params = param_tokens(&g);
     let gens = generic_tokens(&g);
@@ -353,6 +354,7 @@ pub fn rawkernel(f: &syn::ItemFn) -> syn::Result<TokenStream> {
         #[allow(non_upper_case_globals)]
         #vis static #ident: ::xp::rust_kernel::RustKernel = ::xp::rust_kernel::RustKernel::new(::xp::rust_kernel::KernelDef {
             name: #name,
+            cpp_name: #cpp_name,
             params: &[#(#params),*],
             generics: &[#(#gens),*],
             code: #code,

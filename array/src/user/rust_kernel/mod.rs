@@ -6,22 +6,20 @@
 //! barriers), [`RustElementwiseKernel`] (an elementwise kernel), [`DeviceFn`] (a helper) — the
 //! typed launch arguments ([`KernelArgs`]) and the [`builtins`] that kernel bodies call.
 //!
+//! ```text
+//! #[xp::rawkernel]
+//! fn saxpy(a: f32, x: &[f32], y: &[f32], out: &mut [f32]) {
+//!     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+//!     if i < x.len() {
+//!         out[i] = a * x[i] + y[i];
+//!     }
+//! }
+//!
+//! saxpy.launch((blocks,), (threads,), (2.0f32, &x, &y, &mut out))?;
 //! ```
-//! # use std::sync::Arc;
-//! # xp_array::register_backend(Arc::new(xp_backend_api::BackendHandle::<xp_backend_cpu::CpuBackend>::default()));
-//! # let d = xp_array::device("cpu").unwrap();
-//! # xp_array::with_device(&d, || {
-//! // With the `xp` crate this is written:
-//! // #[xp::rawkernel]
-//! // fn saxpy(a: f32, x: &[f32], y: &[f32], out: &mut [f32]) {
-//! //     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
-//! //     if i < x.len() {
-//! //         out[i] = a * x[i] + y[i];
-//! //     }
-//! // }
-//! // saxpy.launch((blocks,), (threads,), (2.0f32, &x, &y, &mut out))?;
-//! # });
-//! ```
+//!
+//! (The `xp` crate's documentation runs this kernel beside the three other ways of writing
+//! it: `RawKernel`, `ElementwiseKernel` and `#[xp::kernel]`.)
 //!
 //! # Running
 //! - A [`RustKernel`] is launched with a grid, a block and a tuple of arguments:
@@ -232,6 +230,8 @@ pub struct DeviceFn {
 pub struct KernelDef {
     /// The Rust name.
     pub name: &'static str,
+    /// The C++ name (the Rust name unless C++ reserves it), before an instance's suffix.
+    pub cpp_name: &'static str,
     /// The parameters, in order.
     pub params: &'static [ParamDesc],
     /// The type parameters.
@@ -321,7 +321,7 @@ impl RustKernel {
 
     /// The C++ name of the instance for `dtypes` (one per type parameter).
     pub fn instance_name(&self, dtypes: &[DType]) -> String {
-        let mut n = self.def.name.to_string();
+        let mut n = self.def.cpp_name.to_string();
         for d in dtypes {
             n.push('_');
             n.push_str(dtype_suffix(*d));
