@@ -75,6 +75,32 @@
 //! })?;
 //! # Ok::<(), xp::Error>(())
 //! ```
+//!
+//! Mistakes in a kernel written in Rust are compile errors at their line: rustc type-checks
+//! the body (here, an `f32` plus a `u32`), a function that is neither a builtin nor marked
+//! `#[xp::device]` is not found, and syntax outside the subset is refused with a sentence
+//! saying what is supported.
+//!
+//! ```compile_fail,E0308
+//! #[xp::rawkernel]
+//! fn bad(x: &[f32], out: &mut [f32]) {
+//!     out[0] = x[0] + 1u32;
+//! }
+//! ```
+//!
+//! ```compile_fail,E0425
+//! #[xp::rawkernel]
+//! fn bad(x: &[f32], out: &mut [f32]) {
+//!     out[0] = frobnicate(x[0]);
+//! }
+//! ```
+//!
+//! ```compile_fail
+//! #[xp::rawkernel]
+//! fn bad(x: &[f32], out: &mut [f32]) {
+//!     out[0] = match x.len() { 0 => 0.0, _ => x[0] };
+//! }
+//! ```
 #![warn(missing_docs)]
 
 mod benchmark;
