@@ -217,6 +217,30 @@ pub fn double(new: &mut [f32]) {
     }
 }
 
+/// Range loops that end at their type's maximum (which a C++ `i <= b; ++i` would overflow),
+/// stepped past the end, and with a step of 0 (no iteration; Rust panics).
+#[xp::rawkernel]
+pub fn range_ends(counts: &mut [u32]) {
+    let mut n = 0u32;
+    for _ in 250u8..=255 {
+        n += 1;
+    }
+    counts[0] = n;
+    let mut m = 0u32;
+    let mut last = 0u32;
+    for i in (4294967290u32..4294967295).step_by(2) {
+        m += 1;
+        last = i;
+    }
+    counts[1] = m;
+    counts[2] = last;
+    let mut z = 0u32;
+    for _ in (0u32..10).step_by(0) {
+        z += 1;
+    }
+    counts[3] = z;
+}
+
 /// Every kernel above as (name, source) for every instantiation the tests use.
 pub fn sources() -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -237,6 +261,7 @@ pub fn sources() -> Vec<(String, String)> {
     raw(&warp_sum, &[]);
     raw(&atomics, &[]);
     raw(&double, &[]);
+    raw(&range_ends, &[]);
     use xp::kernels::elementwise::{IndexWidth, Layout};
     for (k, dts) in [(&leaky_relu, vec![DType::F32, DType::F32]), (&clamp_and_square, vec![DType::F32])] {
         let e = k.elementwise().expect("an elementwise kernel");

@@ -37,6 +37,7 @@ on_every_device!(
     warp_shuffles,
     atomic_operations,
     cpp_keywords_as_names,
+    ranges_end_without_overflow,
     launch_errors_name_the_kernel_and_parameter,
 );
 
@@ -292,6 +293,14 @@ fn cpp_keywords_as_names(d: &Arc<dyn DynDevice>) {
         assert_eq!(v.to_vec::<f32>().unwrap(), [2.0, -4.0, 7.0]);
         let src = double.source().unwrap();
         assert!(src.contains("void rs_double(float* rs_new, xp::u64 rs_new_len)"), "{src}");
+    });
+}
+
+fn ranges_end_without_overflow(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let mut c = xp::zeros(&[4], DType::U32).unwrap();
+        range_ends.launch((1u32,), (1u32,), (&mut c,)).unwrap();
+        assert_eq!(c.to_vec::<u32>().unwrap(), [6, 3, 4294967294, 0]);
     });
 }
 

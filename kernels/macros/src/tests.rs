@@ -302,3 +302,21 @@ fn fifty_kernels_translate_in_well_under_a_second() {
     let took = t0.elapsed();
     assert!(took.as_secs_f64() < 1.0, "50 translations took {took:?}");
 }
+
+#[test]
+fn device_functions_take_slices_and_references() {
+    let g = generate(
+        &parse("fn dot(a: &[f32], b: &[f32], acc: &mut f32) { for i in 0..a.len() { *acc += a[i] * b[i]; } }"),
+        Mode::Device,
+    )
+    .unwrap();
+    assert!(
+        g.code.contains("XP_DEVICE void dot(const float* a, xp::u64 a_len, const float* b, xp::u64 b_len, float& acc)"),
+        "{}",
+        g.code
+    );
+    assert!(g.code.contains("acc += (a[i] * b[i]);"), "{}", g.code);
+    assert!(g.prototype.starts_with("namespace xp_user {"), "{}", g.prototype);
+    let c = code("fn k(x: &[f32], out: &mut [f32]) { let mut s = 0.0f32; dot(x, x, &mut s); out[0] = s; }", Mode::Raw);
+    assert!(c.contains("xp_user::dot(x, (xp::u64)x_len, x, (xp::u64)x_len, s);"), "{c}");
+}
