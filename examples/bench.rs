@@ -620,7 +620,7 @@ fn scipy_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Res
 /// `saxpy_jit` of the seeds, written in Rust: the same kernel as [`xp::kernels::seeds::SAXPY`]
 /// (the RawKernel row) and as `scripts/bench/rust_kernels.py`'s `cupyx.jit.rawkernel`.
 #[xp::rawkernel]
-fn saxpy_jit(a: f32, x: &[f32], y: &[f32], out: &mut [f32]) {
+pub fn saxpy_jit(a: f32, x: &[f32], y: &[f32], out: &mut [f32]) {
     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
     if i < x.len() {
         out[i] = a * x[i] + y[i];
@@ -629,7 +629,7 @@ fn saxpy_jit(a: f32, x: &[f32], y: &[f32], out: &mut [f32]) {
 
 /// The seeds' `block_sum` written in Rust: each block's sum, a tree in dynamic shared memory.
 #[xp::rawkernel]
-fn block_sum_jit(x: &[f32], out: &mut [f32]) {
+pub fn block_sum_jit(x: &[f32], out: &mut [f32]) {
     let sdata = shared_dyn::<f32>();
     let t = thread_idx().x as usize;
     let i = block_idx().x as usize * block_dim().x as usize + t;
@@ -650,7 +650,7 @@ fn block_sum_jit(x: &[f32], out: &mut [f32]) {
 
 /// The seeds' 16×16 tiled matmul written in Rust (C = A·B, A m×k, B k×n, row-major).
 #[xp::rawkernel]
-fn matmul_tiled_jit(a: &[f32], b: &[f32], c: &mut [f32], m: i32, k: i32, n: i32) {
+pub fn matmul_tiled_jit(a: &[f32], b: &[f32], c: &mut [f32], m: i32, k: i32, n: i32) {
     let ta = shared_array::<[f32; 16], 16>();
     let tb = shared_array::<[f32; 16], 16>();
     let tx = thread_idx().x as usize;
@@ -677,7 +677,7 @@ fn matmul_tiled_jit(a: &[f32], b: &[f32], c: &mut [f32], m: i32, k: i32, n: i32)
 
 /// The seeds' `leaky_relu` written in Rust.
 #[xp::kernel]
-fn leaky_relu_jit<T: xp::Float>(x: T, alpha: T, y: &mut T) {
+pub fn leaky_relu_jit<T: xp::Float>(x: T, alpha: T, y: &mut T) {
     *y = if x > T::from_f64(0.0) { x } else { alpha * x };
 }
 

@@ -1,5 +1,5 @@
-//! The kernels written in Rust of the tests (`rust_kernel_defs.rs`) and of
-//! `examples/rust_kernels.rs`, as the macros generate them, compiled with NVRTC for `sm_90` and
+//! The kernels written in Rust of the tests (`rust_kernel_defs.rs`), `examples/rust_kernels.rs`
+//! and `examples/bench.rs`, as the macros generate them, compiled with NVRTC for `sm_90` and
 //! with hiprtc for `gfx90a`. No GPU is needed; in CI (`CI=true`) a missing compiler fails.
 #![cfg(all(feature = "cuda", feature = "hip"))]
 
@@ -14,17 +14,30 @@ mod defs;
 #[path = "../examples/rust_kernels.rs"]
 mod example;
 
+#[allow(dead_code)]
+#[path = "../examples/bench.rs"]
+mod bench;
+
 fn sources() -> Vec<(String, String)> {
     let mut out = defs::sources();
-    for k in [&example::saxpy_jit, &example::matmul_tiled, &example::block_sum] {
+    for k in [
+        &example::saxpy_jit,
+        &example::matmul_tiled,
+        &example::block_sum,
+        &bench::saxpy_jit,
+        &bench::block_sum_jit,
+        &bench::matmul_tiled_jit,
+    ] {
         out.push((k.instance_name(&[]), k.source().expect("a source")));
     }
     use xp::kernels::elementwise::{IndexWidth, Layout};
-    let e = example::leaky_relu.elementwise().expect("an elementwise kernel");
-    for dt in [DType::F32, DType::F64] {
-        for layout in [Layout::Contiguous, Layout::Flat, Layout::Strided] {
-            let r = e.render(&[dt, dt], layout, IndexWidth::I64).expect("a rendering");
-            out.push((r.name, r.code));
+    for k in [&example::leaky_relu, &bench::leaky_relu_jit] {
+        let e = k.elementwise().expect("an elementwise kernel");
+        for dt in [DType::F32, DType::F64] {
+            for layout in [Layout::Contiguous, Layout::Flat, Layout::Strided] {
+                let r = e.render(&[dt, dt], layout, IndexWidth::I64).expect("a rendering");
+                out.push((r.name, r.code));
+            }
         }
     }
     out

@@ -1,6 +1,7 @@
 //! The facade's device tests as one binary: the NumPy-parity checks and the user-kernel checks
 //! on every GPU found (written once in `array/tests/`, run there on the CPU), and the user tools
-//! (`tools.rs`), and the kernels written in Rust (`rust_kernels.rs`, on the CPU and every GPU). The lists' macros are mounted first, at the root, as they expect.
+//! (`tools.rs`), and the kernels written in Rust (`rust_kernels.rs`, on the CPU and every GPU).
+//! The lists' macros are mounted first, at the root, as they expect.
 
 #[macro_use]
 #[path = "../array/tests/device_tests/mod.rs"]
