@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use xp::array::{call, current_stream, Operand};
 use xp::prelude::*;
+use xp::LaunchArg;
 
 fn bench(d: &Arc<dyn DynDevice>, warm: usize, iters: usize, mut f: impl FnMut() -> xp::Result<()>) -> xp::Result<f64> {
     for _ in 0..warm {
@@ -616,12 +617,152 @@ fn scipy_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Res
     })
 }
 
+/// `saxpy_jit` of the seeds, written in Rust: the same kernel as [`xp::kernels::seeds::SAXPY`]
+/// (the RawKernel row) and as `scripts/bench/rust_kernels.py`'s `cupyx.jit.rawkernel`.
+#[xp::rawkernel]
+pub fn saxpy_jit(a: f32, x: &[f32], y: &[f32], out: &mut [f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < x.len() {
+        out[i] = a * x[i] + y[i];
+    }
+}
+
+/// The seeds' `block_sum` written in Rust: each block's sum, a tree in dynamic shared memory.
+#[xp::rawkernel]
+pub fn block_sum_jit(x: &[f32], out: &mut [f32]) {
+    let sdata = shared_dyn::<f32>();
+    let t = thread_idx().x as usize;
+    let i = block_idx().x as usize * block_dim().x as usize + t;
+    sdata[t] = if i < x.len() { x[i] } else { 0.0 };
+    sync_threads();
+    let mut s = block_dim().x as usize / 2;
+    while s > 0 {
+        if t < s {
+            sdata[t] += sdata[t + s];
+        }
+        sync_threads();
+        s /= 2;
+    }
+    if t == 0 {
+        out[block_idx().x as usize] = sdata[0];
+    }
+}
+
+/// The seeds' 16×16 tiled matmul written in Rust (C = A·B, A m×k, B k×n, row-major).
+#[xp::rawkernel]
+pub fn matmul_tiled_jit(a: &[f32], b: &[f32], c: &mut [f32], m: i32, k: i32, n: i32) {
+    let ta = shared_array::<[f32; 16], 16>();
+    let tb = shared_array::<[f32; 16], 16>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let row = block_idx().y as usize * 16 + ty;
+    let col = block_idx().x as usize * 16 + tx;
+    let m = m as usize;
+    let k = k as usize;
+    let n = n as usize;
+    let mut acc = 0.0f32;
+    for t0 in (0..k).step_by(16) {
+        ta[ty][tx] = if row < m && t0 + tx < k { a[row * k + t0 + tx] } else { 0.0 };
+        tb[ty][tx] = if t0 + ty < k && col < n { b[(t0 + ty) * n + col] } else { 0.0 };
+        sync_threads();
+        for j in 0..16 {
+            acc = ta[ty][j].mul_add(tb[j][tx], acc);
+        }
+        sync_threads();
+    }
+    if row < m && col < n {
+        c[row * n + col] = acc;
+    }
+}
+
+/// The seeds' `leaky_relu` written in Rust.
+#[xp::kernel]
+pub fn leaky_relu_jit<T: xp::Float>(x: T, alpha: T, y: &mut T) {
+    *y = if x > T::from_f64(0.0) { x } else { alpha * x };
+}
+
+/// Kernels written in Rust against the same kernels as `RawKernel` sources (and, under the same
+/// names, CuPy's `cupyx.jit` in `scripts/bench/rust_kernels.py`).
+fn rust_kernel_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    xp::with_device(d, || {
+        let (warm, iters) = if gpu { (3, 20) } else { (1, 5) };
+        let raw = xp::RawKernel::new(xp::kernels::seeds::SAXPY, "saxpy");
+        let sizes: &[usize] = if gpu { &[20, 26] } else { &[20, 24] };
+        for &p in sizes {
+            let n = 1usize << p;
+            let x = Array::from_slice(&random(n, 41), &[n])?;
+            let y = Array::from_slice(&random(n, 42), &[n])?;
+            let mut out = xp::empty(&[n], DType::F32)?;
+            let (threads, blocks) = (256u32, (n as u32).div_ceil(256));
+            let ms = bench(d, warm, iters, || saxpy_jit.launch((blocks,), (threads,), (2.0f32, &x, &y, &mut out)))?;
+            r.rep(&format!("saxpy jit f32 2^{p}"), ms, format!("{:.1} GB/s", (12 * n) as f64 / ms / 1e6));
+            let args = [
+                LaunchArg::F32(2.0),
+                LaunchArg::Array(&x),
+                LaunchArg::Array(&y),
+                LaunchArg::Array(&out),
+                LaunchArg::I32(n as i32),
+            ];
+            let ms = bench(d, warm, iters, || raw.launch((blocks,), (threads,), &args))?;
+            r.rep(&format!("saxpy RawKernel f32 2^{p}"), ms, format!("{:.1} GB/s", (12 * n) as f64 / ms / 1e6));
+        }
+        // The block sums of 2^26 (CPU: 2^18) floats, 256 threads a block.
+        let p = if gpu { 26 } else { 18 };
+        let n = 1usize << p;
+        let x = Array::from_slice(&random(n, 43), &[n])?;
+        let (threads, blocks) = (256u32, (n as u32).div_ceil(256));
+        let mut out = xp::empty(&[blocks as usize], DType::F32)?;
+        let shared = threads * 4;
+        let ms =
+            bench(d, warm, iters, || block_sum_jit.launch_with((blocks,), (threads,), shared, None, (&x, &mut out)))?;
+        r.rep(&format!("block_sum jit f32 2^{p}"), ms, format!("{:.1} GB/s", (4 * n) as f64 / ms / 1e6));
+        let bs = xp::RawKernel::new(xp::kernels::seeds::BLOCK_SUM, "block_sum");
+        let args = [LaunchArg::Array(&x), LaunchArg::Array(&out), LaunchArg::I32(n as i32)];
+        let ms = bench(d, warm, iters, || bs.launch_with((blocks,), (threads,), shared, None, &args))?;
+        r.rep(&format!("block_sum RawKernel f32 2^{p}"), ms, format!("{:.1} GB/s", (4 * n) as f64 / ms / 1e6));
+        // The 16x16 tiled matmul.
+        let side = if gpu { 2048usize } else { 256 };
+        let a = Array::from_slice(&random(side * side, 44), &[side, side])?;
+        let b = Array::from_slice(&random(side * side, 45), &[side, side])?;
+        let mut c = xp::empty(&[side, side], DType::F32)?;
+        let grid = ((side as u32).div_ceil(16), (side as u32).div_ceil(16));
+        let sz = side as i32;
+        let ms = bench(d, warm, iters, || matmul_tiled_jit.launch(grid, (16u32, 16u32), (&a, &b, &mut c, sz, sz, sz)))?;
+        let tf = |ms: f64| format!("{:.2} TFLOP/s", 2.0 * (side as f64).powi(3) / ms / 1e9);
+        r.rep(&format!("matmul tiled jit f32 {side}"), ms, tf(ms));
+        let mm = xp::RawKernel::new(xp::kernels::seeds::TILED_MATMUL, "matmul_tiled");
+        let args = [
+            LaunchArg::Array(&a),
+            LaunchArg::Array(&b),
+            LaunchArg::Array(&c),
+            LaunchArg::I32(sz),
+            LaunchArg::I32(sz),
+            LaunchArg::I32(sz),
+        ];
+        let ms = bench(d, warm, iters, || mm.launch(grid, (16u32, 16u32), &args))?;
+        r.rep(&format!("matmul tiled RawKernel f32 {side}"), ms, tf(ms));
+        // leaky_relu: #[xp::kernel] against the seeds' ElementwiseKernel.
+        let p = if gpu { 26 } else { 22 };
+        let n = 1usize << p;
+        let x = Array::from_slice(&random(n, 46), &[n])?;
+        let mut y = xp::empty(&[n], DType::F32)?;
+        let ms = bench(d, warm, iters, || leaky_relu_jit.call((&x, 0.1f32, &mut y)).map(|_| ()))?;
+        r.rep(&format!("leaky_relu jit f32 2^{p}"), ms, format!("{:.1} GB/s", (8 * n) as f64 / ms / 1e6));
+        let s = xp::kernels::seeds::LEAKY_RELU;
+        let ek = xp::ElementwiseKernel::new(s.in_params, s.out_params, s.operation, s.name)?;
+        let ms = bench(d, warm, iters, || ek.call(&[(&x).into(), 0.1f32.into(), (&y).into()]).map(|_| ()))?;
+        r.rep(&format!("leaky_relu ElementwiseKernel f32 2^{p}"), ms, format!("{:.1} GB/s", (8 * n) as f64 / ms / 1e6));
+        Ok(())
+    })
+}
+
 fn run() -> xp::Result<()> {
     let d = default_device()?;
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
-    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|distributed` runs that group of workloads alone.
+    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|distributed|rust_kernels` runs that group of
+    // workloads alone.
     if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
         match only.as_str() {
             "fft" => fft_workloads(&d, gpu, &mut r)?,
@@ -632,6 +773,7 @@ fn run() -> xp::Result<()> {
             "fusion" => fusion_workloads(&d, gpu, &mut r)?,
             "scipy" => scipy_workloads(&d, gpu, &mut r)?,
             "distributed" => distributed_workloads(&mut r)?,
+            "rust_kernels" => rust_kernel_workloads(&d, gpu, &mut r)?,
             other => return Err(Error::value("bench", format!("no workload group {other}"))),
         }
         return Ok(());
@@ -710,6 +852,7 @@ fn run() -> xp::Result<()> {
     product_workloads(&d, gpu, &mut r)?;
     fusion_workloads(&d, gpu, &mut r)?;
     scipy_workloads(&d, gpu, &mut r)?;
+    rust_kernel_workloads(&d, gpu, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.
     xp::with_device(&d, || -> xp::Result<()> {
         let sm = xp::arange(0, 1000, 1, Some(DType::F32))?;

@@ -6,7 +6,8 @@
 //! The seeds' raw CUDA kernels, unchanged, through the backend contract: `my_add` on a 5×5
 //! grid, `saxpy` over a million floats, and a 16×16 tiled matrix multiply with `__shared__`
 //! memory and `__syncthreads()`. Each result is checked against a plain Rust computation and
-//! timed with the device's events.
+//! timed with the device's events. Then `saxpy_jit` and `leaky_relu` written in Rust
+//! (`#[xp::rawkernel]`, `#[xp::kernel]`).
 //!
 //! Then the seeds' array programs on the same device: `x**2 + 2*y` over ten million floats,
 //! mean / standard deviation / normalisation along an axis, per-row L2 norms, and a softmax
@@ -138,6 +139,7 @@ fn run() -> xp::Result<()> {
         }
     }
     check("tiled matmul 256x192 @ 192x320", worst < 1e-4, ms)?;
+    rust_kernels(&d)?;
     let stats = d.memory_pool().stats();
     println!("  memory pool: {} bytes in use, {} cached, peak {}", stats.in_use, stats.cached, stats.peak);
     array_programs(&d)?;
@@ -147,6 +149,43 @@ fn run() -> xp::Result<()> {
     random_and_sorting(&d)?;
     sparse_matrices(&d)?;
     Ok(())
+}
+
+/// The seed's `saxpy_jit`, written in Rust (as CuPy's `cupyx.jit.rawkernel`): translated into
+/// the kernel dialect at cargo time, launched with a typed tuple of arguments.
+#[xp::rawkernel]
+fn saxpy_jit(a: f32, x: &[f32], y: &[f32], out: &mut [f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < x.len() {
+        out[i] = a * x[i] + y[i];
+    }
+}
+
+/// `leaky_relu` as an elementwise kernel written in Rust (`#[xp::kernel]`).
+#[xp::kernel]
+fn leaky_relu(x: f32, alpha: f32, y: &mut f32) {
+    *y = if x > 0.0 { x } else { alpha * x };
+}
+
+/// Kernels written in Rust: `saxpy_jit` over a million floats and an elementwise `leaky_relu`,
+/// each against the host (`examples/rust_kernels.rs` has more).
+fn rust_kernels(d: &Arc<dyn DynDevice>) -> xp::Result<()> {
+    xp::with_device(d, || {
+        let n = 1 << 20;
+        let (hx, hy) = (noise(n, 11), noise(n, 12));
+        let x = Array::from_slice(&hx, &[n])?;
+        let y = Array::from_slice(&hy, &[n])?;
+        let mut out = xp::empty(&[n], DType::F32)?;
+        let blocks = (n as u32).div_ceil(256);
+        saxpy_jit.launch((blocks,), (256u32,), (2.0f32, &x, &y, &mut out))?;
+        let (_, ms) = time_ops(d, || saxpy_jit.launch((blocks,), (256u32,), (2.0f32, &x, &y, &mut out)))?;
+        let got = out.to_vec::<f32>()?;
+        check("saxpy_jit (Rust) 2^20", got.iter().zip(hx.iter().zip(&hy)).all(|(g, (x, y))| *g == 2.0 * x + y), ms)?;
+        leaky_relu.call((&x, 0.1f32))?; // compiles on first use
+        let (r, ms) = time_ops(d, || leaky_relu.call((&x, 0.1f32)))?;
+        let got = r.to_vec::<f32>()?;
+        check("leaky_relu (Rust) 2^20", got.iter().zip(&hx).all(|(g, &v)| *g == if v > 0.0 { v } else { 0.1 * v }), ms)
+    })
 }
 
 /// The seeds' sparse example: COO triplets to CSR, times `[1, 2, 3]`.

@@ -21,6 +21,86 @@
 //! - [`profile::range`] and [`profile::mark`] annotate Nsight Systems timelines through NVTX
 //!   (`libnvtx3interop` of CUDA 13, or `libnvToolsExt` of older toolkits, found at run time;
 //!   no-ops without it). See [`profile`] for where the library is looked for.
+//!
+//! # One kernel, four ways
+//! `y = a * x + b` over float32 arrays, on whichever device the arrays live (here the CPU): as
+//! a `RawKernel` (CUDA C++ string, explicit grid), an `ElementwiseKernel` (C++ operation,
+//! broadcasting), and in Rust with `#[xp::kernel]` (elementwise) and `#[xp::rawkernel]`
+//! (explicit grid), as CuPy's `cupyx.jit`. The Rust forms are translated into the same dialect
+//! at cargo time and type-checked by rustc ([`rust_kernel`] has the subset and semantics).
+//!
+//! ```
+//! use xp::{Array, DType, ElementwiseKernel, LaunchArg, RawKernel};
+//!
+//! // 1. RawKernel: C++ source, explicit grid.
+//! const AXPB: &str = r#"extern "C" __global__ void axpb(float a, const float* x, float b, float* y, int n) {
+//!     int i = blockIdx.x * blockDim.x + threadIdx.x;
+//!     if (i < n) y[i] = a * x[i] + b;
+//! }"#;
+//! // 2. ElementwiseKernel: a C++ operation, broadcast over the arguments.
+//! let ek = ElementwiseKernel::new("float32 a, float32 x, float32 b", "float32 y", "y = a * x + b", "axpb_ew")?;
+//!
+//! // 3. #[xp::kernel]: the operation in Rust.
+//! #[xp::kernel]
+//! fn axpb_jit(a: f32, x: f32, b: f32, y: &mut f32) {
+//!     *y = a * x + b;
+//! }
+//!
+//! // 4. #[xp::rawkernel]: the raw kernel in Rust.
+//! #[xp::rawkernel]
+//! fn axpb_raw(a: f32, x: &[f32], b: f32, y: &mut [f32]) {
+//!     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+//!     if i < x.len() {
+//!         y[i] = a * x[i] + b;
+//!     }
+//! }
+//!
+//! let cpu = xp::device("cpu")?;
+//! xp::with_device(&cpu, || -> xp::Result<()> {
+//!     let x = xp::arange(0.0, 8.0, 1.0, Some(DType::F32))?;
+//!     let want: Vec<f32> = (0..8).map(|v| 2.0 * v as f32 + 1.0).collect();
+//!
+//!     let y1 = xp::empty(&[8], DType::F32)?;
+//!     let args = [LaunchArg::F32(2.0), LaunchArg::Array(&x), LaunchArg::F32(1.0), LaunchArg::Array(&y1), LaunchArg::I32(8)];
+//!     RawKernel::new(AXPB, "axpb").launch((1u32,), (8u32,), &args)?;
+//!     let y2 = ek.call(&[2.0f32.into(), (&x).into(), 1.0f32.into()])?;
+//!     let y3 = axpb_jit.call((2.0f32, &x, 1.0f32))?;
+//!     let mut y4 = xp::empty(&[8], DType::F32)?;
+//!     axpb_raw.launch((1u32,), (8u32,), (2.0f32, &x, 1.0f32, &mut y4))?;
+//!
+//!     for y in [&y1, &y2, &y3, &y4] {
+//!         assert_eq!(y.to_vec::<f32>()?, want);
+//!     }
+//!     Ok(())
+//! })?;
+//! # Ok::<(), xp::Error>(())
+//! ```
+//!
+//! Mistakes in a kernel written in Rust are compile errors at their line: rustc type-checks
+//! the body (here, an `f32` plus a `u32`), a function that is neither a builtin nor marked
+//! `#[xp::device]` is not found, and syntax outside the subset is refused with a sentence
+//! saying what is supported.
+//!
+//! ```compile_fail,E0308
+//! #[xp::rawkernel]
+//! fn bad(x: &[f32], out: &mut [f32]) {
+//!     out[0] = x[0] + 1u32;
+//! }
+//! ```
+//!
+//! ```compile_fail,E0425
+//! #[xp::rawkernel]
+//! fn bad(x: &[f32], out: &mut [f32]) {
+//!     out[0] = frobnicate(x[0]);
+//! }
+//! ```
+//!
+//! ```compile_fail
+//! #[xp::rawkernel]
+//! fn bad(x: &[f32], out: &mut [f32]) {
+//!     out[0] = match x.len() { 0 => 0.0, _ => x[0] };
+//! }
+//! ```
 #![warn(missing_docs)]
 
 mod benchmark;
@@ -83,6 +163,12 @@ pub use xp_array::spatial;
 pub use xp_array::special;
 /// Statistics (`scipy.stats`, CuPy's `cupyx.scipy.stats`).
 pub use xp_array::stats;
+/// Kernels written in Rust, as CuPy's `cupyx.jit`: `#[xp::rawkernel]` (explicit grid, shared
+/// memory, barriers), `#[xp::kernel]` (elementwise) and `#[xp::device]` (helpers) translate a
+/// Rust function into the kernel dialect at cargo time; see [`rust_kernel`] for the subset,
+/// the semantics and the launch.
+pub use xp_array::user::rust_kernel;
+pub use xp_array::user::rust_kernel::{Float, Int, RustElementwiseKernel, RustKernel};
 pub use xp_array::{
     arange, concatenate, empty, empty_like, eye, full, full_like, get_array_module, identity, linspace, load_npy,
     load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,
@@ -104,6 +190,7 @@ pub use xp_array::{fuse, ElementwiseKernel, FuseVar, LaunchArg, RawKernel, RawMo
 pub use xp_backend_api as backend;
 pub use xp_backend_api::{DType, DynDevice, Error, KernelArg, KernelSource, LaunchConfig, Result};
 pub use xp_kernels as kernels;
+pub use xp_macros::{device, kernel, rawkernel};
 
 pub mod memory;
 pub use memory::{clear_kernel_cache, get_default_memory_pool, get_default_pinned_memory_pool};

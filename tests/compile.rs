@@ -1,6 +1,7 @@
 //! The cross-vendor compile checks, NVRTC for `sm_90` and hiprtc for `gfx90a`, as one binary:
 //! the element-wise and index kernels (`compile_check.rs`), the reductions and scans
-//! (`compile_reduce.rs`).
+//! (`compile_reduce.rs`), the kernels written in Rust of the tests and examples (`compile_rust.rs`).
 
 mod compile_check;
 mod compile_reduce;
+mod compile_rust;

@@ -37,6 +37,12 @@ pub mod transpose;
 /// The prelude every kernel is compiled with (`include/xp_prelude.h`).
 pub const PRELUDE: &str = include_str!("../include/xp_prelude.h");
 
+/// Rust's semantics for kernels written in Rust (`include/xp_rust.h`): wrapping integer
+/// arithmetic, masked shifts, defined division by zero, saturating casts, and the builtins'
+/// atomics and warp operations. Kernels of `#[xp::rawkernel]` and `#[xp::kernel]` are compiled
+/// with it after [`PRELUDE`].
+pub const RUST_HEADER: &str = include_str!("../include/xp_rust.h");
+
 /// A 128-bit hash of a kernel source (used as the key of built-in kernels and, with the
 /// compiler's identity, of the compile cache).
 pub fn source_key(code: &str) -> u128 {

@@ -33,7 +33,8 @@
 //! - `elementwise`: [`ElementwiseKernel`] and the launch of user elementwise kernels;
 //! - `reduction`: [`ReductionKernel`];
 //! - `raw`: [`RawKernel`], [`RawModule`] and their [`LaunchArg`]s;
-//! - `fuse`: [`fuse`], [`FuseVar`] and [`Fused`].
+//! - `fuse`: [`fuse`], [`FuseVar`] and [`Fused`];
+//! - [`rust_kernel`]: the runtime of kernels written in Rust (`#[xp::rawkernel]`, `#[xp::kernel]`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -42,6 +43,7 @@ mod fuse;
 mod params;
 mod raw;
 mod reduction;
+pub mod rust_kernel;
 
 pub use elementwise::ElementwiseKernel;
 

@@ -265,6 +265,18 @@ impl RawKernel {
         RawKernel { source: m.source, name: name.to_string(), stack_bytes: 0 }
     }
 
+    /// As [`RawKernel::new`], with compile options (flags and the contraction setting).
+    pub fn with_compile_options(code: &str, name: &str, options: CompileOptions) -> RawKernel {
+        let source = ModuleSource {
+            code: code.to_string(),
+            options,
+            names: xp_kernels::kernel_names(code),
+            compiled: Mutex::new(HashMap::new()),
+            params: Mutex::new(HashMap::new()),
+        };
+        RawKernel { source: Arc::new(source), name: name.to_string(), stack_bytes: 0 }
+    }
+
     /// The same kernel with `bytes` of stack for each thread where the backend runs threads on
     /// stacks of its own: the CPU backend's fibers, which run kernels that call
     /// `__syncthreads()` (128 KiB each unless set; 16 KiB at least). A kernel with large local
