@@ -531,6 +531,11 @@ impl MemoryPool {
         Ok(CaptureMemory { pool: Arc::clone(self), id, stream: stream.id(), launches: Mutex::new(Vec::new()) })
     }
 
+    /// Captures in progress and graphs alive whose memory the pool keeps.
+    pub fn live_captures(&self) -> usize {
+        self.state.lock().books.len()
+    }
+
     /// The capture `stream` is in, if any.
     fn capture_of(&self, stream: &Arc<dyn Stream>) -> Option<u64> {
         self.state.lock().capturing.get(&stream.id()).copied()
