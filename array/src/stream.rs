@@ -58,7 +58,9 @@
 //!   pending arrays made during it on the capturing stream are computed, and so recorded,
 //!   before it ends.
 //! - **What a capture refuses.** Anything that needs the host: reading to the host (`to_vec`,
-//!   `item`, printing), copying from host memory (`from_slice`), synchronising the stream.
+//!   `item`, printing), copying from host memory on a GPU (`from_slice`; the CPU keeps the
+//!   bytes and writes them again at each replay, which its scalar operands need),
+//!   synchronising the stream.
 //!   The call is an error, and the capture is invalidated: `end_capture` then returns an error
 //!   naming the first such call, and the capture's memory goes back to the pool (nothing
 //!   leaks). Work queued before the failure is discarded.

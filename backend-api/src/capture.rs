@@ -18,7 +18,9 @@
 //! # What may not happen inside a capture
 //! Work that needs the host while the stream records cannot be replayed: a copy to the host
 //! (a read), a copy from host memory (its staging memory would be read again on every replay),
-//! and a synchronisation of the capturing stream. Backends refuse them through
+//! and a synchronisation of the capturing stream. (The CPU backend may keep the bytes of a
+//! copy from the host and write them again at each replay, as its own memory allows.)
+//! Backends refuse them through
 //! [`CaptureState::forbid`], which returns [`Error::Unsupported`] naming the operation and
 //! *invalidates* the capture, as CUDA does: [`Stream::end_capture`](crate::Stream::end_capture)
 //! then fails with the first refused operation, and no graph is made.

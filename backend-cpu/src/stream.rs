@@ -23,9 +23,11 @@
 //! device copies, library calls, event waits — in order instead of queueing it, and
 //! `end_capture` makes a [`CpuGraph`] of them: launching it queues one task that runs them all
 //! again, in order, with the arguments they were captured with (the pool keeps the buffers
-//! they touch out of reuse while the graph lives). Copies from or to the host and
-//! synchronising the stream are refused during a capture and invalidate it
-//! (`xp_backend_api::capture`).
+//! they touch out of reuse while the graph lives). A copy from the host keeps its bytes and
+//! writes them again at each replay (the CPU's built-in loops read a scalar operand as a 0-d
+//! array made from the host, so ops with scalars must be capturable here; GPUs pass scalars by
+//! value and refuse such copies). Copies to the host and synchronising the stream are refused
+//! during a capture and invalidate it (`xp_backend_api::capture`).
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
@@ -258,10 +260,18 @@ impl xp_backend_api::Stream for CpuStream {
     }
 
     fn copy_from_host(&self, dst: &xp_backend_api::Buffer, dst_offset: usize, src: &[u8]) -> Result<()> {
-        self.capture.forbid("copy_from_host")?;
         dst.check_range("copy_from_host", dst_offset, src.len())?;
         dst.check_pool("copy_from_host", &self.pool, "cpu")?;
         dst.note_use(&self.handle());
+        if self.capture.is_active() {
+            // The bytes are kept by the graph and written again at each replay (module docs).
+            let (bytes, at) = (src.to_vec(), dst.device_ptr() as usize + dst_offset);
+            return self.enqueue("copy_from_host", move || {
+                // SAFETY: the range lies inside `dst` (checked above), which the pool holds while
+                // the graph that replays this task lives; `bytes` is the task's own copy.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), at as *mut u8, bytes.len()) };
+            });
+        }
         self.wait_idle("copy_from_host")?;
         // SAFETY: the range lies inside `dst` (checked above), the stream is idle so no queued
         // task touches the buffer, and `src` is a distinct host slice.

@@ -113,6 +113,7 @@ pub fn a_captured_chain_replays_the_eager_values(d: &Arc<dyn DynDevice>) {
         let x = Array::from_slice(&ramp(n, 3), &[n]).unwrap();
         let c = Array::from_slice(&ramp(n, 7), &[n]).unwrap();
         let s = Stream::new(d, true).unwrap();
+        let eager = chain(&x, &c).to_vec::<f64>().unwrap();
         // Pending work made before the capture is computed before it, not recorded.
         let before = x.add_scalar(1.0).unwrap();
         s.begin_capture().unwrap();
@@ -127,7 +128,6 @@ pub fn a_captured_chain_replays_the_eager_values(d: &Arc<dyn DynDevice>) {
         g.upload(&s).unwrap();
         g.launch(&s).unwrap();
         s.synchronize().unwrap();
-        let eager = chain(&x, &c).to_vec::<f64>().unwrap();
         assert_eq!(y.to_vec::<f64>().unwrap(), eager);
         for (k, a) in guards.iter().enumerate() {
             assert!(a.to_vec::<f64>().unwrap().iter().all(|&v| v == k as f64), "guard {k} was clobbered");
@@ -197,7 +197,14 @@ pub fn host_work_inside_a_capture_fails_it_and_leaks_nothing(d: &Arc<dyn DynDevi
     with_device(d, || {
         let x = Array::from_slice(&ramp(4096, 5), &[4096]).unwrap();
         let s = Stream::new(d, true).unwrap();
-        for forbidden in ["to_vec", "from_slice", "synchronize", "item"] {
+        // The CPU keeps the bytes of a copy from the host and writes them again at each replay
+        // (its built-in loops read scalars as 0-d arrays made from the host); GPUs refuse it.
+        let refused: &[&str] = if d.properties().is_host {
+            &["to_vec", "synchronize", "item"]
+        } else {
+            &["to_vec", "from_slice", "synchronize", "item"]
+        };
+        for &forbidden in refused {
             s.begin_capture().unwrap();
             let r = with_stream(&s, || -> Result<()> {
                 let y = x.mul_scalar(3.0)?.add(&x)?;
