@@ -371,7 +371,15 @@ impl MemoryPool {
 
     fn take_free(&self, size: usize, stream: &Arc<dyn Stream>) -> Result<Option<u64>> {
         let mut s = self.state.lock();
-        let Some(&(bsize, addr)) = s.free.range((size, 0)..).next() else {
+        let found = if s.capturing.is_empty() {
+            s.free.range((size, 0)..).next().copied()
+        } else {
+            // A block that a capturing stream used is left alone while it captures: ordering
+            // after that stream would record an event into its capture.
+            let st = &*s;
+            st.free.range((size, 0)..).copied().find(|&(_, addr)| !fenced_by_capture(st, addr))
+        };
+        let Some((bsize, addr)) = found else {
             return Ok(None);
         };
         s.free.remove(&(bsize, addr));
@@ -477,6 +485,7 @@ impl MemoryPool {
                 .iter()
                 .filter(|(_, seg)| seg.blocks.len() == 1 && seg.blocks.values().all(|b| b.free))
                 .map(|(b, _)| *b)
+                .filter(|b| s.capturing.is_empty() || !fenced_by_capture(&s, *b))
                 .collect();
             let mut out = Vec::new();
             for b in bases {
@@ -732,6 +741,14 @@ impl Drop for CaptureMemory {
         let launches = std::mem::take(self.launches.get_mut());
         self.pool.release_capture(self.id, launches);
     }
+}
+
+/// Whether the free block at `addr` is fenced by a stream that is capturing.
+fn fenced_by_capture(s: &PoolState, addr: u64) -> bool {
+    let Some((base, seg)) = s.segments.range(..=addr).next_back() else { return false };
+    seg.blocks
+        .get(&((addr - base) as usize))
+        .is_some_and(|b| b.fences.iter().any(|f| s.capturing.contains_key(&f.id())))
 }
 
 fn merge_fences(into: &mut Vec<Arc<dyn Stream>>, from: Vec<Arc<dyn Stream>>) {

@@ -280,10 +280,12 @@ fn capture_memory_is_private_held_while_the_graph_lives_and_never_leaked() {
     let other: Arc<dyn Stream> = NullStream::new();
     // A free block on the free list, and a live input made before the capture.
     let input = pool.alloc(1024, &s).unwrap();
-    let freed = pool.alloc(4096, &s).unwrap();
+    let freed = pool.alloc(4096, &other).unwrap();
     let keeper = pool.alloc(512, &s).unwrap();
-    let freed_ptr = freed.device_ptr();
-    drop(freed);
+    let fenced = pool.alloc(8192, &s).unwrap();
+    let keeper2 = pool.alloc(512, &s).unwrap();
+    let (freed_ptr, fenced_ptr) = (freed.device_ptr(), fenced.device_ptr());
+    drop((freed, fenced));
     let (input_ptr, before) = (input.device_ptr(), pool.stats());
     assert_eq!(before.segments, 1);
 
@@ -299,7 +301,11 @@ fn capture_memory_is_private_held_while_the_graph_lives_and_never_leaked() {
     // Another stream allocating meanwhile gets the free list, not the private segment.
     let outside = pool.alloc(4096, &other).unwrap();
     assert_eq!(outside.device_ptr(), freed_ptr);
-    drop(outside);
+    // A block the capturing stream used is left alone (ordering after it would record an
+    // event into the capture).
+    let outside2 = pool.alloc(8192, &other).unwrap();
+    assert_ne!(outside2.device_ptr(), fenced_ptr);
+    drop((outside, outside2));
     let (t1_ptr, t2_ptr) = (t1.device_ptr(), t2.device_ptr());
     drop(t1); // freed inside the capture: held
     cap.end();
@@ -317,7 +323,7 @@ fn capture_memory_is_private_held_while_the_graph_lives_and_never_leaked() {
     assert_eq!(pool.live_captures(), 0);
     // t2 outlives the graph and is an ordinary block now.
     assert_eq!(t2.device_ptr(), t2_ptr);
-    drop((t2, keeper));
+    drop((t2, keeper, keeper2));
     let st = pool.stats();
     assert_eq!((st.in_use, st.blocks), (0, 0), "nothing leaked");
     assert_eq!(pool.free_all_cached().unwrap(), st.cached, "every segment is whole again");
