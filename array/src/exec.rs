@@ -112,9 +112,12 @@ fn kernel_with(
     Ok(f)
 }
 
+/// A current stream of this thread: (device, stream, the token of its scope).
+type CurrentStream = (usize, Arc<dyn Stream>, u64);
+
 thread_local! {
-    /// The current streams of this thread: (device, stream, token), innermost last.
-    static STREAMS: RefCell<Vec<(usize, Arc<dyn Stream>, u64)>> = const { RefCell::new(Vec::new()) };
+    /// The current streams of this thread, innermost last.
+    static STREAMS: RefCell<Vec<CurrentStream>> = const { RefCell::new(Vec::new()) };
     static NEXT_TOKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
 }
 

@@ -121,6 +121,9 @@ struct PoolState {
     books: HashMap<u64, CaptureBook>,
 }
 
+/// A block freed while a graph that replays it lives: (address, size, fences).
+type HeldBlock = (u64, usize, Vec<Arc<dyn Stream>>);
+
 /// What the pool keeps for one capture and the graph made from it (module docs).
 #[derive(Default)]
 struct CaptureBook {
@@ -129,7 +132,7 @@ struct CaptureBook {
     /// Bases of the capture's private segments, the last one being carved.
     private: Vec<u64>,
     /// Blocks freed while the graph lives: (address, size, fences).
-    held: Vec<(u64, usize, Vec<Arc<dyn Stream>>)>,
+    held: Vec<HeldBlock>,
 }
 
 /// A stream-ordered, best-fit memory pool over a backend's [`RawMemory`].
