@@ -555,6 +555,69 @@ fn fusion_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
     })
 }
 
+/// Graph replay against issuing the same ops one by one (`scripts/bench/cupy_graphs.py`): a
+/// chain of 20 small ops (1,000 float32 elements each: multiply, add a scalar, sine, subtract,
+/// five times), host time per op, the stream synchronised after each round of repeats. Lazy
+/// fusion is off for both rows, so that each op is one kernel as in CuPy (fused, the chain is
+/// one kernel and the comparison says nothing about issuing ops).
+fn graph_workloads(d: &Arc<dyn DynDevice>, r: &mut Report) -> xp::Result<()> {
+    xp::with_device(d, || {
+        xp::array::lazy::disabled(|| -> xp::Result<()> {
+            let x = xp::arange(0, 1000, 1, Some(DType::F32))?.mul_scalar(0.001)?;
+            let c = x.add_scalar(0.5)?;
+            let chain = || -> xp::Result<Array> {
+                let mut y = x.clone();
+                for k in 0..20 {
+                    y = match k % 4 {
+                        0 => y.mul(&c)?,
+                        1 => y.add_scalar(0.125)?,
+                        2 => y.sin()?,
+                        _ => y.sub(&x)?,
+                    };
+                }
+                Ok(y)
+            };
+            let s = xp::Stream::new(d, true)?;
+            let _current = s.use_();
+            chain()?; // compiles the kernels before the capture
+            s.begin_capture()?;
+            let captured = chain();
+            let g = s.end_capture()?;
+            let y = captured?;
+            g.upload(&s)?;
+            let per_op = |mut round: Box<dyn FnMut() -> xp::Result<()> + '_>| -> xp::Result<f64> {
+                for _ in 0..50 {
+                    round()?;
+                }
+                s.synchronize()?;
+                let mut us = Vec::new();
+                for _ in 0..7 {
+                    let reps = 500;
+                    let t0 = std::time::Instant::now();
+                    for _ in 0..reps {
+                        round()?;
+                    }
+                    s.synchronize()?;
+                    us.push(t0.elapsed().as_secs_f64() / (reps * 20) as f64 * 1e6);
+                }
+                Ok(median(&mut us))
+            };
+            let eager = per_op(Box::new(|| chain().map(|_| ())))?;
+            let replay = per_op(Box::new(|| g.launch(&s)))?;
+            let same = y.to_vec::<f32>()? == chain()?.to_vec::<f32>()?;
+            println!(
+                "chain of 20 ops on 1000 elements: one by one {eager:.2} us per op, graph replay {replay:.2} us per op \
+                 ({:.1}x; replay {})",
+                eager / replay,
+                if same { "matches" } else { "MISMATCH" }
+            );
+            r.0.insert("chain of 20 ops 1000, one by one (host-timed per op, us)".into(), eager);
+            r.0.insert("chain of 20 ops 1000, graph replay (host-timed per op, us)".into(), replay);
+            Ok(())
+        })
+    })
+}
+
 /// SciPy's modules (`scripts/bench/cupy_scipy.py` on GPUs, `scripts/bench/numpy_scipy.py` on
 /// the CPU): distances, interpolation at many points, DCTs, nearest neighbours.
 fn scipy_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
@@ -761,20 +824,23 @@ fn run() -> xp::Result<()> {
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
-    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|distributed|rust_kernels` runs that group of
-    // workloads alone.
+    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|graphs|distributed|rust_kernels` runs that
+    // group of workloads alone (several, comma-separated, run in turn).
     if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
-        match only.as_str() {
-            "fft" => fft_workloads(&d, gpu, &mut r)?,
-            "sort" => sort_workloads(&d, gpu, &mut r)?,
-            "sparse" => sparse_workloads(&d, gpu, &mut r)?,
-            "signal" => signal_workloads(&d, gpu, &mut r)?,
-            "products" => product_workloads(&d, gpu, &mut r)?,
-            "fusion" => fusion_workloads(&d, gpu, &mut r)?,
-            "scipy" => scipy_workloads(&d, gpu, &mut r)?,
-            "distributed" => distributed_workloads(&mut r)?,
-            "rust_kernels" => rust_kernel_workloads(&d, gpu, &mut r)?,
-            other => return Err(Error::value("bench", format!("no workload group {other}"))),
+        for group in only.split(',') {
+            match group.trim() {
+                "fft" => fft_workloads(&d, gpu, &mut r)?,
+                "sort" => sort_workloads(&d, gpu, &mut r)?,
+                "sparse" => sparse_workloads(&d, gpu, &mut r)?,
+                "signal" => signal_workloads(&d, gpu, &mut r)?,
+                "products" => product_workloads(&d, gpu, &mut r)?,
+                "fusion" => fusion_workloads(&d, gpu, &mut r)?,
+                "scipy" => scipy_workloads(&d, gpu, &mut r)?,
+                "graphs" => graph_workloads(&d, &mut r)?,
+                "distributed" => distributed_workloads(&mut r)?,
+                "rust_kernels" => rust_kernel_workloads(&d, gpu, &mut r)?,
+                other => return Err(Error::value("bench", format!("no workload group {other}"))),
+            }
         }
         return Ok(());
     }
@@ -853,6 +919,7 @@ fn run() -> xp::Result<()> {
     fusion_workloads(&d, gpu, &mut r)?;
     scipy_workloads(&d, gpu, &mut r)?;
     rust_kernel_workloads(&d, gpu, &mut r)?;
+    graph_workloads(&d, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.
     xp::with_device(&d, || -> xp::Result<()> {
         let sm = xp::arange(0, 1000, 1, Some(DType::F32))?;

@@ -35,15 +35,23 @@ fn download(d: &dyn DynDevice, b: &Buffer, n: usize) -> xp::Result<Vec<f32>> {
     Ok(bytes.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().expect("4 bytes"))).collect())
 }
 
-/// Launch and time with events; returns milliseconds.
-fn timed(d: &dyn DynDevice, source: &str, name: &str, cfg: LaunchConfig, args: &[KernelArg<'_>]) -> xp::Result<f32> {
+/// Launch and time with events, as `cp.cuda.Event()` / `get_elapsed_time`; returns
+/// milliseconds.
+fn timed(
+    d: &Arc<dyn DynDevice>,
+    source: &str,
+    name: &str,
+    cfg: LaunchConfig,
+    args: &[KernelArg<'_>],
+) -> xp::Result<f32> {
     let k = d.compile(&KernelSource::new(name, source), &Default::default())?.function(name)?;
-    let s = d.default_stream();
-    let start = s.record_event()?;
-    s.launch(&*k, &cfg, args)?;
-    let end = s.record_event()?;
+    let s = xp::Stream::null(d);
+    let (start, end) = (xp::Event::new(), xp::Event::new());
+    start.record(Some(&s))?;
+    s.raw().launch(&*k, &cfg, args)?;
+    end.record(Some(&s))?;
     end.synchronize()?;
-    start.elapsed_ms(&*end)
+    xp::get_elapsed_time(&start, &end)
 }
 
 fn check(name: &str, ok: bool, ms: f32) -> xp::Result<()> {
@@ -75,7 +83,7 @@ fn run() -> xp::Result<()> {
     let x: Vec<f32> = (0..25).map(|i| i as f32).collect();
     let (a, b, y) = (upload(&*d, &x)?, upload(&*d, &x)?, upload(&*d, &[0.0; 25])?);
     let ms = timed(
-        &*d,
+        &d,
         MY_ADD,
         "my_add",
         LaunchConfig::new(5, 5),
@@ -94,7 +102,7 @@ fn run() -> xp::Result<()> {
     let (bx, by, bo) = (upload(&*d, &xs)?, upload(&*d, &ys)?, upload(&*d, &vec![0.0; n])?);
     let (alpha, nn) = (2.0f32, n as i32);
     let ms = timed(
-        &*d,
+        &d,
         SAXPY,
         "saxpy",
         LaunchConfig::for_num_elements(n as u64, 256),
@@ -117,7 +125,7 @@ fn run() -> xp::Result<()> {
     let (ba, bb, bc) = (upload(&*d, &am)?, upload(&*d, &bm)?, upload(&*d, &vec![0.0; m * nc])?);
     let (mi, ki, ni) = (m as i32, k as i32, nc as i32);
     let ms = timed(
-        &*d,
+        &d,
         TILED_MATMUL,
         "matmul_tiled",
         LaunchConfig::new(((nc as u32).div_ceil(16), (m as u32).div_ceil(16)), (16, 16)),
@@ -237,12 +245,13 @@ fn random_and_sorting(d: &Arc<dyn DynDevice>) -> xp::Result<()> {
 
 /// Time `f` on the device's current stream with events (milliseconds).
 fn time_ops<R>(d: &Arc<dyn DynDevice>, f: impl FnOnce() -> xp::Result<R>) -> xp::Result<(R, f32)> {
-    let s = xp::array::current_stream(d);
-    let start = s.record_event()?;
+    let s = xp::Stream::current(d);
+    let (start, end) = (xp::Event::new(), xp::Event::new());
+    start.record(Some(&s))?;
     let r = f()?;
-    let end = s.record_event()?;
+    end.record(Some(&s))?;
     end.synchronize()?;
-    Ok((r, start.elapsed_ms(&*end)?))
+    Ok((r, xp::get_elapsed_time(&start, &end)?))
 }
 
 /// Deterministic pseudo-random floats in [-1, 1).

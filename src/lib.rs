@@ -187,6 +187,10 @@ pub use xp_array::{convolve, correlate};
 /// User-defined kernels at the top level, as `cupy.ElementwiseKernel`, `cupy.ReductionKernel`,
 /// `cupy.RawKernel`, `cupy.RawModule` and `cupy.fuse` are.
 pub use xp_array::{fuse, ElementwiseKernel, FuseVar, LaunchArg, RawKernel, RawModule, ReductionKernel};
+/// Streams, events and graphs under `cupy.cuda`'s names (`xp::Stream`, `xp::Event`,
+/// `xp::get_elapsed_time`, `xp::with_stream(&stream, || …)`, `Graph` from
+/// `stream.begin_capture()` … `stream.end_capture()`); see [`xp_array::stream`].
+pub use xp_array::{get_elapsed_time, Event, Graph, Stream, StreamGuard};
 pub use xp_backend_api as backend;
 pub use xp_backend_api::{DType, DynDevice, Error, KernelArg, KernelSource, LaunchConfig, Result};
 pub use xp_kernels as kernels;
@@ -281,4 +285,5 @@ pub mod prelude {
         default_device, device, devices, get_array_module, s, Array, DType, DynDevice, Ellipsis, Error, IndexItem,
         KernelArg, KernelSource, LaunchConfig, NewAxis, Scalar, SliceArg,
     };
+    pub use crate::{get_elapsed_time, with_stream, Event, Graph, Stream};
 }

@@ -31,7 +31,7 @@ fn sixteen_threads_on_their_own_streams_leave_the_pool_as_they_found_it() {
                 scope.spawn(move || {
                     let stream = d.new_stream().unwrap();
                     xp::with_device(d, || {
-                        xp::with_stream(d, &stream, || {
+                        xp::array::with_stream_on(d, &stream, || {
                             for round in 0..12usize {
                                 // n elements 0..n as float64: 2x + 1 sums to n².
                                 let n = 1000 + 613 * t + 4099 * round;
@@ -67,10 +67,10 @@ fn a_buffer_dropped_while_another_stream_reads_it_is_reused_only_after_the_read(
             let n = 1usize << 22;
             for round in 0..4 {
                 let v = 1.0 + round as f32;
-                let x = xp::with_stream(&d, &s1, || xp::full(&[n], v, DType::F32)).unwrap();
+                let x = xp::array::with_stream_on(&d, &s1, || xp::full(&[n], v, DType::F32)).unwrap();
                 s1.synchronize().unwrap();
                 // Eight kernels on s2 read x; the host drops x while they are queued.
-                let y = xp::with_stream(&d, &s2, || {
+                let y = xp::array::with_stream_on(&d, &s2, || {
                     let mut y = x.mul_scalar(0.5).unwrap();
                     for _ in 0..7 {
                         y = y.add(&x).unwrap();
@@ -80,7 +80,7 @@ fn a_buffer_dropped_while_another_stream_reads_it_is_reused_only_after_the_read(
                 drop(x);
                 // s1 takes buffers of x's size and overwrites them at once.
                 let z: Vec<_> = (0..3)
-                    .map(|_| xp::with_stream(&d, &s1, || xp::full(&[n], -100.0f32, DType::F32)).unwrap())
+                    .map(|_| xp::array::with_stream_on(&d, &s1, || xp::full(&[n], -100.0f32, DType::F32)).unwrap())
                     .collect();
                 s2.synchronize().unwrap();
                 s1.synchronize().unwrap();

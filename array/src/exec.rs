@@ -112,21 +112,49 @@ fn kernel_with(
     Ok(f)
 }
 
+/// A current stream of this thread: (device, stream, the token of its scope).
+type CurrentStream = (usize, Arc<dyn Stream>, u64);
+
 thread_local! {
-    static STREAMS: RefCell<Vec<(usize, Arc<dyn Stream>)>> = const { RefCell::new(Vec::new()) };
+    /// The current streams of this thread, innermost last.
+    static STREAMS: RefCell<Vec<CurrentStream>> = const { RefCell::new(Vec::new()) };
+    static NEXT_TOKEN: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
+}
+
+/// Make `stream` (of `device`) the current stream of that device on this thread until
+/// [`pop_stream`] with the returned token (entries are removed by token, so scopes that end
+/// out of order remove their own entry).
+pub(crate) fn push_stream(device: &Arc<dyn DynDevice>, stream: &Arc<dyn Stream>) -> u64 {
+    let token = NEXT_TOKEN.with(|t| {
+        let v = t.get();
+        t.set(v + 1);
+        v
+    });
+    STREAMS.with(|s| s.borrow_mut().push((device_id(device), Arc::clone(stream), token)));
+    token
+}
+
+/// End the scope that [`push_stream`] began.
+pub(crate) fn pop_stream(token: u64) {
+    STREAMS.with(|s| {
+        let mut s = s.borrow_mut();
+        if let Some(i) = s.iter().rposition(|e| e.2 == token) {
+            s.remove(i);
+        }
+    });
 }
 
 /// Run `f` with `stream` (of `device`) as the current stream of that device on this thread:
-/// ops on arrays of that device are queued on it.
+/// ops on arrays of that device are queued on it. (`xp::with_stream(&stream, f)` is the
+/// form with a [`crate::Stream`].)
 pub fn with_stream<R>(device: &Arc<dyn DynDevice>, stream: &Arc<dyn Stream>, f: impl FnOnce() -> R) -> R {
-    STREAMS.with(|s| s.borrow_mut().push((device_id(device), Arc::clone(stream))));
-    struct Pop;
+    struct Pop(u64);
     impl Drop for Pop {
         fn drop(&mut self) {
-            STREAMS.with(|s| s.borrow_mut().pop());
+            pop_stream(self.0);
         }
     }
-    let _pop = Pop;
+    let _pop = Pop(push_stream(device, stream));
     f()
 }
 
@@ -135,7 +163,7 @@ pub fn with_stream<R>(device: &Arc<dyn DynDevice>, stream: &Arc<dyn Stream>, f: 
 pub fn current_stream(device: &Arc<dyn DynDevice>) -> Arc<dyn Stream> {
     let id = device_id(device);
     STREAMS
-        .with(|s| s.borrow().iter().rev().find(|(d, _)| *d == id).map(|(_, s)| Arc::clone(s)))
+        .with(|s| s.borrow().iter().rev().find(|(d, _, _)| *d == id).map(|(_, s, _)| Arc::clone(s)))
         .unwrap_or_else(|| device.default_stream())
 }
 

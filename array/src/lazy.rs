@@ -278,6 +278,8 @@ pub(crate) enum Reason {
     Params,
     /// The memory bound.
     Memory,
+    /// A stream capture begins or ends.
+    Capture,
 }
 
 impl Reason {
@@ -287,6 +289,7 @@ impl Reason {
             Reason::Consumer => "read by a kernel, library or copy",
             Reason::Overwrite => "an operand is about to be written",
             Reason::Eval => "eval",
+            Reason::Capture => "stream capture",
             Reason::Depth => "depth or op-count bound",
             Reason::Params => "kernel-parameter bound",
             Reason::Memory => "memory bound",
@@ -408,7 +411,51 @@ pub(crate) fn defer(
     }
     let stream = current_stream(&device);
     let Measure { depth, leaves, inner, .. } = m;
-    Ok(Array::pending(Arc::new(Expr { kind, args, shape, dtype, device, stream, depth, leaves, inner })))
+    let a = Array::pending(Arc::new(Expr { kind, args, shape, dtype, device, stream, depth, leaves, inner }));
+    remember(&a.storage);
+    Ok(a)
+}
+
+// ---- the pending arrays of this thread, for stream capture -------------------------------------
+
+thread_local! {
+    /// The pending storages this thread made (weakly), so that a stream capture can compute
+    /// the pending work before it begins and the work made during it before it ends.
+    static MADE: std::cell::RefCell<(Vec<std::sync::Weak<Storage>>, usize)> =
+        const { std::cell::RefCell::new((Vec::new(), 64)) };
+}
+
+fn remember(s: &Arc<Storage>) {
+    MADE.with(|m| {
+        let (list, bound) = &mut *m.borrow_mut();
+        list.push(Arc::downgrade(s));
+        if list.len() >= *bound {
+            list.retain(|w| w.upgrade().is_some_and(|s| s.is_pending()));
+            *bound = (2 * list.len()).max(64);
+        }
+    });
+}
+
+/// Compute every pending array this thread made on `device` (on `stream` only, when given):
+/// a stream capture does it before it begins, so that work made earlier is not recorded
+/// into the graph (and left uncomputed), and before it ends, so that work made during it is.
+pub(crate) fn evaluate_made_on(device: &Arc<dyn DynDevice>, stream: Option<&Arc<dyn Stream>>) -> Result<()> {
+    let live: Vec<Arc<Storage>> = MADE.with(|m| {
+        let (list, _) = &mut *m.borrow_mut();
+        list.retain(|w| w.upgrade().is_some_and(|s| s.is_pending()));
+        list.iter().filter_map(|w| w.upgrade()).collect()
+    });
+    let roots: Vec<&Storage> = live
+        .iter()
+        .filter(|s| Arc::ptr_eq(&s.device, device))
+        .filter(|s| match (stream, s.expr()) {
+            (None, _) => true,
+            (Some(t), Some(e)) => e.stream.id() == t.id(),
+            (Some(_), None) => false,
+        })
+        .map(|s| &**s)
+        .collect();
+    evaluate(&roots, Reason::Capture)
 }
 
 // ---- evaluation ------------------------------------------------------------------------------

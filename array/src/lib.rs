@@ -82,6 +82,7 @@ pub mod sparse;
 pub mod spatial;
 pub mod special;
 pub mod stats;
+pub mod stream;
 pub mod ufunc;
 pub mod user;
 
@@ -94,7 +95,7 @@ pub use device::{
 };
 pub use display::{array2string, array_repr, array_str, get_printoptions, set_printoptions, PrintOptions};
 pub use element::Element;
-pub use exec::{current_stream, with_stream};
+pub use exec::{current_stream, with_stream as with_stream_on};
 pub use io::{load_npy, load_npz, save_npz};
 pub use layout::{Layout, SliceArg};
 pub use lazy::eval;
@@ -104,6 +105,7 @@ pub use signal::numpy::{convolve, correlate};
 pub use sort::{
     argpartition, argsort, lexsort, partition, searchsorted, sort, sort_complex, unique, unique_all, Side, Unique,
 };
+pub use stream::{get_elapsed_time, with_stream, Event, Graph, Stream, StreamGuard};
 pub use ufunc::{call, clip, where_, Operand};
 pub use user::{fuse, ElementwiseKernel, FuseVar, LaunchArg, RawKernel, RawModule, ReductionKernel};
 pub use xp_backend_api::{DType, Error, Result};

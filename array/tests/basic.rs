@@ -125,13 +125,13 @@ fn a_host_read_waits_for_the_streams_that_wrote_the_array() {
     let ones = with_device(&d, || xp_array::ones(&[1 << 20], DType::F32)).unwrap();
     d.default_stream().synchronize().unwrap();
     let (s0, s1, s2) = (d.new_stream().unwrap(), d.new_stream().unwrap(), d.new_stream().unwrap());
-    let product = xp_array::with_stream(&d, &s0, || x.matmul(&x)).unwrap();
+    let product = xp_array::with_stream_on(&d, &s0, || x.matmul(&x)).unwrap();
     let busy = s0.record_event().unwrap();
     for s in [&s1, &s2] {
         s.wait_event(&*busy).unwrap();
     }
-    let a = xp_array::with_stream(&d, &s1, || ones.add(&ones)).unwrap();
-    let b = xp_array::with_stream(&d, &s2, || ones.mul_scalar(3.0)).unwrap();
+    let a = xp_array::with_stream_on(&d, &s1, || ones.add(&ones)).unwrap();
+    let b = xp_array::with_stream_on(&d, &s2, || ones.mul_scalar(3.0)).unwrap();
     assert!(a.to_vec::<f32>().unwrap().iter().all(|&v| v == 2.0));
     assert!(b.to_vec::<f32>().unwrap().iter().all(|&v| v == 3.0));
     assert_eq!(product.shape(), &[512, 512]);

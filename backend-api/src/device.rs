@@ -83,6 +83,23 @@ pub trait Stream: Send + Sync {
         let _ = (src, src_offset, dst_stream, dst, dst_offset, bytes);
         Ok(false)
     }
+    /// Start recording the work queued on this stream into a graph instead of running it
+    /// (see [`crate::capture`]). The caller also starts the pool's side
+    /// ([`MemoryPool::begin_capture`]). Backends without graphs keep this default:
+    /// [`Error::Unsupported`].
+    fn begin_capture(&self) -> Result<()> {
+        Err(crate::capture::capture_unsupported("begin_capture"))
+    }
+    /// Stop recording and make the executable graph of what was recorded. An error (a refused
+    /// operation invalidated the capture, the driver failed) leaves the stream out of capture
+    /// mode with nothing recorded kept.
+    fn end_capture(&self) -> Result<Arc<dyn crate::capture::Graph>> {
+        Err(crate::capture::capture_unsupported("end_capture"))
+    }
+    /// Whether the stream is recording a capture.
+    fn is_capturing(&self) -> bool {
+        false
+    }
     /// Downcasting, for backends.
     fn as_any(&self) -> &dyn Any;
 }

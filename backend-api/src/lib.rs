@@ -30,6 +30,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod blas;
+pub mod capture;
 pub mod collective;
 pub mod compile;
 pub mod device;
@@ -46,6 +47,7 @@ pub mod solver;
 pub mod sparse;
 
 pub use blas::{Blas, GemmDesc, MatrixLayout};
+pub use capture::{CaptureMemory, CaptureState, Graph};
 pub use compile::{CacheStats, CompileCache, CompileOptions, KernelCompiler, KernelSource};
 pub use device::{
     Backend, BackendHandle, BackendInfo, Device, DeviceProperties, DynBackend, DynDevice, Event, Kernel, Module, Stream,

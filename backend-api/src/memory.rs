@@ -28,12 +28,25 @@
 //! `set_limit(0)` removes the limit and `get_limit()` is `0` when there is none; a limit below
 //! what the pool holds frees nothing by itself, it refuses later growth.
 //!
+//! # Stream capture
+//! While a stream captures work into a graph ([`MemoryPool::begin_capture`]), the pool gives
+//! that stream's allocations a private part: segments of their own, carved in order and never
+//! entered in the free list, so that no block that other work freed (and that other streams
+//! may still use) enters the graph. Every block the captured work touches (allocated during
+//! the capture or before it, noted by [`Buffer::note_use`]) is *held* when its buffer is
+//! dropped: it stays out of reuse while the graph lives, since each replay reads and writes
+//! it again. Dropping the [`CaptureMemory`] (with the graph, or at once when the capture
+//! failed) gives the private segments' free space and the held blocks back to the pool, fenced
+//! by the streams the graph was launched on. So memory freed inside a capture is never handed
+//! to other work and clobbered by a replay, and a failed capture leaks nothing.
+//!
 //! # Pinned host memory
 //! [`PinnedMemoryPool`] caches page-locked host blocks by size class for fast copies, with the
 //! same user API; each device has one (`Device::pinned_memory_pool`). See [`pinned`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -102,6 +115,24 @@ struct PoolState {
     reserved: usize,
     peak: usize,
     blocks: usize,
+    /// Capturing streams (by id) and their capture's id.
+    capturing: HashMap<u64, u64>,
+    /// The memory of each live capture or graph, by capture id.
+    books: HashMap<u64, CaptureBook>,
+}
+
+/// A block freed while a graph that replays it lives: (address, size, fences).
+type HeldBlock = (u64, usize, Vec<Arc<dyn Stream>>);
+
+/// What the pool keeps for one capture and the graph made from it (module docs).
+#[derive(Default)]
+struct CaptureBook {
+    /// Addresses of live blocks the captured work touched (held when they are freed).
+    used: HashSet<u64>,
+    /// Bases of the capture's private segments, the last one being carved.
+    private: Vec<u64>,
+    /// Blocks freed while the graph lives: (address, size, fences).
+    held: Vec<HeldBlock>,
 }
 
 /// A stream-ordered, best-fit memory pool over a backend's [`RawMemory`].
@@ -112,6 +143,8 @@ pub struct MemoryPool {
     enabled: bool,
     label: String,
     deferred: Mutex<Option<Error>>,
+    /// Live captures and graphs (`books.len()`), read without the lock on every allocation.
+    captures: AtomicUsize,
 }
 
 impl fmt::Debug for MemoryPool {
@@ -140,6 +173,7 @@ impl MemoryPool {
             enabled,
             label: label.into(),
             deferred: Mutex::new(None),
+            captures: AtomicUsize::new(0),
         }))
     }
 
@@ -256,7 +290,14 @@ impl MemoryPool {
             in_use: self.stats().in_use,
             limit: self.limit(),
         })?;
-        let ptr = if self.enabled { self.alloc_pooled(size, stream)? } else { self.alloc_unpooled(size)? };
+        let capture = if self.captures.load(Ordering::Acquire) > 0 { self.capture_of(stream) } else { None };
+        let ptr = if let Some(id) = capture {
+            self.alloc_captured(size, id)?
+        } else if self.enabled {
+            self.alloc_pooled(size, stream)?
+        } else {
+            self.alloc_unpooled(size)?
+        };
         Ok(Buffer { ptr, bytes, size, pool: Arc::clone(self), streams: Mutex::new(vec![Arc::clone(stream)]) })
     }
 
@@ -333,7 +374,15 @@ impl MemoryPool {
 
     fn take_free(&self, size: usize, stream: &Arc<dyn Stream>) -> Result<Option<u64>> {
         let mut s = self.state.lock();
-        let Some(&(bsize, addr)) = s.free.range((size, 0)..).next() else {
+        let found = if s.capturing.is_empty() {
+            s.free.range((size, 0)..).next().copied()
+        } else {
+            // A block that a capturing stream used is left alone while it captures: ordering
+            // after that stream would record an event into its capture.
+            let st = &*s;
+            st.free.range((size, 0)..).copied().find(|&(_, addr)| !fenced_by_capture(st, addr))
+        };
+        let Some((bsize, addr)) = found else {
             return Ok(None);
         };
         s.free.remove(&(bsize, addr));
@@ -363,6 +412,15 @@ impl MemoryPool {
     }
 
     fn release(&self, ptr: u64, size: usize, fences: Vec<Arc<dyn Stream>>) {
+        if self.captures.load(Ordering::Acquire) > 0 {
+            let mut s = self.state.lock();
+            if let Some(book) = s.books.values_mut().find(|b| b.used.contains(&ptr)) {
+                // A block a graph replays stays out of reuse while the graph lives.
+                book.used.remove(&ptr);
+                book.held.push((ptr, size, fences));
+                return;
+            }
+        }
         if !self.enabled {
             for f in &fences {
                 if let Err(e) = f.synchronize() {
@@ -387,6 +445,9 @@ impl MemoryPool {
         let mut block = seg.blocks.remove(&off).expect("buffer block is in its segment");
         let released = block.size;
         block.free = true;
+        // A live block may carry fences already: the streams a graph using it was launched on.
+        let mut fences = fences;
+        merge_fences(&mut fences, std::mem::take(&mut block.fences));
         block.fences = fences;
         let mut remove_from_index = Vec::new();
         // Merge with the next block.
@@ -427,6 +488,7 @@ impl MemoryPool {
                 .iter()
                 .filter(|(_, seg)| seg.blocks.len() == 1 && seg.blocks.values().all(|b| b.free))
                 .map(|(b, _)| *b)
+                .filter(|b| s.capturing.is_empty() || !fenced_by_capture(&s, *b))
                 .collect();
             let mut out = Vec::new();
             for b in bases {
@@ -459,6 +521,237 @@ impl MemoryPool {
             None => Ok(released),
         }
     }
+}
+
+static NEXT_CAPTURE: AtomicU64 = AtomicU64::new(1);
+
+impl MemoryPool {
+    /// Start giving `stream`'s allocations from a capture-private part of the pool and
+    /// holding the blocks its work touches (module docs). The stream's backend starts its own
+    /// capture besides; the returned [`CaptureMemory`] lives as long as the graph (or is
+    /// dropped at once when the capture fails). [`Error::Value`] when the stream already
+    /// captures.
+    pub fn begin_capture(self: &Arc<Self>, stream: &Arc<dyn Stream>) -> Result<CaptureMemory> {
+        let id = NEXT_CAPTURE.fetch_add(1, Ordering::Relaxed);
+        let mut s = self.state.lock();
+        if s.capturing.contains_key(&stream.id()) {
+            return Err(Error::value("begin_capture", "the stream is already capturing"));
+        }
+        s.capturing.insert(stream.id(), id);
+        s.books.insert(id, CaptureBook::default());
+        self.captures.store(s.books.len(), Ordering::Release);
+        Ok(CaptureMemory { pool: Arc::clone(self), id, stream: stream.id(), launches: Mutex::new(Vec::new()) })
+    }
+
+    /// Captures in progress and graphs alive whose memory the pool keeps.
+    pub fn live_captures(&self) -> usize {
+        self.state.lock().books.len()
+    }
+
+    /// The capture `stream` is in, if any.
+    fn capture_of(&self, stream: &Arc<dyn Stream>) -> Option<u64> {
+        self.state.lock().capturing.get(&stream.id()).copied()
+    }
+
+    /// Note that work queued on the stream `stream_id` touches the block at `ptr`.
+    fn note_capture_use(&self, ptr: u64, stream_id: u64) {
+        let mut s = self.state.lock();
+        if let Some(&id) = s.capturing.get(&stream_id) {
+            if let Some(book) = s.books.get_mut(&id) {
+                book.used.insert(ptr);
+            }
+        }
+    }
+
+    /// A block of `size` for the capturing stream: carved from the capture's last private
+    /// segment, else from a new one; never from the free list.
+    fn alloc_captured(&self, size: usize, id: u64) -> Result<u64> {
+        if !self.enabled {
+            let ptr = self.alloc_unpooled(size)?;
+            self.book_new_block(ptr, id);
+            return Ok(ptr);
+        }
+        {
+            let mut s = self.state.lock();
+            let s = &mut *s;
+            let last = s.books.get(&id).and_then(|b| b.private.last().copied());
+            if let Some(base) = last {
+                let seg = s.segments.get_mut(&base).expect("a private segment is in the pool");
+                if let Some((&off, tail)) = seg.blocks.iter().next_back() {
+                    if tail.free && tail.size >= size {
+                        let rest = tail.size - size;
+                        seg.blocks.insert(off, Block { size, free: false, fences: Vec::new() });
+                        if rest > 0 {
+                            seg.blocks.insert(off + size, Block { size: rest, free: true, fences: Vec::new() });
+                        }
+                        s.in_use += size;
+                        s.peak = s.peak.max(s.in_use);
+                        s.blocks += 1;
+                        let ptr = base + off as u64;
+                        if let Some(b) = s.books.get_mut(&id) {
+                            b.used.insert(ptr);
+                        }
+                        return Ok(ptr);
+                    }
+                }
+            }
+        }
+        let seg_size = if size <= SMALL_REQUEST {
+            SMALL_SEGMENT
+        } else {
+            round_up(size, SMALL_SEGMENT).ok_or_else(|| self.oom(size))?
+        };
+        let base = match self.new_segment(seg_size, size) {
+            Ok(b) => b,
+            Err(Error::OutOfMemory { .. }) => {
+                self.free_all_cached()?;
+                self.new_segment(size, size).map_err(|e| match e {
+                    Error::OutOfMemory { .. } => self.oom(size),
+                    other => other,
+                })?
+            }
+            Err(e) => return Err(e),
+        };
+        let mut s = self.state.lock();
+        let seg_len = s.segments[&base].size;
+        if seg_len > size {
+            // The rest is carved by later allocations of the capture; it is not in the free list.
+            let seg = s.segments.get_mut(&base).expect("segment just inserted");
+            seg.blocks.insert(size, Block { size: seg_len - size, free: true, fences: Vec::new() });
+        }
+        s.in_use += size;
+        s.peak = s.peak.max(s.in_use);
+        s.blocks += 1;
+        // The graph may have been dropped meanwhile (another thread): then the segment is an
+        // ordinary one and its rest goes to the free list at once.
+        match s.books.get_mut(&id) {
+            Some(book) => {
+                book.used.insert(base);
+                book.private.push(base);
+            }
+            None => {
+                if seg_len > size {
+                    s.free.insert((seg_len - size, base + size as u64));
+                }
+            }
+        }
+        Ok(base)
+    }
+
+    /// Enter a block just allocated for capture `id` in its book.
+    fn book_new_block(&self, ptr: u64, id: u64) {
+        if let Some(b) = self.state.lock().books.get_mut(&id) {
+            b.used.insert(ptr);
+        }
+    }
+
+    /// Give a finished capture's memory back (module docs): the private segments' free rest
+    /// and the held blocks, fenced by `launches`; live blocks it used carry `launches` as
+    /// fences for when they are freed.
+    fn release_capture(&self, id: u64, launches: Vec<Arc<dyn Stream>>) {
+        let book = {
+            let mut s = self.state.lock();
+            s.capturing.retain(|_, c| *c != id);
+            let b = s.books.remove(&id);
+            self.captures.store(s.books.len(), Ordering::Release);
+            b
+        };
+        let Some(book) = book else { return };
+        if !self.enabled {
+            // Unpooled buffers are freed to the backend at once: wait for the graph's launches.
+            for f in &launches {
+                if let Err(e) = f.synchronize() {
+                    self.record_deferred(e);
+                }
+            }
+        } else {
+            let mut s = self.state.lock();
+            let s = &mut *s;
+            for base in &book.private {
+                if let Some(seg) = s.segments.get_mut(base) {
+                    if let Some((&off, tail)) = seg.blocks.iter().next_back() {
+                        if tail.free {
+                            s.free.insert((tail.size, base + off as u64));
+                        }
+                    }
+                }
+            }
+            for ptr in &book.used {
+                if let Some((base, seg)) = s.segments.range_mut(..=*ptr).next_back() {
+                    if let Some(b) = seg.blocks.get_mut(&((*ptr - *base) as usize)) {
+                        if !b.free {
+                            merge_fences(&mut b.fences, launches.clone());
+                        }
+                    }
+                }
+            }
+        }
+        for (ptr, size, mut fences) in book.held {
+            merge_fences(&mut fences, launches.clone());
+            self.release(ptr, size, fences);
+        }
+    }
+}
+
+/// The memory of one stream capture and of the graph made from it: while it lives, the blocks
+/// the captured work touched stay out of reuse (see the module docs). Dropping it gives them
+/// back, fenced by the streams passed to [`note_launch`](Self::note_launch).
+pub struct CaptureMemory {
+    pool: Arc<MemoryPool>,
+    id: u64,
+    stream: u64,
+    launches: Mutex<Vec<Arc<dyn Stream>>>,
+}
+
+impl fmt::Debug for CaptureMemory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CaptureMemory({} on {})", self.id, self.pool.label)
+    }
+}
+
+impl CaptureMemory {
+    /// The capture has ended: later allocations of its stream come from the pool as before.
+    /// The blocks it touched stay held while `self` lives.
+    pub fn end(&self) {
+        let mut s = self.pool.state.lock();
+        if s.capturing.get(&self.stream) == Some(&self.id) {
+            s.capturing.remove(&self.stream);
+        }
+    }
+
+    /// Note that the graph was launched on `stream`: its memory goes back after that work.
+    pub fn note_launch(&self, stream: &Arc<dyn Stream>) {
+        let mut l = self.launches.lock();
+        if !l.iter().any(|t| t.id() == stream.id()) {
+            l.push(Arc::clone(stream));
+        }
+    }
+
+    /// Bytes of blocks held for the graph: freed by their buffers, kept for its replays.
+    pub fn held_bytes(&self) -> usize {
+        let s = self.pool.state.lock();
+        s.books.get(&self.id).map_or(0, |b| b.held.iter().map(|h| h.1).sum())
+    }
+
+    /// The pool it belongs to.
+    pub fn pool(&self) -> &Arc<MemoryPool> {
+        &self.pool
+    }
+}
+
+impl Drop for CaptureMemory {
+    fn drop(&mut self) {
+        let launches = std::mem::take(self.launches.get_mut());
+        self.pool.release_capture(self.id, launches);
+    }
+}
+
+/// Whether the free block at `addr` is fenced by a stream that is capturing.
+fn fenced_by_capture(s: &PoolState, addr: u64) -> bool {
+    let Some((base, seg)) = s.segments.range(..=addr).next_back() else { return false };
+    seg.blocks
+        .get(&((addr - base) as usize))
+        .is_some_and(|b| b.fences.iter().any(|f| s.capturing.contains_key(&f.id())))
 }
 
 fn merge_fences(into: &mut Vec<Arc<dyn Stream>>, from: Vec<Arc<dyn Stream>>) {
@@ -511,6 +804,10 @@ impl Buffer {
         let mut s = self.streams.lock();
         if !s.iter().any(|t| t.id() == stream.id()) {
             s.push(Arc::clone(stream));
+        }
+        drop(s);
+        if self.pool.captures.load(Ordering::Acquire) > 0 {
+            self.pool.note_capture_use(self.ptr, stream.id());
         }
     }
 

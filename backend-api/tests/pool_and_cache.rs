@@ -267,3 +267,77 @@ mod pinned {
         assert_eq!(&buf[..], &[1, 2, 3, 4]);
     }
 }
+
+/// A capture's allocations come from segments of their own, never from blocks other work
+/// freed; blocks the captured work touched (made before or during the capture) are held while
+/// the graph lives, even when their buffers are dropped, and come back when it goes, fenced by
+/// the streams it was launched on; a failed capture gives everything back.
+#[test]
+fn capture_memory_is_private_held_while_the_graph_lives_and_never_leaked() {
+    let d = device(1 << 30);
+    let pool = d.memory_pool();
+    let s: Arc<dyn Stream> = NullStream::new();
+    let other: Arc<dyn Stream> = NullStream::new();
+    // A free block on the free list, and a live input made before the capture.
+    let input = pool.alloc(1024, &s).unwrap();
+    let freed = pool.alloc(4096, &other).unwrap();
+    let keeper = pool.alloc(512, &s).unwrap();
+    let fenced = pool.alloc(8192, &s).unwrap();
+    let keeper2 = pool.alloc(512, &s).unwrap();
+    let (freed_ptr, fenced_ptr) = (freed.device_ptr(), fenced.device_ptr());
+    drop((freed, fenced));
+    let (input_ptr, before) = (input.device_ptr(), pool.stats());
+    assert_eq!(before.segments, 1);
+
+    let cap = pool.begin_capture(&s).unwrap();
+    assert!(pool.begin_capture(&s).is_err(), "one capture per stream");
+    assert_eq!(pool.live_captures(), 1);
+    input.note_use(&s);
+    let t1 = pool.alloc(4096, &s).unwrap();
+    let t2 = pool.alloc(512, &s).unwrap();
+    assert_ne!(t1.device_ptr(), freed_ptr, "a capture never takes a block from the free list");
+    assert_eq!(pool.stats().segments, 2, "a private segment");
+    assert_eq!(t2.device_ptr(), t1.device_ptr() + 4096, "carved in order");
+    // Another stream allocating meanwhile gets the free list, not the private segment.
+    let outside = pool.alloc(4096, &other).unwrap();
+    assert_eq!(outside.device_ptr(), freed_ptr);
+    // A block the capturing stream used is left alone (ordering after it would record an
+    // event into the capture).
+    let outside2 = pool.alloc(8192, &other).unwrap();
+    assert_ne!(outside2.device_ptr(), fenced_ptr);
+    drop((outside, outside2));
+    let (t1_ptr, t2_ptr) = (t1.device_ptr(), t2.device_ptr());
+    drop(t1); // freed inside the capture: held
+    cap.end();
+    drop(input); // freed after: held too, the graph reads it
+    assert_eq!(cap.held_bytes(), 4096 + 1024);
+    cap.note_launch(&other);
+    // While the graph lives, nothing it touches is handed out.
+    let probes: Vec<_> = (0..64).map(|_| pool.alloc(512, &s).unwrap()).collect();
+    for p in &probes {
+        assert!(![t1_ptr, input_ptr].contains(&p.device_ptr()), "a held block was reused");
+        assert!(p.device_ptr() < t1_ptr || p.device_ptr() >= t1_ptr + (2 << 20), "the private segment was used");
+    }
+    drop(probes);
+    drop(cap);
+    assert_eq!(pool.live_captures(), 0);
+    // t2 outlives the graph and is an ordinary block now.
+    assert_eq!(t2.device_ptr(), t2_ptr);
+    drop((t2, keeper, keeper2));
+    let st = pool.stats();
+    assert_eq!((st.in_use, st.blocks), (0, 0), "nothing leaked");
+    assert_eq!(pool.free_all_cached().unwrap(), st.cached, "every segment is whole again");
+    assert_eq!(d.memory.live(), 0);
+
+    // A failed capture (dropped without a graph) gives everything back at once.
+    let cap = pool.begin_capture(&s).unwrap();
+    let a = pool.alloc(3 << 20, &s).unwrap(); // a large private segment
+    let b = pool.alloc(100, &s).unwrap();
+    drop(a);
+    drop(cap);
+    drop(b);
+    let st = pool.stats();
+    assert_eq!((st.in_use, st.blocks, pool.live_captures()), (0, 0, 0));
+    pool.free_all_cached().unwrap();
+    assert_eq!(d.memory.live(), 0);
+}

@@ -64,22 +64,19 @@ impl Blas for CpuBlas {
         }
         let ptrs = (a.0.device_ptr() as usize + a.1, b.0.device_ptr() as usize + b.1, c.0.device_ptr() as usize + c.1);
         let d = *desc;
-        cpu.enqueue(
-            "gemm",
-            Box::new(move || {
-                // SAFETY: the spans were checked against the buffers, which the stream-ordered
-                // pool keeps until this task has run; C does not alias A or B (the contract).
-                unsafe {
-                    match d.dtype {
-                        DType::F16 => run::<f16>(&d, ptrs, f16::from_f64(d.alpha), f16::from_f64(d.beta)),
-                        DType::F32 => run::<f32>(&d, ptrs, d.alpha as f32, d.beta as f32),
-                        DType::F64 => run::<f64>(&d, ptrs, d.alpha, d.beta),
-                        DType::C64 => run::<c32>(&d, ptrs, c32::new(d.alpha as f32, 0.0), c32::new(d.beta as f32, 0.0)),
-                        _ => run::<c64>(&d, ptrs, c64::new(d.alpha, 0.0), c64::new(d.beta, 0.0)),
-                    }
+        cpu.enqueue("gemm", move || {
+            // SAFETY: the spans were checked against the buffers, which the stream-ordered
+            // pool keeps until this task has run; C does not alias A or B (the contract).
+            unsafe {
+                match d.dtype {
+                    DType::F16 => run::<f16>(&d, ptrs, f16::from_f64(d.alpha), f16::from_f64(d.beta)),
+                    DType::F32 => run::<f32>(&d, ptrs, d.alpha as f32, d.beta as f32),
+                    DType::F64 => run::<f64>(&d, ptrs, d.alpha, d.beta),
+                    DType::C64 => run::<c32>(&d, ptrs, c32::new(d.alpha as f32, 0.0), c32::new(d.beta as f32, 0.0)),
+                    _ => run::<c64>(&d, ptrs, c64::new(d.alpha, 0.0), c64::new(d.beta, 0.0)),
                 }
-            }),
-        )
+            }
+        })
     }
 }
 

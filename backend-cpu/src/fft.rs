@@ -114,20 +114,17 @@ impl FftPlan for CpuFftPlan {
         let src = input.0.device_ptr() as usize + input.1;
         let dst = output.0.device_ptr() as usize + output.1;
         let (desc, plans) = (self.desc.clone(), Arc::clone(&self.plans));
-        cpu.enqueue(
-            "fft",
-            Box::new(move || {
-                // SAFETY: both spans were checked against their buffers, which the stream-ordered
-                // pool keeps alive until this task has run; the array layer never passes
-                // overlapping input and output.
-                unsafe {
-                    match &*plans {
-                        Plans::F32(p) => run(&desc, p, src, dst, forward),
-                        Plans::F64(p) => run(&desc, p, src, dst, forward),
-                    }
+        cpu.enqueue("fft", move || {
+            // SAFETY: both spans were checked against their buffers, which the stream-ordered
+            // pool keeps alive until this task has run; the array layer never passes
+            // overlapping input and output.
+            unsafe {
+                match &*plans {
+                    Plans::F32(p) => run(&desc, p, src, dst, forward),
+                    Plans::F64(p) => run(&desc, p, src, dst, forward),
                 }
-            }),
-        )
+            }
+        })
     }
 }
 

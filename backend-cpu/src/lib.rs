@@ -32,7 +32,7 @@ pub use compile::{builtin_count, CpuCompiler, CpuModule};
 pub use device::CpuDevice;
 pub use event::CpuEvent;
 pub use launch::CpuKernel;
-pub use stream::CpuStream;
+pub use stream::{CpuGraph, CpuStream};
 use xp_backend_api::{Backend, BackendInfo, Error, Result};
 
 /// The CPU backend.

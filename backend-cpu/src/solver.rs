@@ -69,21 +69,18 @@ impl Solver for CpuSolver {
             buf.note_use(stream);
         }
         let d = *desc;
-        cpu.enqueue(
-            "solver",
-            Box::new(move || {
-                // SAFETY: every operand's span was checked against its buffer, which the
-                // stream-ordered pool keeps until this task has run.
-                unsafe {
-                    match d.dtype {
-                        DType::F32 => run::<f32>(&d, &ptrs),
-                        DType::F64 => run::<f64>(&d, &ptrs),
-                        DType::C64 => run::<Complex<f32>>(&d, &ptrs),
-                        _ => run::<Complex<f64>>(&d, &ptrs),
-                    }
+        cpu.enqueue("solver", move || {
+            // SAFETY: every operand's span was checked against its buffer, which the
+            // stream-ordered pool keeps until this task has run.
+            unsafe {
+                match d.dtype {
+                    DType::F32 => run::<f32>(&d, &ptrs),
+                    DType::F64 => run::<f64>(&d, &ptrs),
+                    DType::C64 => run::<Complex<f32>>(&d, &ptrs),
+                    _ => run::<Complex<f64>>(&d, &ptrs),
                 }
-            }),
-        )
+            }
+        })
     }
 }
 

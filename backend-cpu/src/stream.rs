@@ -17,6 +17,17 @@
 //! cannot catch: a kernel without a barrier that faults, aborts (a C++ `abort`) or overflows its
 //! worker's stack, and any out-of-bounds store that lands in mapped memory (nothing faults; the
 //! memory is corrupted, as a wild store on a GPU corrupts device memory).
+//!
+//! # Capture
+//! A capturing stream (`begin_capture`) keeps every task that would be queued — launches,
+//! device copies, library calls, event waits — in order instead of queueing it, and
+//! `end_capture` makes a [`CpuGraph`] of them: launching it queues one task that runs them all
+//! again, in order, with the arguments they were captured with (the pool keeps the buffers
+//! they touch out of reuse while the graph lives). A copy from the host keeps its bytes and
+//! writes them again at each replay (the CPU's built-in loops read a scalar operand as a 0-d
+//! array made from the host, so ops with scalars must be capturable here; GPUs pass scalars by
+//! value and refuse such copies). Copies to the host and synchronising the stream are refused
+//! during a capture and invalidate it (`xp_backend_api::capture`).
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
@@ -26,7 +37,8 @@ use std::sync::{Arc, Weak};
 
 use parking_lot::{Condvar, Mutex};
 use xp_backend_api::{
-    check_launch, DeviceProperties, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result,
+    check_launch, CaptureState, DeviceProperties, Error, Event, Graph, Kernel, KernelArg, LaunchConfig, MemoryPool,
+    Result,
 };
 
 use crate::event::{CpuEvent, EventState};
@@ -35,6 +47,9 @@ use crate::launch::{execute, CpuKernel, OwnedArgs, TaskFault};
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 type Task = Box<dyn FnOnce() + Send>;
+
+/// A task kept by a capture, run again at each launch of the graph.
+type Step = Arc<dyn Fn() + Send + Sync>;
 
 /// How far a stream's worker has come: tasks submitted and tasks finished. The worker thread
 /// holds it until it has drained the queue, which outlives the stream when the stream is
@@ -95,6 +110,8 @@ pub struct CpuStream {
     me: Weak<CpuStream>,
     props: Arc<DeviceProperties>,
     pool: Arc<MemoryPool>,
+    capture: CaptureState,
+    recorded: Mutex<Vec<Step>>,
 }
 
 impl CpuStream {
@@ -117,17 +134,31 @@ impl CpuStream {
                 }
             })
             .map_err(|e| Error::io("starting a CPU stream thread", e))?;
-        Ok(Arc::new_cyclic(|me| CpuStream { id, tx: Mutex::new(tx), progress, me: me.clone(), props, pool }))
+        Ok(Arc::new_cyclic(|me| CpuStream {
+            id,
+            tx: Mutex::new(tx),
+            progress,
+            me: me.clone(),
+            props,
+            pool,
+            capture: CaptureState::default(),
+            recorded: Mutex::new(Vec::new()),
+        }))
     }
 
     fn handle(&self) -> Arc<dyn xp_backend_api::Stream> {
         self.me.upgrade().expect("a stream in use is alive")
     }
 
-    /// Queue a task for `op`, unless the stream has failed (module docs).
-    pub(crate) fn enqueue(&self, op: &str, task: Task) -> Result<()> {
+    /// Queue a task for `op`, unless the stream has failed (module docs); during a capture,
+    /// keep it for the graph instead.
+    pub(crate) fn enqueue(&self, op: &str, task: impl Fn() + Send + Sync + 'static) -> Result<()> {
         self.progress.check(op)?;
-        self.send(op, task)
+        if self.capture.is_active() {
+            self.recorded.lock().push(Arc::new(task));
+            return Ok(());
+        }
+        self.send(op, Box::new(task))
     }
 
     /// Queue a task for `op`, failed stream or not.
@@ -165,6 +196,7 @@ impl xp_backend_api::Stream for CpuStream {
     }
 
     fn synchronize(&self) -> Result<()> {
+        self.capture.forbid("synchronize")?;
         self.wait_idle("synchronize")?;
         match self.pool.take_deferred_error() {
             Some(e) => Err(e),
@@ -188,12 +220,9 @@ impl xp_backend_api::Stream for CpuStream {
             .downcast_ref::<CpuEvent>()
             .ok_or_else(|| Error::value("wait_event", "the event belongs to another backend"))?;
         let s = Arc::clone(&ev.state);
-        self.enqueue(
-            "wait_event",
-            Box::new(move || {
-                s.wait();
-            }),
-        )
+        self.enqueue("wait_event", move || {
+            s.wait();
+        })
     }
 
     fn launch(&self, kernel: &dyn Kernel, config: &LaunchConfig, args: &[KernelArg<'_>]) -> Result<()> {
@@ -227,13 +256,22 @@ impl xp_backend_api::Stream for CpuStream {
         let owned = OwnedArgs::new(args);
         let k = k.clone();
         let cfg = *config;
-        self.enqueue("launch", Box::new(move || execute(&k, &cfg, &owned)))
+        self.enqueue("launch", move || execute(&k, &cfg, &owned))
     }
 
     fn copy_from_host(&self, dst: &xp_backend_api::Buffer, dst_offset: usize, src: &[u8]) -> Result<()> {
         dst.check_range("copy_from_host", dst_offset, src.len())?;
         dst.check_pool("copy_from_host", &self.pool, "cpu")?;
         dst.note_use(&self.handle());
+        if self.capture.is_active() {
+            // The bytes are kept by the graph and written again at each replay (module docs).
+            let (bytes, at) = (src.to_vec(), dst.device_ptr() as usize + dst_offset);
+            return self.enqueue("copy_from_host", move || {
+                // SAFETY: the range lies inside `dst` (checked above), which the pool holds while
+                // the graph that replays this task lives; `bytes` is the task's own copy.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), at as *mut u8, bytes.len()) };
+            });
+        }
         self.wait_idle("copy_from_host")?;
         // SAFETY: the range lies inside `dst` (checked above), the stream is idle so no queued
         // task touches the buffer, and `src` is a distinct host slice.
@@ -244,6 +282,7 @@ impl xp_backend_api::Stream for CpuStream {
     }
 
     fn copy_to_host(&self, src: &xp_backend_api::Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()> {
+        self.capture.forbid("copy_to_host")?;
         src.check_range("copy_to_host", src_offset, dst.len())?;
         src.check_pool("copy_to_host", &self.pool, "cpu")?;
         self.wait_idle("copy_to_host")?;
@@ -275,15 +314,80 @@ impl xp_backend_api::Stream for CpuStream {
         dst.note_use(&me);
         let s = src.device_ptr() as usize + src_offset;
         let d = dst.device_ptr() as usize + dst_offset;
-        self.enqueue(
-            "copy_device",
-            Box::new(move || {
-                // SAFETY: both ranges were checked against their buffers, which stay allocated
-                // until this stream has passed this task (stream-ordered pool); `copy` allows
-                // overlap.
-                unsafe { std::ptr::copy(s as *const u8, d as *mut u8, bytes) };
-            }),
-        )
+        self.enqueue("copy_device", move || {
+            // SAFETY: both ranges were checked against their buffers, which stay allocated
+            // until this stream has passed this task (stream-ordered pool; held while a
+            // graph that replays it lives); `copy` allows overlap.
+            unsafe { std::ptr::copy(s as *const u8, d as *mut u8, bytes) };
+        })
+    }
+
+    fn begin_capture(&self) -> Result<()> {
+        self.progress.check("begin_capture")?;
+        self.capture.begin()?;
+        self.recorded.lock().clear();
+        Ok(())
+    }
+
+    fn end_capture(&self) -> Result<Arc<dyn Graph>> {
+        let steps = std::mem::take(&mut *self.recorded.lock());
+        self.capture.end()?;
+        Ok(Arc::new(CpuGraph { steps: Arc::new(steps), pool: Arc::clone(&self.pool) }))
+    }
+
+    fn is_capturing(&self) -> bool {
+        self.capture.is_active()
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// A graph of the CPU backend: the tasks a capture kept, run again in order at each launch.
+pub struct CpuGraph {
+    steps: Arc<Vec<Step>>,
+    pool: Arc<MemoryPool>,
+}
+
+impl CpuGraph {
+    /// The CPU stream `stream`, of the device the graph was captured on.
+    fn stream<'a>(&self, op: &str, stream: &'a dyn xp_backend_api::Stream) -> Result<&'a CpuStream> {
+        let s = stream
+            .as_any()
+            .downcast_ref::<CpuStream>()
+            .ok_or_else(|| Error::value(op, "the stream does not belong to the CPU backend"))?;
+        if !Arc::ptr_eq(&s.pool, &self.pool) {
+            return Err(Error::value(op, "the stream belongs to another device than the graph"));
+        }
+        Ok(s)
+    }
+
+    /// How many tasks a launch runs.
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Whether the capture recorded nothing.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+}
+
+impl Graph for CpuGraph {
+    fn launch(&self, stream: &dyn xp_backend_api::Stream) -> Result<()> {
+        let s = self.stream("graph launch", stream)?;
+        let steps = Arc::clone(&self.steps);
+        s.enqueue("graph launch", move || {
+            for step in steps.iter() {
+                step();
+            }
+        })
+    }
+
+    fn upload(&self, stream: &dyn xp_backend_api::Stream) -> Result<()> {
+        // Nothing to prepare: the tasks are already host code.
+        self.stream("graph upload", stream).map(|_| ())
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -305,7 +409,7 @@ mod tests {
         let s = dev.new_stream().unwrap();
         let other = dev.new_stream().unwrap();
         let before = s.record_event().unwrap();
-        s.enqueue("test", Box::new(|| panic!("a task that panics"))).unwrap();
+        s.enqueue("test", || panic!("a task that panics")).unwrap();
         // Work queued before the failure still runs: the event fires, the other stream goes on.
         other.wait_event(&*before).unwrap();
         other.synchronize().unwrap();

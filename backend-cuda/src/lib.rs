@@ -63,7 +63,7 @@ pub use compile::{compile_for_arch, nvrtc_path, nvrtc_version, CudaKernel, CudaM
 pub use device::CudaDevice;
 pub use event::CudaEvent;
 pub use fft::{CufftLib, CufftPlan};
-pub use stream::CudaStream;
+pub use stream::{CudaGraph, CudaStream};
 use xp_backend_api::{Backend, BackendInfo, Error, Result};
 
 /// The CUDA backend (`cuda`).

@@ -1,4 +1,14 @@
 //! CUDA streams: launches and copies in order.
+//!
+//! # Capture
+//! `begin_capture` is `cuStreamBeginCapture` in relaxed mode (`CU_STREAM_CAPTURE_MODE_RELAXED`):
+//! the pool may call `cuMemAlloc` while a stream captures, which the global and thread-local
+//! modes refuse, and other threads keep working. `end_capture` is `cuStreamEndCapture` then
+//! `cuGraphInstantiateWithFlags`; the graph template is destroyed once instantiated, the
+//! executable graph ([`CudaGraph`]) on drop (`cuGraphExecDestroy` frees it once a launch in
+//! flight has finished). Copies from and to the host and synchronising the stream are refused
+//! before the driver sees them (`xp_backend_api::capture`); a wait on an event recorded outside
+//! the capture is queued with `CU_EVENT_WAIT_EXTERNAL`, as the driver requires.
 
 use std::any::Any;
 use std::ffi::c_uint;
@@ -7,7 +17,9 @@ use std::sync::{Arc, Weak};
 
 use cudarc::driver::sys::{self, CUresult};
 use xp_backend_api::gpu::{downcast_event, note_buffer_uses, GpuTarget, PackedArgs};
-use xp_backend_api::{Buffer, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream};
+use xp_backend_api::{
+    Buffer, CaptureState, Error, Event, Graph, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream,
+};
 
 use crate::compile::CudaKernel;
 use crate::context::Context;
@@ -26,6 +38,7 @@ pub struct CudaStream {
     ctx: Arc<Context>,
     pool: Arc<MemoryPool>,
     this: Weak<CudaStream>,
+    capture: CaptureState,
 }
 
 // SAFETY: a CUstream is a driver handle usable from any thread once its context is current,
@@ -41,7 +54,14 @@ impl CudaStream {
         // SAFETY: the context is current (`enter`); `raw` is a valid out-pointer.
         ctx.check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut raw, STREAM_FLAGS) })?;
         let id = NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Arc::new_cyclic(|this| CudaStream { id, raw, ctx, pool, this: this.clone() }))
+        Ok(Arc::new_cyclic(|this| CudaStream {
+            id,
+            raw,
+            ctx,
+            pool,
+            this: this.clone(),
+            capture: CaptureState::default(),
+        }))
     }
 
     /// The raw handle, for calling other CUDA libraries (cuBLAS, cuFFT) on this stream.
@@ -78,6 +98,7 @@ impl Stream for CudaStream {
     }
 
     fn synchronize(&self) -> Result<()> {
+        self.capture.forbid("synchronize")?;
         self.ctx.enter("cuStreamSynchronize")?;
         self.stream_sync()?;
         self.pool.deferred_result()
@@ -94,7 +115,9 @@ impl Stream for CudaStream {
         self.ctx.enter("cuStreamWaitEvent")?;
         // SAFETY: the context is current; the stream and the event are live (an event of
         // another device's context is allowed: the driver orders across devices).
-        self.ctx.check("cuStreamWaitEvent", unsafe { sys::cuStreamWaitEvent(self.raw, ev.cu_event(), 0) })
+        let flags =
+            if self.capture.is_active() { sys::CUevent_wait_flags::CU_EVENT_WAIT_EXTERNAL as c_uint } else { 0 };
+        self.ctx.check("cuStreamWaitEvent", unsafe { sys::cuStreamWaitEvent(self.raw, ev.cu_event(), flags) })
     }
 
     fn launch(&self, kernel: &dyn Kernel, config: &LaunchConfig, args: &[KernelArg<'_>]) -> Result<()> {
@@ -141,6 +164,7 @@ impl Stream for CudaStream {
     }
 
     fn copy_from_host(&self, dst: &Buffer, dst_offset: usize, src: &[u8]) -> Result<()> {
+        self.capture.forbid("copy_from_host")?;
         if !self.target().open_host_copy("copy_from_host", dst, dst_offset, src.len())? {
             return Ok(());
         }
@@ -175,6 +199,7 @@ impl Stream for CudaStream {
     }
 
     fn copy_to_host(&self, src: &Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()> {
+        self.capture.forbid("copy_to_host")?;
         if !self.target().open_host_copy("copy_to_host", src, src_offset, dst.len())? {
             return Ok(());
         }
@@ -241,8 +266,118 @@ impl Stream for CudaStream {
         Ok(true)
     }
 
+    fn begin_capture(&self) -> Result<()> {
+        self.capture.begin()?;
+        let r = self.ctx.enter("cuStreamBeginCapture").and_then(|_| {
+            // SAFETY: the context is current; `self.raw` is a live stream of it.
+            let r = unsafe {
+                sys::cuStreamBeginCapture_v2(self.raw, sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
+            };
+            self.ctx.check("cuStreamBeginCapture", r)
+        });
+        if r.is_err() {
+            let _ = self.capture.end();
+        }
+        r
+    }
+
+    fn end_capture(&self) -> Result<Arc<dyn Graph>> {
+        let entered = self.ctx.enter("cuStreamEndCapture");
+        let mut graph: sys::CUgraph = std::ptr::null_mut();
+        let ended = entered.and_then(|_| {
+            // SAFETY: the context is current; `graph` is a valid out-pointer.
+            self.ctx.check("cuStreamEndCapture", unsafe { sys::cuStreamEndCapture(self.raw, &mut graph) })
+        });
+        // Leave capture mode whatever the driver said; a refused call invalidated the capture.
+        let state = self.capture.end();
+        let made = ended.and(state).and_then(|_| {
+            let mut exec: sys::CUgraphExec = std::ptr::null_mut();
+            // SAFETY: the context is current; `graph` is the live graph the capture made;
+            // `exec` is a valid out-pointer.
+            let r = unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0) };
+            self.ctx.check("cuGraphInstantiateWithFlags", r)?;
+            Ok(exec)
+        });
+        if !graph.is_null() {
+            // SAFETY: the template is destroyed once; an executable graph does not depend on it.
+            let r = unsafe { sys::cuGraphDestroy(graph) };
+            self.pool.defer(self.ctx.check("cuGraphDestroy", r));
+        }
+        let exec = made?;
+        Ok(Arc::new(CudaGraph { exec, ctx: Arc::clone(&self.ctx), pool: Arc::clone(&self.pool) }))
+    }
+
+    fn is_capturing(&self) -> bool {
+        self.capture.is_active()
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// An executable CUDA graph (`CUgraphExec`) made by a stream capture.
+pub struct CudaGraph {
+    exec: sys::CUgraphExec,
+    ctx: Arc<Context>,
+    pool: Arc<MemoryPool>,
+}
+
+// SAFETY: a CUgraphExec is a driver handle usable from any thread once its context is current,
+// which every method arranges; the driver API is thread-safe.
+unsafe impl Send for CudaGraph {}
+// SAFETY: as for `Send`; the graph has no Rust-side mutable state.
+unsafe impl Sync for CudaGraph {}
+
+impl CudaGraph {
+    fn stream<'a>(&self, op: &str, stream: &'a dyn Stream) -> Result<&'a CudaStream> {
+        let s = stream
+            .as_any()
+            .downcast_ref::<CudaStream>()
+            .ok_or_else(|| Error::value(op, "the stream does not belong to the CUDA backend"))?;
+        if !Arc::ptr_eq(&s.ctx, &self.ctx) {
+            return Err(Error::value(op, "the stream belongs to another device than the graph"));
+        }
+        Ok(s)
+    }
+
+    /// The raw handle.
+    pub fn cu_graph_exec(&self) -> sys::CUgraphExec {
+        self.exec
+    }
+}
+
+impl Graph for CudaGraph {
+    fn launch(&self, stream: &dyn Stream) -> Result<()> {
+        let s = self.stream("cuGraphLaunch", stream)?;
+        self.ctx.enter("cuGraphLaunch")?;
+        // SAFETY: the context is current; the executable graph and the stream are live, of it.
+        self.ctx.check("cuGraphLaunch", unsafe { sys::cuGraphLaunch(self.exec, s.raw) })
+    }
+
+    fn upload(&self, stream: &dyn Stream) -> Result<()> {
+        let s = self.stream("cuGraphUpload", stream)?;
+        self.ctx.enter("cuGraphUpload")?;
+        // SAFETY: as for `launch`.
+        self.ctx.check("cuGraphUpload", unsafe { sys::cuGraphUpload(self.exec, s.raw) })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for CudaGraph {
+    fn drop(&mut self) {
+        if self.ctx.is_corrupted() {
+            return;
+        }
+        let r = self.ctx.enter("cuGraphExecDestroy").and_then(|_| {
+            // SAFETY: destroyed once, here; a launch in flight finishes first (the driver frees
+            // the graph afterwards).
+            self.ctx.check("cuGraphExecDestroy", unsafe { sys::cuGraphExecDestroy(self.exec) })
+        });
+        self.pool.defer(r);
     }
 }
 

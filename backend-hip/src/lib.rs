@@ -69,7 +69,7 @@ pub use fft::{HipFftLib, HipFftPlan};
 pub use memory::HipMemory;
 pub use solver::HipSolver;
 pub use sparse::RocSparseLib;
-pub use stream::HipStream;
+pub use stream::{HipGraph, HipStream};
 
 /// The HIP backend (`hip`).
 #[derive(Debug, Clone, Copy, Default)]

@@ -13,6 +13,17 @@
 //! A launch or copy is checked before anything is queued with the checks every GPU backend
 //! shares (`xp_backend_api::gpu::GpuTarget`), and a launch's arguments are packed by
 //! `xp_backend_api::gpu::PackedArgs`.
+//!
+//! # Capture
+//! As on CUDA: `hipStreamBeginCapture` in relaxed mode (`hipStreamCaptureModeRelaxed`, so that
+//! the pool may call `hipMalloc` during a capture), `hipStreamEndCapture`,
+//! `hipGraphInstantiate` (the template destroyed at once), `hipGraphLaunch`, `hipGraphUpload`
+//! (where the runtime has it; elsewhere an upload only checks its stream), and
+//! `hipGraphExecDestroy` on drop. The entry points are looked up on the first capture
+//! (`sys::graph_api`); a runtime without them makes the capture an `Unsupported` error. Host
+//! copies and synchronising the stream are refused during a capture
+//! (`xp_backend_api::capture`), and waits on events recorded outside it use
+//! `hipEventWaitExternal`.
 
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,7 +31,8 @@ use std::sync::{Arc, Weak};
 
 use xp_backend_api::gpu::{downcast_event, note_buffer_uses, GpuTarget, HostStaging, PackedArgs};
 use xp_backend_api::{
-    Buffer, DeviceProperties, Error, Event, Kernel, KernelArg, LaunchConfig, MemoryPool, Result, Stream,
+    Buffer, CaptureState, DeviceProperties, Error, Event, Graph, Kernel, KernelArg, LaunchConfig, MemoryPool, Result,
+    Stream,
 };
 
 use crate::compile::HipKernel;
@@ -40,6 +52,7 @@ pub struct HipStream {
     pool: Weak<MemoryPool>,
     staging: Arc<HostStaging<hipEvent_t>>,
     this: Weak<HipStream>,
+    capture: CaptureState,
 }
 
 impl std::fmt::Debug for HipStream {
@@ -58,7 +71,15 @@ impl HipStream {
     ) -> Result<Arc<Self>> {
         let handle = StreamHandle::new(ordinal, pool.clone())?;
         let id = NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Arc::new_cyclic(|this| HipStream { id, handle, props, pool, staging, this: this.clone() }))
+        Ok(Arc::new_cyclic(|this| HipStream {
+            id,
+            handle,
+            props,
+            pool,
+            staging,
+            this: this.clone(),
+            capture: CaptureState::default(),
+        }))
     }
 
     /// The device ordinal.
@@ -115,6 +136,7 @@ impl Stream for HipStream {
     }
 
     fn synchronize(&self) -> Result<()> {
+        self.capture.forbid("synchronize")?;
         self.handle.synchronize()?;
         self.take_deferred()
     }
@@ -125,6 +147,14 @@ impl Stream for HipStream {
 
     fn wait_event(&self, event: &dyn Event) -> Result<()> {
         let ev: &HipEvent = downcast_event("wait_event", "event", event, "HIP")?;
+        if self.capture.is_active() {
+            let h = result::hip()?;
+            // SAFETY: both handles are owned by live wrappers; the flag is the header's.
+            let r = unsafe {
+                (h.hipStreamWaitEvent)(self.handle.raw(), ev.handle().raw(), crate::sys::hipEventWaitExternal)
+            };
+            return result::check("hipStreamWaitEvent", r);
+        }
         self.handle.wait(ev.handle())
     }
 
@@ -163,6 +193,7 @@ impl Stream for HipStream {
     }
 
     fn copy_from_host(&self, dst: &Buffer, dst_offset: usize, src: &[u8]) -> Result<()> {
+        self.capture.forbid("copy_from_host")?;
         let (pool, label) = (self.pool("copy_from_host")?, self.label());
         if !self.target(&label, &pool).open_host_copy("copy_from_host", dst, dst_offset, src.len())? {
             return Ok(());
@@ -191,6 +222,7 @@ impl Stream for HipStream {
     }
 
     fn copy_to_host(&self, src: &Buffer, src_offset: usize, dst: &mut [u8]) -> Result<()> {
+        self.capture.forbid("copy_to_host")?;
         let (pool, label) = (self.pool("copy_to_host")?, self.label());
         if !self.target(&label, &pool).open_host_copy("copy_to_host", src, src_offset, dst.len())? {
             return Ok(());
@@ -260,7 +292,119 @@ impl Stream for HipStream {
         }
     }
 
+    fn begin_capture(&self) -> Result<()> {
+        let api = crate::sys::graph_api()?;
+        self.capture.begin()?;
+        let r = result::set_device(self.ordinal()).and_then(|_| {
+            // SAFETY: the stream is live; the mode is the header's relaxed mode.
+            let r = unsafe { (api.hipStreamBeginCapture)(self.handle.raw(), crate::sys::hipStreamCaptureModeRelaxed) };
+            result::check("hipStreamBeginCapture", r)
+        });
+        if r.is_err() {
+            let _ = self.capture.end();
+        }
+        r
+    }
+
+    fn end_capture(&self) -> Result<Arc<dyn Graph>> {
+        let api = match crate::sys::graph_api() {
+            Ok(a) => a,
+            Err(e) => {
+                let _ = self.capture.end();
+                return Err(e);
+            }
+        };
+        let mut graph: crate::sys::hipGraph_t = std::ptr::null_mut();
+        let ended = result::set_device(self.ordinal()).and_then(|_| {
+            // SAFETY: the stream is live; `graph` is a valid out-pointer.
+            result::check("hipStreamEndCapture", unsafe { (api.hipStreamEndCapture)(self.handle.raw(), &mut graph) })
+        });
+        // Leave capture mode whatever the runtime said; a refused call invalidated the capture.
+        let state = self.capture.end();
+        let made = ended.and(state).and_then(|_| {
+            let mut exec: crate::sys::hipGraphExec_t = std::ptr::null_mut();
+            // SAFETY: `graph` is the live graph the capture made; no error node or log is asked for.
+            let r =
+                unsafe { (api.hipGraphInstantiate)(&mut exec, graph, std::ptr::null_mut(), std::ptr::null_mut(), 0) };
+            result::check("hipGraphInstantiate", r)?;
+            Ok(exec)
+        });
+        if !graph.is_null() {
+            // SAFETY: the template is destroyed once; the executable graph does not depend on it.
+            let r = result::check("hipGraphDestroy", unsafe { (api.hipGraphDestroy)(graph) });
+            if let Some(p) = self.pool.upgrade() {
+                p.defer(r);
+            }
+        }
+        let exec = made?;
+        Ok(Arc::new(HipGraph { exec, ordinal: self.ordinal(), pool: self.pool.clone() }))
+    }
+
+    fn is_capturing(&self) -> bool {
+        self.capture.is_active()
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// An executable HIP graph (`hipGraphExec_t`) made by a stream capture.
+pub struct HipGraph {
+    exec: crate::sys::hipGraphExec_t,
+    ordinal: usize,
+    pool: Weak<MemoryPool>,
+}
+
+// SAFETY: a hipGraphExec_t is a runtime handle usable from any thread; the runtime is
+// thread-safe and the graph has no Rust-side mutable state.
+unsafe impl Send for HipGraph {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for HipGraph {}
+
+impl HipGraph {
+    fn stream<'a>(&self, op: &str, stream: &'a dyn Stream) -> Result<&'a HipStream> {
+        let s = stream
+            .as_any()
+            .downcast_ref::<HipStream>()
+            .ok_or_else(|| Error::value(op, "the stream does not belong to the HIP backend"))?;
+        if s.ordinal() != self.ordinal {
+            return Err(Error::value(op, "the stream belongs to another device than the graph"));
+        }
+        Ok(s)
+    }
+}
+
+impl Graph for HipGraph {
+    fn launch(&self, stream: &dyn Stream) -> Result<()> {
+        let s = self.stream("hipGraphLaunch", stream)?;
+        let api = crate::sys::graph_api()?;
+        result::set_device(self.ordinal)?;
+        // SAFETY: the executable graph and the stream are live, of the same device.
+        result::check("hipGraphLaunch", unsafe { (api.hipGraphLaunch)(self.exec, s.handle.raw()) })
+    }
+
+    fn upload(&self, stream: &dyn Stream) -> Result<()> {
+        let s = self.stream("hipGraphUpload", stream)?;
+        let api = crate::sys::graph_api()?;
+        let Some(upload) = api.hipGraphUpload else { return Ok(()) };
+        result::set_device(self.ordinal)?;
+        // SAFETY: as for `launch`.
+        result::check("hipGraphUpload", unsafe { upload(self.exec, s.handle.raw()) })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for HipGraph {
+    fn drop(&mut self) {
+        let Ok(api) = crate::sys::graph_api() else { return };
+        // SAFETY: destroyed once, here; a launch in flight finishes first.
+        let r = result::check("hipGraphExecDestroy", unsafe { (api.hipGraphExecDestroy)(self.exec) });
+        if let Some(p) = self.pool.upgrade() {
+            p.defer(r);
+        }
     }
 }

@@ -94,7 +94,7 @@ pub fn fill_runs_on_the_current_stream(d: &Arc<dyn DynDevice>) {
         let s = d.new_stream().unwrap();
         let a = zeros(&[1 << 20], DType::F64).unwrap();
         current_stream(d).synchronize().unwrap();
-        with_stream(d, &s, || {
+        with_stream_on(d, &s, || {
             a.fill(3.0).unwrap();
             let b = a.add_scalar(1.0).unwrap();
             assert!(b.to_vec::<f64>().unwrap().iter().all(|&x| x == 4.0));

@@ -22,6 +22,7 @@ pub mod scan;
 pub mod signal;
 pub mod sort;
 pub mod sparse;
+pub mod streams;
 pub mod ufunc_out;
 
 /// Every check of this module, each as its own `#[test]` named after it that runs
@@ -60,6 +61,13 @@ macro_rules! parity_tests {
                 put_keeps_the_last_value_when_an_earlier_write_runs_later,
                 put_with_unique_negative_and_short_value_lists,
                 masked_assignment_reads_values_in_order,
+            ],
+            streams: [
+                events_time_the_work_between_them,
+                with_stream_and_the_guard_make_a_stream_current,
+                a_captured_chain_replays_the_eager_values,
+                a_captured_mandelbrot_step_gives_the_eager_bits,
+                host_work_inside_a_capture_fails_it_and_leaks_nothing,
             ],
             fill: [
                 fill_sets_every_element_in_place,

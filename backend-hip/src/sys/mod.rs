@@ -78,6 +78,8 @@ mod hip;
     clippy::missing_safety_doc
 )]
 mod hipfft;
+#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
+mod hipgraph;
 #[allow(
     non_camel_case_types,
     non_upper_case_globals,
@@ -121,6 +123,7 @@ mod rocsparse;
 
 pub use hip::*;
 pub use hipfft::*;
+pub use hipgraph::*;
 pub use hiprtc::*;
 pub use rocblas::*;
 pub use rocsolver::*;
@@ -253,6 +256,23 @@ fn properties_fn(lib: &Library) -> Option<(GetDevicePropertiesFn, usize)> {
 pub fn library() -> Result<&'static HipLibrary> {
     static LIBRARY: OnceLock<Result<HipLibrary>> = OnceLock::new();
     LIBRARY.get_or_init(|| load_from(&hip_candidates(), &hiprtc_candidates())).as_ref().map_err(Clone::clone)
+}
+
+/// The capture and graph entry points of the runtime `library()` opened, found on first use.
+pub fn graph_api() -> Result<&'static HipGraphApi> {
+    static API: OnceLock<Result<HipGraphApi>> = OnceLock::new();
+    API.get_or_init(|| {
+        let lib = library()?;
+        // SAFETY: `hip_path` is the HIP runtime the backend opened; the declarations are ROCm's.
+        unsafe { HipGraphApi::load(&lib.hip_path) }.map_err(|missing| {
+            Error::Unsupported(format!(
+                "stream capture on HIP: the runtime at {} lacks {missing} (graphs need ROCm 4.3 or later)",
+                lib.hip_path.display()
+            ))
+        })
+    })
+    .as_ref()
+    .map_err(Clone::clone)
 }
 
 /// hipFFT's file names, in the order tried in a folder.
