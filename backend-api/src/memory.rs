@@ -28,6 +28,14 @@
 //! `set_limit(0)` removes the limit and `get_limit()` is `0` when there is none; a limit below
 //! what the pool holds frees nothing by itself, it refuses later growth.
 //!
+//! # Foreign memory
+//! [`Buffer::foreign`] wraps memory that another library allocated (a DLPack tensor, a cudarc
+//! allocation, a host array) with an owner value. Such a buffer never enters the pool: the
+//! pool's counters, segments and free lists do not see it, and its drop does not release a
+//! block. When the last xp reference goes, the streams that used the buffer are synchronised
+//! (the foreign allocator knows nothing of xp's streams, so its memory must be idle before it
+//! is given back) and the owner is dropped, which runs the foreign deleter exactly once.
+//!
 //! # Pinned host memory
 //! [`PinnedMemoryPool`] caches page-locked host blocks by size class for fast copies, with the
 //! same user API; each device has one (`Device::pinned_memory_pool`). See [`pinned`].
@@ -257,7 +265,14 @@ impl MemoryPool {
             limit: self.limit(),
         })?;
         let ptr = if self.enabled { self.alloc_pooled(size, stream)? } else { self.alloc_unpooled(size)? };
-        Ok(Buffer { ptr, bytes, size, pool: Arc::clone(self), streams: Mutex::new(vec![Arc::clone(stream)]) })
+        Ok(Buffer {
+            ptr,
+            bytes,
+            size,
+            pool: Arc::clone(self),
+            streams: Mutex::new(vec![Arc::clone(stream)]),
+            owner: None,
+        })
     }
 
     fn oom(&self, requested: usize) -> Error {
@@ -477,6 +492,8 @@ pub struct Buffer {
     size: usize,
     pool: Arc<MemoryPool>,
     streams: Mutex<Vec<Arc<dyn Stream>>>,
+    /// The owner of foreign memory ([`Buffer::foreign`]); `None` for the pool's own blocks.
+    owner: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl fmt::Debug for Buffer {
@@ -486,6 +503,55 @@ impl fmt::Debug for Buffer {
 }
 
 impl Buffer {
+    /// A buffer over `bytes` of memory at `ptr` that another allocator owns, used first on
+    /// `stream`. `owner` is dropped (running the foreign deleter) when the buffer is, after the
+    /// streams that used the buffer have finished; the pool never sees the memory (see the
+    /// module docs). `pool` is the pool of the device the memory belongs to, so that the
+    /// device's checks ([`Buffer::check_pool`]) accept the buffer.
+    ///
+    /// # Safety
+    /// `ptr..ptr + bytes` is memory of `pool`'s device (device memory on a GPU backend, host
+    /// memory on the CPU backend) that stays valid, and is written by nothing but xp's streams
+    /// (or work ordered with them), until `owner` is dropped.
+    pub unsafe fn foreign(
+        pool: &Arc<MemoryPool>,
+        ptr: u64,
+        bytes: usize,
+        stream: &Arc<dyn Stream>,
+        owner: Box<dyn std::any::Any + Send + Sync>,
+    ) -> Buffer {
+        Buffer {
+            ptr,
+            bytes,
+            size: bytes,
+            pool: Arc::clone(pool),
+            streams: Mutex::new(vec![Arc::clone(stream)]),
+            owner: Some(owner),
+        }
+    }
+
+    /// Whether the memory belongs to another allocator ([`Buffer::foreign`]).
+    pub fn is_foreign(&self) -> bool {
+        self.owner.is_some()
+    }
+
+    /// Record an event on every stream that has used the buffer so far: a consumer outside xp
+    /// waits for them on its own stream (on the device, not the host) before it touches the
+    /// memory.
+    pub fn record_user_events(&self) -> Result<Vec<Arc<dyn crate::device::Event>>> {
+        let users: Vec<Arc<dyn Stream>> = self.streams.lock().iter().map(Arc::clone).collect();
+        users.iter().map(|s| s.record_event()).collect()
+    }
+
+    /// Block the host until the work every stream has queued on this buffer has finished.
+    pub fn synchronize_users(&self) -> Result<()> {
+        let users: Vec<Arc<dyn Stream>> = self.streams.lock().iter().map(Arc::clone).collect();
+        for s in users {
+            s.synchronize()?;
+        }
+        Ok(())
+    }
+
     /// The device address of the first byte (a host address on the CPU backend).
     pub fn device_ptr(&self) -> u64 {
         self.ptr
@@ -557,6 +623,16 @@ impl Buffer {
 impl Drop for Buffer {
     fn drop(&mut self) {
         let fences = std::mem::take(self.streams.get_mut());
+        if let Some(owner) = self.owner.take() {
+            // Foreign memory: its allocator does not follow xp's streams, so they finish first.
+            for f in &fences {
+                if let Err(e) = f.synchronize() {
+                    self.pool.record_deferred(e);
+                }
+            }
+            drop(owner);
+            return;
+        }
         self.pool.release(self.ptr, self.size, fences);
     }
 }
