@@ -25,6 +25,7 @@
 
 mod benchmark;
 pub mod config;
+pub mod interop;
 pub mod profile;
 
 use std::sync::{Arc, Once};

@@ -13,6 +13,7 @@ mod parity_checks;
 mod user_kernel_checks;
 mod gpus;
 
+mod interop_gpu;
 mod parity_gpu;
 mod tools;
 mod user_kernels_gpu;
