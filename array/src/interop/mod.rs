@@ -193,7 +193,7 @@ impl Array {
             if ptr == 0 {
                 return Err(Error::value(op, format!("a null pointer for {size} elements of {dtype}")));
             }
-            if ptr % item as u64 != 0 {
+            if !ptr.is_multiple_of(item as u64) {
                 return Err(Error::value(
                     op,
                     format!("address {ptr:#x} is not aligned to the {item} bytes of an element of {dtype}"),
