@@ -23,6 +23,15 @@
 //! The raw stream handle must belong to the primary context of the array's device (PyTorch,
 //! CuPy and cudarc use the primary context, as xp does); the wait is issued with that context
 //! current on the calling thread.
+//!
+//! # No candle bridge
+//! A `candle` feature is left out: candle-core 0.11 would add about 70 crates that xp does not
+//! build (tokenizers, regex, serde, safetensors, a second `zip`), and building them took 314 s
+//! of CPU time with xp's test profile (304 s user, 11 s system), that is at least 157 s of wall
+//! time on a two-core builder — over the 90 s a feature that the `--all-features` CI builds may
+//! add. Its CUDA side also needs `nvcc` at build time. Candle's CUDA storage is a cudarc
+//! allocation: its device pointer goes to `Array::from_raw_device_ptr`, and the `cudarc`
+//! feature's `CudarcView` hands xp's memory the other way.
 
 use std::sync::Arc;
 
