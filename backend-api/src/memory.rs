@@ -636,3 +636,41 @@ impl Drop for Buffer {
         self.pool.release(self.ptr, self.size, fences);
     }
 }
+
+#[cfg(test)]
+mod foreign_tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::null::{NullMemory, NullStream};
+
+    struct Owner(Arc<AtomicUsize>);
+    impl Drop for Owner {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_foreign_buffer_stays_out_of_the_pool_and_drops_its_owner_once() {
+        let pool = MemoryPool::new(Arc::new(NullMemory::new(1 << 30)), "null", "XP_TEST_NO_LIMIT").unwrap();
+        let s: Arc<dyn Stream> = NullStream::new();
+        let t: Arc<dyn Stream> = NullStream::new();
+        let own = pool.alloc(1000, &s).unwrap();
+        let before = pool.stats();
+        let dropped = Arc::new(AtomicUsize::new(0));
+        // SAFETY: the address is never dereferenced by the null backend.
+        let f = unsafe { Buffer::foreign(&pool, 0x1000, 4096, &s, Box::new(Owner(Arc::clone(&dropped)))) };
+        assert!(f.is_foreign() && !own.is_foreign());
+        assert_eq!((f.device_ptr(), f.len()), (0x1000, 4096));
+        assert!(f.check_pool("test", &pool, "null").is_ok());
+        assert_eq!(pool.stats(), before, "the pool does not count foreign memory");
+        f.note_use(&t);
+        assert_eq!(f.record_user_events().unwrap().len(), 2);
+        drop(f);
+        assert_eq!(dropped.load(Ordering::SeqCst), 1);
+        assert_eq!(pool.stats(), before, "dropping it releases no block");
+        drop(own);
+        assert_eq!(pool.stats().in_use, 0);
+    }
+}
