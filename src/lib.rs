@@ -105,6 +105,7 @@
 
 mod benchmark;
 pub mod config;
+pub mod interop;
 pub mod profile;
 
 use std::sync::{Arc, Once};

@@ -14,6 +14,7 @@ mod parity_checks;
 mod user_kernel_checks;
 mod gpus;
 
+mod interop_gpu;
 mod parity_gpu;
 // Kernels written in Rust: their definitions (shared with the compile check) and checks.
 #[allow(dead_code)]

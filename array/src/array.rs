@@ -26,6 +26,12 @@ pub(crate) struct Storage {
     pending: RwLock<Option<Arc<Expr>>>,
     readers: Mutex<SmallVec<[Weak<Storage>; 2]>>,
     pub(crate) device: Arc<dyn DynDevice>,
+    /// Writes are refused: foreign memory lent read-only (a DLPack tensor flagged so, a
+    /// shared ndarray), see [`crate::interop`].
+    pub(crate) read_only: bool,
+    /// Host views ([`Array::as_ndarray_view`]) alive over the buffer: writes are refused
+    /// while any is.
+    pub(crate) host_views: std::sync::atomic::AtomicUsize,
 }
 
 impl Storage {
@@ -36,6 +42,8 @@ impl Storage {
             pending: RwLock::new(None),
             readers: Mutex::new(SmallVec::new()),
             device: Arc::clone(device),
+            read_only: false,
+            host_views: Default::default(),
         }
     }
 
@@ -47,6 +55,8 @@ impl Storage {
             pending: RwLock::new(Some(Arc::clone(&expr))),
             readers: Mutex::new(SmallVec::new()),
             device: Arc::clone(device),
+            read_only: false,
+            host_views: Default::default(),
         });
         for a in expr.arrays() {
             a.storage.add_reader(&s);
@@ -92,8 +102,25 @@ impl Storage {
 
     /// The buffer, about to be written: the pending arrays that read it are computed first.
     pub(crate) fn buffer_for_write(&self) -> Result<&Buffer> {
+        self.check_writable()?;
         self.flush_readers()?;
         self.buffer_because(Reason::Consumer)
+    }
+
+    /// An error unless the elements may be written: foreign memory lent read-only, or a host
+    /// view alive over the buffer, refuse writes.
+    pub(crate) fn check_writable(&self) -> Result<()> {
+        if self.read_only {
+            return Err(Error::value(
+                "write",
+                "the array is read-only (foreign memory lent without write access: a DLPack tensor flagged \
+                 read-only or a shared ndarray)",
+            ));
+        }
+        if self.host_views.load(std::sync::atomic::Ordering::Acquire) > 0 {
+            return Err(Error::value("write", "the array is borrowed by a host view (as_ndarray_view); drop it first"));
+        }
+        Ok(())
     }
 
     /// Compute every pending array that reads this storage.

@@ -65,6 +65,7 @@ pub mod element;
 mod exec;
 pub mod fft;
 pub mod indexing;
+pub mod interop;
 pub mod interpolate;
 pub mod io;
 pub mod layout;

@@ -16,6 +16,7 @@ mod display;
 mod errors;
 mod fft_trig;
 mod inplace;
+mod interop;
 mod interpolate;
 mod linalg;
 mod mixed_devices;

@@ -40,6 +40,14 @@
 //! by the streams the graph was launched on. So memory freed inside a capture is never handed
 //! to other work and clobbered by a replay, and a failed capture leaks nothing.
 //!
+//! # Foreign memory
+//! [`Buffer::foreign`] wraps memory that another library allocated (a DLPack tensor, a cudarc
+//! allocation, a host array) with an owner value. Such a buffer never enters the pool: the
+//! pool's counters, segments and free lists do not see it, and its drop does not release a
+//! block. When the last xp reference goes, the streams that used the buffer are synchronised
+//! (the foreign allocator knows nothing of xp's streams, so its memory must be idle before it
+//! is given back) and the owner is dropped, which runs the foreign deleter exactly once.
+//!
 //! # Pinned host memory
 //! [`PinnedMemoryPool`] caches page-locked host blocks by size class for fast copies, with the
 //! same user API; each device has one (`Device::pinned_memory_pool`). See [`pinned`].
@@ -298,7 +306,14 @@ impl MemoryPool {
         } else {
             self.alloc_unpooled(size)?
         };
-        Ok(Buffer { ptr, bytes, size, pool: Arc::clone(self), streams: Mutex::new(vec![Arc::clone(stream)]) })
+        Ok(Buffer {
+            ptr,
+            bytes,
+            size,
+            pool: Arc::clone(self),
+            streams: Mutex::new(vec![Arc::clone(stream)]),
+            owner: None,
+        })
     }
 
     fn oom(&self, requested: usize) -> Error {
@@ -770,6 +785,8 @@ pub struct Buffer {
     size: usize,
     pool: Arc<MemoryPool>,
     streams: Mutex<Vec<Arc<dyn Stream>>>,
+    /// The owner of foreign memory ([`Buffer::foreign`]); `None` for the pool's own blocks.
+    owner: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl fmt::Debug for Buffer {
@@ -779,6 +796,55 @@ impl fmt::Debug for Buffer {
 }
 
 impl Buffer {
+    /// A buffer over `bytes` of memory at `ptr` that another allocator owns, used first on
+    /// `stream`. `owner` is dropped (running the foreign deleter) when the buffer is, after the
+    /// streams that used the buffer have finished; the pool never sees the memory (see the
+    /// module docs). `pool` is the pool of the device the memory belongs to, so that the
+    /// device's checks ([`Buffer::check_pool`]) accept the buffer.
+    ///
+    /// # Safety
+    /// `ptr..ptr + bytes` is memory of `pool`'s device (device memory on a GPU backend, host
+    /// memory on the CPU backend) that stays valid, and is written by nothing but xp's streams
+    /// (or work ordered with them), until `owner` is dropped.
+    pub unsafe fn foreign(
+        pool: &Arc<MemoryPool>,
+        ptr: u64,
+        bytes: usize,
+        stream: &Arc<dyn Stream>,
+        owner: Box<dyn std::any::Any + Send + Sync>,
+    ) -> Buffer {
+        Buffer {
+            ptr,
+            bytes,
+            size: bytes,
+            pool: Arc::clone(pool),
+            streams: Mutex::new(vec![Arc::clone(stream)]),
+            owner: Some(owner),
+        }
+    }
+
+    /// Whether the memory belongs to another allocator ([`Buffer::foreign`]).
+    pub fn is_foreign(&self) -> bool {
+        self.owner.is_some()
+    }
+
+    /// Record an event on every stream that has used the buffer so far: a consumer outside xp
+    /// waits for them on its own stream (on the device, not the host) before it touches the
+    /// memory.
+    pub fn record_user_events(&self) -> Result<Vec<Arc<dyn crate::device::Event>>> {
+        let users: Vec<Arc<dyn Stream>> = self.streams.lock().iter().map(Arc::clone).collect();
+        users.iter().map(|s| s.record_event()).collect()
+    }
+
+    /// Block the host until the work every stream has queued on this buffer has finished.
+    pub fn synchronize_users(&self) -> Result<()> {
+        let users: Vec<Arc<dyn Stream>> = self.streams.lock().iter().map(Arc::clone).collect();
+        for s in users {
+            s.synchronize()?;
+        }
+        Ok(())
+    }
+
     /// The device address of the first byte (a host address on the CPU backend).
     pub fn device_ptr(&self) -> u64 {
         self.ptr
@@ -854,6 +920,54 @@ impl Buffer {
 impl Drop for Buffer {
     fn drop(&mut self) {
         let fences = std::mem::take(self.streams.get_mut());
+        if let Some(owner) = self.owner.take() {
+            // Foreign memory: its allocator does not follow xp's streams, so they finish first.
+            for f in &fences {
+                if let Err(e) = f.synchronize() {
+                    self.pool.record_deferred(e);
+                }
+            }
+            drop(owner);
+            return;
+        }
         self.pool.release(self.ptr, self.size, fences);
+    }
+}
+
+#[cfg(test)]
+mod foreign_tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::null::{NullMemory, NullStream};
+
+    struct Owner(Arc<AtomicUsize>);
+    impl Drop for Owner {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_foreign_buffer_stays_out_of_the_pool_and_drops_its_owner_once() {
+        let pool = MemoryPool::new(Arc::new(NullMemory::new(1 << 30)), "null", "XP_TEST_NO_LIMIT").unwrap();
+        let s: Arc<dyn Stream> = NullStream::new();
+        let t: Arc<dyn Stream> = NullStream::new();
+        let own = pool.alloc(1000, &s).unwrap();
+        let before = pool.stats();
+        let dropped = Arc::new(AtomicUsize::new(0));
+        // SAFETY: the address is never dereferenced by the null backend.
+        let f = unsafe { Buffer::foreign(&pool, 0x1000, 4096, &s, Box::new(Owner(Arc::clone(&dropped)))) };
+        assert!(f.is_foreign() && !own.is_foreign());
+        assert_eq!((f.device_ptr(), f.len()), (0x1000, 4096));
+        assert!(f.check_pool("test", &pool, "null").is_ok());
+        assert_eq!(pool.stats(), before, "the pool does not count foreign memory");
+        f.note_use(&t);
+        assert_eq!(f.record_user_events().unwrap().len(), 2);
+        drop(f);
+        assert_eq!(dropped.load(Ordering::SeqCst), 1);
+        assert_eq!(pool.stats(), before, "dropping it releases no block");
+        drop(own);
+        assert_eq!(pool.stats().in_use, 0);
     }
 }
