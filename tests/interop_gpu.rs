@@ -97,7 +97,7 @@ fn dlpack_round_trip_on_gpu() {
         assert_eq!(dev.device_id as usize, d.ordinal());
         assert!(dev.device_type == ffi::kDLCUDA || dev.device_type == ffi::kDLROCM);
         assert_eq!(t.tensor().data as u64, v.data_ptr().unwrap());
-        let b = xp::with_stream(d, &other, || Array::from_dlpack(t).unwrap());
+        let b = xp::array::with_stream_on(d, &other, || Array::from_dlpack(t).unwrap());
         assert_eq!(b.data_ptr().unwrap(), v.data_ptr().unwrap());
         assert_eq!(b.strides(), v.strides());
         assert_eq!(b.to_vec::<f32>().unwrap(), vec![9.0, 11.0, 5.0, 7.0, 1.0, 3.0]);
@@ -164,8 +164,8 @@ fn array_api_stream_argument_on_gpu() {
             }
             // The consumer on `s` reads finished values.
             let t = xp::interop::to_dlpack_for(&y, Some(raw)).unwrap();
-            let b = xp::with_stream(d, &s, || Array::from_dlpack(t).unwrap());
-            let got = xp::with_stream(d, &s, || b.to_vec::<f32>().unwrap());
+            let b = xp::array::with_stream_on(d, &s, || Array::from_dlpack(t).unwrap());
+            let got = xp::array::with_stream_on(d, &s, || b.to_vec::<f32>().unwrap());
             assert_eq!(got[4], 2.0);
             assert_eq!(
                 xp::interop::dlpack_stream_argument(d),

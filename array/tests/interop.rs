@@ -198,8 +198,8 @@ fn export_to_another_stream_orders_it_on_the_device() {
     let a = range(4096, &[4096]);
     let y = a.sqrt().unwrap();
     let t = y.to_dlpack(ConsumerStream::Stream(&s)).unwrap();
-    let b = xp_array::with_stream(&d, &s, || Array::from_dlpack(t).unwrap());
-    let got = xp_array::with_stream(&d, &s, || b.to_vec::<f64>().unwrap());
+    let b = xp_array::with_stream_on(&d, &s, || Array::from_dlpack(t).unwrap());
+    let got = xp_array::with_stream_on(&d, &s, || b.to_vec::<f64>().unwrap());
     assert_eq!(got[4095], 4095f64.sqrt());
 }
 
