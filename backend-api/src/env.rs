@@ -56,6 +56,7 @@ pub const VARIABLES: &[Variable] = &[
     var("XP_FAST_COMPILE", "a switch", "on", "NVRTC's fast-compile options for generated kernels"),
     var("XP_LAZY", "a switch", "on", "lazy fusion: elementwise ops pending until needed, chains run as one kernel"),
     var("XP_TRACE_FUSION", "a switch", "off", "one line on stderr per lazy evaluation: why, ops, outputs, new kernel"),
+    var("XP_DUMP_SOURCE", "a switch", "off", "print the C++ of each kernel written in Rust when it is first built"),
     var(
         "XP_SPARSE_OWN_KERNELS",
         "a switch",

@@ -193,7 +193,7 @@ pub fn generate(f: &syn::ItemFn, mode: Mode) -> syn::Result<Generated> {
         Mode::Raw => {
             let list: Vec<String> = g.params.iter().map(cpp_param).collect();
             g.code = format!(
-                "extern \"C\" __global__ void XP_RUST_KERNEL_NAME({}) {{\n{}}}\n",
+                "extern \"C\" __global__ void __xp_rust_kernel_name__({}) {{\n{}}}\n",
                 list.join(", "),
                 g.translation.body
             );

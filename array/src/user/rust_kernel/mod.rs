@@ -224,7 +224,7 @@ pub struct DeviceFn {
     pub uses_sync: bool,
 }
 
-/// What `#[xp::rawkernel]` writes: the kernel's C++ (named `XP_RUST_KERNEL_NAME`) and its
+/// What `#[xp::rawkernel]` writes: the kernel's C++ (named by the placeholder `__xp_rust_kernel_name__`) and its
 /// parameters.
 #[derive(Debug)]
 pub struct KernelDef {
@@ -355,7 +355,7 @@ impl RustKernel {
         for (gd, d) in g.iter().zip(dtypes) {
             let _ = writeln!(s, "using {} = {};", gd.name, d.c_name());
         }
-        s.push_str(&self.def.code.replace("XP_RUST_KERNEL_NAME", &self.instance_name(dtypes)));
+        s.push_str(&self.def.code.replace("__xp_rust_kernel_name__", &self.instance_name(dtypes)));
         Ok(s)
     }
 
@@ -365,7 +365,7 @@ impl RustKernel {
             return Ok(k.clone());
         }
         let src = self.source_for(dtypes)?;
-        if std::env::var_os("XP_DUMP_SOURCE").is_some_and(|v| v != "0") {
+        if dump_source()? {
             eprintln!("// ---- XP_DUMP_SOURCE: {} ----\n{src}", self.instance_name(dtypes));
         }
         let k = RawKernel::with_compile_options(
@@ -774,7 +774,7 @@ impl RustElementwiseKernel {
         }
         let k = ElementwiseKernel::new(self.def.in_params, self.def.out_params, self.def.operation, self.def.name)?
             .with_preamble(&preamble("kernel", self.def.name, self.def.devices, self.def.consts));
-        if std::env::var_os("XP_DUMP_SOURCE").is_some_and(|v| v != "0") {
+        if dump_source()? {
             eprintln!(
                 "// ---- XP_DUMP_SOURCE: {} ----\n// in: {}\n// out: {}\n{}",
                 self.def.name, self.def.in_params, self.def.out_params, self.def.operation
@@ -842,4 +842,11 @@ impl RustElementwiseKernel {
         let ops = self.operands(&args)?;
         self.elementwise()?.call_all(&ops)
     }
+}
+
+/// `XP_DUMP_SOURCE`: whether the source of each kernel written in Rust is printed (to stderr)
+/// when it is first built. A value that is not a switch is the error of that build.
+fn dump_source() -> Result<bool> {
+    static V: std::sync::OnceLock<Result<bool>> = std::sync::OnceLock::new();
+    V.get_or_init(|| xp_backend_api::env::switch("XP_DUMP_SOURCE", false)).clone()
 }
