@@ -693,18 +693,19 @@ pub fn saxpy_jit(a: f32, x: &[f32], y: &[f32], out: &mut [f32]) {
 /// The seeds' `block_sum` written in Rust: each block's sum, a tree in dynamic shared memory.
 #[xp::rawkernel]
 pub fn block_sum_jit(x: &[f32], out: &mut [f32]) {
+    // 32-bit thread and block arithmetic, as the RawKernel's `unsigned` (usize would be 64-bit).
     let sdata = shared_dyn::<f32>();
-    let t = thread_idx().x as usize;
-    let i = block_idx().x as usize * block_dim().x as usize + t;
-    sdata[t] = if i < x.len() { x[i] } else { 0.0 };
+    let t = thread_idx().x;
+    let i = block_idx().x * block_dim().x + t;
+    sdata[t as usize] = if (i as usize) < x.len() { x[i as usize] } else { 0.0 };
     sync_threads();
-    let mut s = block_dim().x as usize / 2;
+    let mut s = block_dim().x / 2;
     while s > 0 {
         if t < s {
-            sdata[t] += sdata[t + s];
+            sdata[t as usize] += sdata[(t + s) as usize];
         }
         sync_threads();
-        s /= 2;
+        s >>= 1;
     }
     if t == 0 {
         out[block_idx().x as usize] = sdata[0];

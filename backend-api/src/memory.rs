@@ -336,27 +336,33 @@ impl MemoryPool {
         Ok(ptr)
     }
 
-    fn alloc_pooled(&self, size: usize, stream: &Arc<dyn Stream>) -> Result<u64> {
-        if let Some(ptr) = self.take_free(size, stream)? {
-            return Ok(ptr);
-        }
+    /// A new segment for a block of `size` bytes, its base: a small request gets a
+    /// [`SMALL_SEGMENT`], a larger one its size rounded up to it. When the device is out of
+    /// memory, the cached blocks are given back and the exact size is tried once more.
+    fn grow(&self, size: usize) -> Result<u64> {
         let seg_size = if size <= SMALL_REQUEST {
             SMALL_SEGMENT
         } else {
             round_up(size, SMALL_SEGMENT).ok_or_else(|| self.oom(size))?
         };
-        let base = match self.new_segment(seg_size, size) {
-            Ok(b) => b,
+        match self.new_segment(seg_size, size) {
+            Ok(b) => Ok(b),
             Err(Error::OutOfMemory { .. }) => {
-                // Give back what is cached and try once more, at the exact size.
                 self.free_all_cached()?;
                 self.new_segment(size, size).map_err(|e| match e {
                     Error::OutOfMemory { .. } => self.oom(size),
                     other => other,
-                })?
+                })
             }
-            Err(e) => return Err(e),
-        };
+            Err(e) => Err(e),
+        }
+    }
+
+    fn alloc_pooled(&self, size: usize, stream: &Arc<dyn Stream>) -> Result<u64> {
+        if let Some(ptr) = self.take_free(size, stream)? {
+            return Ok(ptr);
+        }
+        let base = self.grow(size)?;
         let mut s = self.state.lock();
         let seg_len = s.segments[&base].size;
         if seg_len > size {
@@ -611,22 +617,7 @@ impl MemoryPool {
                 }
             }
         }
-        let seg_size = if size <= SMALL_REQUEST {
-            SMALL_SEGMENT
-        } else {
-            round_up(size, SMALL_SEGMENT).ok_or_else(|| self.oom(size))?
-        };
-        let base = match self.new_segment(seg_size, size) {
-            Ok(b) => b,
-            Err(Error::OutOfMemory { .. }) => {
-                self.free_all_cached()?;
-                self.new_segment(size, size).map_err(|e| match e {
-                    Error::OutOfMemory { .. } => self.oom(size),
-                    other => other,
-                })?
-            }
-            Err(e) => return Err(e),
-        };
+        let base = self.grow(size)?;
         let mut s = self.state.lock();
         let seg_len = s.segments[&base].size;
         if seg_len > size {

@@ -1235,7 +1235,9 @@ impl Cx<'_> {
                     ));
                 }
                 let u = self.known(Ty::Prim(Prim::U32));
-                Ok((seq(vec![b, s(format!(".{m}"))]), u))
+                // As a `u32` value: HIP's `blockDim.x` (and the others) is a coordinate type of
+                // its own, which template arguments would not deduce as `unsigned int`.
+                Ok((seq(vec![s("((xp::u32)"), b, s(format!(".{m})"))]), u))
             }
             Expr::MethodCall(m) => self.method(m),
             Expr::Call(c) => self.call(c),
