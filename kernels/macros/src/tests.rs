@@ -37,7 +37,12 @@ fn saxpy_translates_with_float_literals_and_lengths() {
     assert!(c.contains("__xp_rust_kernel_name__(float a, const float* x, xp::u64 x_len, const float* y, xp::u64 y_len, float* out, xp::u64 out_len)"), "{c}");
     // The literal next to an f32 is a float, not a double.
     assert!(c.contains("2.0f"), "{c}");
-    assert!(c.contains("xp::u64 i = ((xp::u64)((((((xp::u32)blockIdx.x) * ((xp::u32)blockDim.x)) + ((xp::u32)threadIdx.x)))));"), "{c}");
+    assert!(
+        c.contains(
+            "xp::u64 i = ((xp::u64)((((((xp::u32)blockIdx.x) * ((xp::u32)blockDim.x)) + ((xp::u32)threadIdx.x)))));"
+        ),
+        "{c}"
+    );
     assert!(c.contains("(i < ((xp::u64)x_len))"), "{c}");
 }
 
