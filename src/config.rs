@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use xp_backend_api::{BackendInfo, DynBackend, DynDevice};
 
-/// The build and the machine, as [`show_config`] prints them.
+/// The build and the machine, as [`show_config`](crate::show_config) prints them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigInfo {
     /// xp's version (`0.1.0`).

@@ -1,7 +1,7 @@
 //! Stream capture and graphs: the part of the contract behind `cupy.cuda.Graph`.
 //!
 //! A stream in capture mode records the work queued on it instead of running it;
-//! [`Stream::end_capture`](crate::Stream::end_capture) turns the record into a [`Graph`],
+//! [`Stream::end_capture`] turns the record into a [`Graph`],
 //! which can then be launched on any stream of the device, as often as wanted, at a fraction
 //! of the host cost of queueing the work again.
 //!
@@ -22,7 +22,7 @@
 //! copy from the host and write them again at each replay, as its own memory allows.)
 //! Backends refuse them through
 //! [`CaptureState::forbid`], which returns [`Error::Unsupported`] naming the operation and
-//! *invalidates* the capture, as CUDA does: [`Stream::end_capture`](crate::Stream::end_capture)
+//! *invalidates* the capture, as CUDA does: [`Stream::end_capture`]
 //! then fails with the first refused operation, and no graph is made.
 //!
 //! # Memory

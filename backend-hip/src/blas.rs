@@ -11,7 +11,7 @@
 //! `librocblas.so.4` (ROCm 6 and 7), `.so.3`, `.so.0`, `.so` in `XP_ROCBLAS_PATH` (the file, or
 //! a folder holding it), `$ROCM_PATH/lib`, `/opt/rocm/lib`, then on the loader path (see the
 //! `sys` module), once per process, when a device's BLAS is first asked for; a missing library
-//! is [`Error::BackendUnavailable`](xp_backend_api::Error::BackendUnavailable) naming
+//! is [`Error::BackendUnavailable`] naming
 //! `librocblas`, the places tried and how to install it, and nothing panics.
 //!
 //! # Products
@@ -25,13 +25,13 @@
 //! in `f64_c`; `alpha` and `beta` in the compute type. `rocblas_int` is 32-bit, so sizes and
 //! leading dimensions above `i32::MAX` are a `Value` error (the batch strides are 64-bit).
 //! rocBLAS keeps its own default workspace (allocated by rocBLAS, outside xp's pool). Every
-//! status other than success is [`Error::Driver`](xp_backend_api::Error::Driver) with rocBLAS's
+//! status other than success is [`Error::Driver`] with rocBLAS's
 //! name of the code (`rocblas_status_invalid_size`); `rocblas_status_memory_error` says that
 //! memory ran out.
 //!
 //! # Handles
 //! Every HIP library's handle (this file's, rocSOLVER's, which is a rocBLAS handle too, hipFFT's
-//! plans, rocSPARSE's) is owned by a `VendorHandle` made by [`device_handle`], here: destroyed
+//! plans, rocSPARSE's) is owned by a `VendorHandle` made by `device_handle`, here: destroyed
 //! once when dropped, with its device current, not at all after a sticky error, and a failure
 //! kept for the device's next synchronising call.
 //!

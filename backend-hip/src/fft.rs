@@ -10,14 +10,14 @@
 //! linked at build time. It is looked for as `libhipfft.so.0`, `.so.1`, `.so` in
 //! `XP_HIPFFT_PATH` (the file, or a folder holding it), `$ROCM_PATH/lib`, `/opt/rocm/lib`, then
 //! on the loader path (see the `sys` module), once per process, when a device's FFTs are
-//! first asked for; a missing library is [`Error::BackendUnavailable`] naming `libhipfft`, the
+//! first asked for; a missing library is [`Error::BackendUnavailable`](xp_backend_api::Error::BackendUnavailable) naming `libhipfft`, the
 //! places tried and how to install it, and nothing panics.
 //!
 //! # Plans
 //! As on CUDA: `hipfftMakePlanMany64` with auto-allocation off, on the plan's device
 //! (`hipSetDevice`); the work area comes from xp's pool at each execution; the plan's lock
 //! holds the handle while it is bound to the stream and the work area and executed; every
-//! status other than success is [`Error::Driver`] with hipFFT's name of the code
+//! status other than success is [`Error::Driver`](xp_backend_api::Error::Driver) with hipFFT's name of the code
 //! (`HIPFFT_INVALID_SIZE`); dropping a plan destroys its handle and keeps an error for the
 //! device's next synchronising call.
 //!

@@ -54,7 +54,7 @@ impl<T> std::fmt::Debug for CudarcView<'_, T> {
 /// `use xp::interop::CudarcArray;`).
 pub trait CudarcArray: Sized {
     /// Lend the array to cudarc as a device slice used on `stream` (see the
-    /// [module docs](self)). Pending elements are computed first.
+    /// [module docs](crate::interop)). Pending elements are computed first.
     ///
     /// Errors: an array that is not on the CUDA device of `stream`'s context, not C-contiguous
     /// (a `CudaSlice` is a run of elements: copy with `ascontiguousarray` first), or of a dtype
@@ -62,7 +62,7 @@ pub trait CudarcArray: Sized {
     fn as_cudarc_view<T: Element + DeviceRepr>(&self, stream: &Arc<CudaStream>) -> Result<CudarcView<'_, T>>;
 
     /// Take a cudarc allocation as a C-contiguous array of `shape` on its device, without a
-    /// copy (an owned import: see the [module docs](self)).
+    /// copy (an owned import: see the [module docs](crate::interop)).
     ///
     /// Errors: a shape whose size is not the slice's length; no xp CUDA device for the slice's
     /// context; a driver error.

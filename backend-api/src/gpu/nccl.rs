@@ -265,7 +265,7 @@ impl NcclApi {
     }
 
     /// `ncclGroupEnd`. On non-blocking communicators it may answer `ncclInProgress`: the
-    /// communicators' next call (or [`Comm::wait`]) settles it.
+    /// communicators' next call (or `Comm::wait`) settles it.
     pub fn group_end(&self) -> Result<()> {
         // SAFETY: no arguments.
         let r = unsafe { (self.group_end)() };

@@ -6,11 +6,11 @@
 //! describe the supported subset and the semantics.
 //!
 //! # How it works
-//! - [`translate`] walks the body, writes C++ with holes for types, solves Rust's typing of
+//! - `translate` walks the body, writes C++ with holes for types, solves Rust's typing of
 //!   the subset (enough to type literals and choose between plain C++ operators and Rust's
 //!   wrapping ones), and fills the holes. Unsupported syntax is an error at its span that
 //!   says what is supported.
-//! - [`expand`] emits the kernel's value (a `static` named as the function, holding the
+//! - `expand` emits the kernel's value (a `static` named as the function, holding the
 //!   source and the parameters' descriptors) and a hidden, never-called copy of the function
 //!   that rustc type-checks against the builtins' stubs (`xp::rust_kernel::builtins`), so a
 //!   type error points at the user's line.
