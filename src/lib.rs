@@ -11,6 +11,9 @@
 //! println!("running on {}", dev.label());
 //! ```
 //!
+//! Coming from CuPy: `docs/cupy-to-xp.md` in the repository lists CuPy's idioms beside their xp
+//! forms and the differences that remain.
+//!
 //! # Tools
 //! - [`show_config`] (as `cupy.show_config()`) prints the build — xp's version, features,
 //!   rustc and target — and, for every backend, whether it works here (or why not), its
