@@ -41,16 +41,9 @@ on_every_device!(
     launch_errors_name_the_kernel_and_parameter,
 );
 
+/// Deterministic values in [-0.5, 0.5): the user-kernel checks' noise, centred.
 fn noise(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-        })
-        .collect()
+    crate::user_kernel_checks::noise(n, seed).into_iter().map(|v| v - 0.5).collect()
 }
 
 fn saxpy_jit(d: &Arc<dyn DynDevice>) {

@@ -68,7 +68,7 @@ fn arange_f32(n: usize) -> Array {
 }
 
 /// A deterministic pseudo-random f32 vector in [0, 1).
-fn noise(n: usize, seed: u64) -> Vec<f32> {
+pub fn noise(n: usize, seed: u64) -> Vec<f32> {
     let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     (0..n)
         .map(|_| {
