@@ -66,7 +66,9 @@ impl Storage {
 
     fn add_reader(&self, reader: &Arc<Storage>) {
         let mut r = self.readers.lock();
-        if r.len() >= 16 {
+        // Readers computed or dropped are cleared out at 16, 32, 64, … registered ones, so
+        // that an array read by many live pending arrays costs O(1) a reader.
+        if r.len() >= 16 && r.len().is_power_of_two() {
             r.retain(|w| w.upgrade().is_some_and(|s| s.is_pending()));
         }
         r.push(Arc::downgrade(reader));
@@ -75,6 +77,15 @@ impl Storage {
     /// Whether the elements are still to be computed.
     pub(crate) fn is_pending(&self) -> bool {
         self.buffer.get().is_none()
+    }
+
+    /// `f` of the expression that will compute the elements, while they are pending (no
+    /// reference to it is taken).
+    pub(crate) fn with_expr<R>(&self, f: impl FnOnce(&Expr) -> R) -> Option<R> {
+        if self.buffer.get().is_some() {
+            return None;
+        }
+        self.pending.read().as_deref().map(f)
     }
 
     /// The expression that will compute the elements, while they are pending.

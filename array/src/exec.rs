@@ -26,6 +26,8 @@ pub(crate) enum KernelKey {
     Ufunc { op: &'static str, sig: &'static str, storage: DTypes, scalars: u8, layout: KLayout, index: IndexWidth },
     /// `astype`.
     Cast { from: DType, to: DType, layout: KLayout, index: IndexWidth },
+    /// A fused kernel of lazy evaluation: the expression's signature, layout, index width.
+    Lazy { sig: String, layout: KLayout, index: IndexWidth },
     /// Any other kernel, by its unique name.
     Named(String),
 }

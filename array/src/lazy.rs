@@ -76,11 +76,11 @@
 //!   on that device run at the call (`XP_TRACE_FUSION=1` says so).
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::RwLock;
+use smallvec::SmallVec;
 use xp_backend_api::{DType, DynDevice, Error, KernelArg, Result, Stream};
 use xp_kernels::elementwise::{ElementwiseSpec, Operand as KOperand};
 use xp_kernels::ops::{ElementwiseOp, TypeLoop};
@@ -152,19 +152,30 @@ pub(crate) struct Expr {
     pub(crate) device: Arc<dyn DynDevice>,
     /// The stream current at the call: the evaluation queues its kernel there.
     stream: Arc<dyn Stream>,
-    /// Ops in the longest chain of pending operands, this one included.
+    /// What the pending graph this expression heads takes (see [`Measure`]).
+    measure: Measure,
+}
+
+/// What a pending graph takes, kept up to date at each op at the cost of a few words:
+/// - its depth (exact);
+/// - its expressions, as a set of 128 bits, expression `k` of this thread (in the order they
+///   were made) at bit `k mod 128`: the count is exact for a graph made within 128 ops, which
+///   is every graph the op-count bound lets grow, and a lower estimate otherwise (the bound is
+///   a heuristic against wide trees, not a limit of the kernels);
+/// - the computed arrays it reads (exact: (storage address, bytes), sorted, few);
+/// - its scalars, bounded from above by the sum over the operands (a scalar reached by two
+///   paths counts twice); past the parameter bound the graph is walked for the exact count.
+#[derive(Clone, Debug)]
+struct Measure {
     depth: u32,
-    /// The computed arrays the pending graph reads: (storage address, bytes), sorted, each once
-    /// (shared with the operand's expression when the op adds no array).
-    leaves: Arc<[(usize, usize)]>,
-    /// The pending expressions of the graph, this one excluded: (address, scalar operands),
-    /// sorted, each once.
-    inner: Arc<[(usize, usize)]>,
+    nodes: u128,
+    scalars: usize,
+    leaves: SmallVec<[(usize, usize); 6]>,
 }
 
 /// The sorted union of `a` and `b` (sorted, without repeats).
-fn union(a: &[(usize, usize)], b: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
+fn union(a: &[(usize, usize)], b: &[(usize, usize)]) -> SmallVec<[(usize, usize); 6]> {
+    let mut out = SmallVec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         match a[i].0.cmp(&b[j].0) {
@@ -188,70 +199,98 @@ fn union(a: &[(usize, usize)], b: &[(usize, usize)]) -> Vec<(usize, usize)> {
     out
 }
 
-/// What a pending graph would take: depth, leaves, inner expressions; and from them the
-/// kernel-parameter bytes and the bytes of the arrays it holds.
-struct Measure {
-    depth: u32,
-    leaves: Arc<[(usize, usize)]>,
-    inner: Arc<[(usize, usize)]>,
-    scalars: usize,
+thread_local! {
+    /// The number of the next expression this thread makes.
+    static NEXT: Cell<u64> = const { Cell::new(0) };
 }
 
 impl Measure {
+    /// The measure of a new op over `args`, from its operands' measures.
     fn of(args: &[Arg]) -> Measure {
-        let scalars = args.iter().filter(|a| matches!(a, Arg::Scalar(_))).count();
-        let mut arrays = args.iter().filter_map(|a| if let Arg::Array(a) = a { Some(a) } else { None });
-        if let (Some(a), None) = (arrays.next(), arrays.next()) {
-            // One array operand (a chain such as `x * 2 + 1`): its sets, shared or extended by
-            // one, without merging.
-            return match a.storage.expr() {
-                Some(e) => {
-                    let own = (Arc::as_ptr(&e) as usize, e.scalar_count());
-                    let at = e.inner.partition_point(|p| p.0 < own.0);
-                    let inner: Arc<[(usize, usize)]> =
-                        e.inner[..at].iter().chain([&own]).chain(&e.inner[at..]).copied().collect();
-                    Measure { depth: e.depth + 1, leaves: Arc::clone(&e.leaves), inner, scalars }
-                }
-                None => Measure {
-                    depth: 1,
-                    leaves: Arc::new([(Arc::as_ptr(&a.storage) as usize, a.storage_bytes())]),
-                    inner: Arc::new([]),
-                    scalars,
-                },
-            };
-        }
-        let (mut depth, mut leaves, mut inner) = (0, Vec::new(), Vec::new());
+        let id = NEXT.with(|n| {
+            let k = n.get();
+            n.set(k + 1);
+            k
+        });
+        let mut m = Measure { depth: 1, nodes: 1u128 << (id % 128), scalars: 0, leaves: SmallVec::new() };
         for a in args {
-            if let Arg::Array(a) = a {
-                match a.storage.expr() {
-                    Some(e) => {
-                        depth = depth.max(e.depth);
-                        leaves = union(&leaves, &e.leaves);
-                        let own = [(Arc::as_ptr(&e) as usize, e.scalar_count())];
-                        inner = union(&union(&inner, &e.inner), &own);
+            match a {
+                Arg::Scalar(_) => m.scalars += 1,
+                Arg::Array(a) => {
+                    let pending = a.storage.with_expr(|e| {
+                        let o = &e.measure;
+                        m.depth = m.depth.max(o.depth + 1);
+                        m.nodes |= o.nodes;
+                        m.scalars += o.scalars;
+                        if m.leaves.is_empty() {
+                            m.leaves.extend_from_slice(&o.leaves);
+                        } else if !o.leaves.is_empty() {
+                            m.leaves = union(&m.leaves, &o.leaves);
+                        }
+                    });
+                    if pending.is_none() {
+                        let leaf = [(Arc::as_ptr(&a.storage) as usize, a.storage_bytes())];
+                        m.leaves = union(&m.leaves, &leaf);
                     }
-                    None => leaves = union(&leaves, &[(Arc::as_ptr(&a.storage) as usize, a.storage_bytes())]),
                 }
             }
         }
-        Measure { depth: depth + 1, leaves: leaves.into(), inner: inner.into(), scalars }
+        m
+    }
+
+    /// The scalars of the graph of an op over `args`, each expression counted once.
+    fn exact_scalars(args: &[Arg]) -> usize {
+        fn walk(args: &[Arg], n: &mut usize, seen: &mut Vec<usize>) {
+            for a in args {
+                match a {
+                    Arg::Scalar(_) => *n += 1,
+                    Arg::Array(a) => {
+                        let id = Arc::as_ptr(&a.storage) as usize;
+                        if !seen.contains(&id) {
+                            seen.push(id);
+                            a.storage.with_expr(|e| walk(&e.args, n, seen));
+                        }
+                    }
+                }
+            }
+        }
+        let (mut n, mut seen) = (0, Vec::new());
+        walk(args, &mut n, &mut seen);
+        n
+    }
+
+    fn ops(&self) -> usize {
+        self.nodes.count_ones() as usize
     }
 
     fn params(&self) -> usize {
-        let scalars = self.scalars + self.inner.iter().map(|(_, s)| s).sum::<usize>();
-        self.leaves.len() * ARRAY_PARAM_BYTES + scalars * SCALAR_PARAM_BYTES
+        self.leaves.len() * ARRAY_PARAM_BYTES + self.scalars * SCALAR_PARAM_BYTES
     }
 
     fn held(&self) -> usize {
         self.leaves.iter().map(|(_, b)| b).sum()
     }
+
+    /// The bound the graph of an op over `args` passes, if any (`memory_bound` 0: none); the
+    /// scalar count made exact when the bound from above passes the parameter bound.
+    fn passes(&mut self, args: &[Arg], memory_bound: usize) -> Option<Reason> {
+        if self.depth > MAX_DEPTH || self.ops() > MAX_OPS {
+            return Some(Reason::Depth);
+        }
+        if self.params() > MAX_PARAM_BYTES {
+            self.scalars = Measure::exact_scalars(args);
+            if self.params() > MAX_PARAM_BYTES {
+                return Some(Reason::Params);
+            }
+        }
+        if memory_bound > 0 && self.held() > memory_bound {
+            return Some(Reason::Memory);
+        }
+        None
+    }
 }
 
 impl Expr {
-    fn scalar_count(&self) -> usize {
-        self.args.iter().filter(|a| matches!(a, Arg::Scalar(_))).count()
-    }
-
     /// The arrays among the operands.
     pub(crate) fn arrays(&self) -> impl Iterator<Item = &Array> {
         self.args.iter().filter_map(|a| match a {
@@ -392,26 +431,16 @@ pub(crate) fn defer(
     dtype: DType,
     device: Arc<dyn DynDevice>,
 ) -> Result<Array> {
-    let mut m = Measure::of(&args);
     let memory_bound = device.properties().total_memory / 10;
-    let why = if m.depth > MAX_DEPTH || m.inner.len() + 1 > MAX_OPS {
-        Some(Reason::Depth)
-    } else if m.params() > MAX_PARAM_BYTES {
-        Some(Reason::Params)
-    } else if memory_bound > 0 && m.held() > memory_bound {
-        Some(Reason::Memory)
-    } else {
-        None
-    };
-    if let Some(why) = why {
+    let mut measure = Measure::of(&args);
+    if let Some(why) = measure.passes(&args, memory_bound) {
         let pending: Vec<&Storage> =
             args.iter().filter_map(|a| if let Arg::Array(a) = a { Some(&*a.storage) } else { None }).collect();
         evaluate(&pending, why)?;
-        m = Measure::of(&args);
+        measure = Measure::of(&args);
     }
     let stream = current_stream(&device);
-    let Measure { depth, leaves, inner, .. } = m;
-    let a = Array::pending(Arc::new(Expr { kind, args, shape, dtype, device, stream, depth, leaves, inner }));
+    let a = Array::pending(Arc::new(Expr { kind, args, shape, dtype, device, stream, measure }));
     remember(&a.storage);
     Ok(a)
 }
@@ -430,7 +459,9 @@ fn remember(s: &Arc<Storage>) {
         let (list, bound) = &mut *m.borrow_mut();
         list.push(Arc::downgrade(s));
         if list.len() >= *bound {
-            list.retain(|w| w.upgrade().is_some_and(|s| s.is_pending()));
+            // Dropped storages go; computed ones stay until dropped (a load each, where
+            // upgrading each would take two atomic writes): the capture skips them.
+            list.retain(|w| w.strong_count() > 0);
             *bound = (2 * list.len()).max(64);
         }
     });
@@ -572,14 +603,15 @@ struct Lowering<'a> {
     /// Scalars: bytes in the dtype the loop takes.
     scalars: Vec<(crate::element::ScalarBytes, DType)>,
     nodes: Vec<Node>,
-    /// Node of each inlined storage (by address).
-    memo: HashMap<usize, usize>,
+    /// Node of each inlined storage: (address, node), searched linearly (an expression has
+    /// at most [`MAX_OPS`] ops).
+    memo: Vec<(usize, usize)>,
 }
 
 impl Lowering<'_> {
     fn node(&mut self, storage: &Storage, e: &Expr) -> Result<usize> {
         let id = storage as *const Storage as usize;
-        if let Some(&k) = self.memo.get(&id) {
+        if let Some(&(_, k)) = self.memo.iter().find(|(s, _)| *s == id) {
             return Ok(k);
         }
         let loop_in = match e.kind {
@@ -601,7 +633,7 @@ impl Lowering<'_> {
         }
         self.nodes.push(Node { kind: e.kind, dtype: e.dtype, srcs });
         let k = self.nodes.len() - 1;
-        self.memo.insert(id, k);
+        self.memo.push((id, k));
         Ok(k)
     }
 
@@ -618,24 +650,43 @@ impl Lowering<'_> {
         Ok(self.leaves.len() - 1)
     }
 
-    /// The expression's shape, as the kernel cache's key: ops, loops, dtypes, wiring.
+    /// The expression's shape, as the kernel cache's key: ops, loops, dtypes, wiring. Built
+    /// for every evaluation, so without the formatting machinery.
     fn signature(&self, outputs: &[usize]) -> String {
-        let mut s = String::with_capacity(32 * self.nodes.len());
+        fn num(s: &mut String, tag: char, k: usize) {
+            s.push(tag);
+            if k >= 10 {
+                num_digits(s, k / 10);
+            }
+            s.push(char::from(b'0' + (k % 10) as u8));
+            s.push(',');
+        }
+        fn num_digits(s: &mut String, k: usize) {
+            if k >= 10 {
+                num_digits(s, k / 10);
+            }
+            s.push(char::from(b'0' + (k % 10) as u8));
+        }
+        let mut s = String::with_capacity(24 * self.nodes.len() + 8 * self.leaves.len() + 16);
         for n in &self.nodes {
             match n.kind {
                 Kind::Op { op, lp } => {
-                    let _ = write!(s, "{}:{}(", op.name, lp.sig);
+                    s.push_str(op.name);
+                    s.push(':');
+                    s.push_str(lp.sig);
                 }
                 Kind::Cast => {
-                    let _ = write!(s, "cast:{}(", n.dtype.short());
+                    s.push_str("cast:");
+                    s.push_str(n.dtype.short());
                 }
             }
+            s.push('(');
             for src in &n.srcs {
-                let _ = match src {
-                    Src::Leaf(k) => write!(s, "L{k},"),
-                    Src::Scalar(k) => write!(s, "S{k},"),
-                    Src::Node(k) => write!(s, "N{k},"),
-                };
+                match *src {
+                    Src::Leaf(k) => num(&mut s, 'L', k),
+                    Src::Scalar(k) => num(&mut s, 'S', k),
+                    Src::Node(k) => num(&mut s, 'N', k),
+                }
             }
             s.push(')');
         }
@@ -648,8 +699,8 @@ impl Lowering<'_> {
             s.push_str(d.short());
         }
         s.push('|');
-        for o in outputs {
-            let _ = write!(s, "{o},");
+        for &o in outputs {
+            num(&mut s, 'O', o);
         }
         s
     }
@@ -741,7 +792,7 @@ fn run_fused(group: &[(&Storage, Arc<Expr>)], why: Reason) -> Result<()> {
         leaves: Vec::new(),
         scalars: Vec::new(),
         nodes: Vec::new(),
-        memo: HashMap::new(),
+        memo: Vec::new(),
     };
     let mut outputs = Vec::with_capacity(group.len());
     for (s, e) in group {
@@ -760,7 +811,7 @@ fn run_fused(group: &[(&Storage, Arc<Expr>)], why: Reason) -> Result<()> {
     let mut compiled = false;
     if let Some(plan) = plan_elementwise("lazy", &e0.shape, &operands, 0, target_of(device))? {
         let (layout, index) = (plan.layout, plan.index);
-        let key = KernelKey::Named(format!("lazy|{sig}|{layout:?}|{index:?}"));
+        let key = KernelKey::Lazy { sig, layout, index };
         let f = match elementwise_kernel(device, key, || {
             compiled = true;
             count(|s| s.compiles += 1);
@@ -835,7 +886,7 @@ pub(crate) fn reduce_pending(
         leaves: Vec::new(),
         scalars: Vec::new(),
         nodes: Vec::new(),
-        memo: HashMap::new(),
+        memo: Vec::new(),
     };
     let root = lw.node(&x.storage, &e)?;
     if !x.is_pending() {
