@@ -184,8 +184,11 @@ b = cp.random.random(side * side, dtype=cp.float32)
 c = cp.empty(side * side, dtype=cp.float32)
 grid = (side // 16, side // 16)
 sz = cp.int32(side)
-jit_row(R, f"matmul tiled jit f32 {side}", lambda: matmul_tiled_jit(grid, (16, 16), (a, b, c, sz, sz, sz)),
-        lambda: matmul_tiled_jit_plain(grid, (16, 16), (a, b, c, sz, sz, sz)))
+# cupyx.jit types the thread indices uint32: the sizes are uint32 too, so that no index
+# expression mixes signed and unsigned (which cupyx.jit refuses to assign).
+usz = cp.uint32(side)
+jit_row(R, f"matmul tiled jit f32 {side}", lambda: matmul_tiled_jit(grid, (16, 16), (a, b, c, usz, usz, usz)),
+        lambda: matmul_tiled_jit_plain(grid, (16, 16), (a, b, c, usz, usz, usz)))
 mm = cp.RawKernel(TILED_MATMUL, "matmul_tiled")
 R.rep(f"matmul tiled RawKernel f32 {side}", bench(lambda: mm(grid, (16, 16), (a, b, c, sz, sz, sz))))
 
