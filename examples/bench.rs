@@ -551,6 +551,24 @@ fn fusion_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
         let per_op = median(&mut us);
         println!("chain of 10 ops on 1000 elements: {per_op:.2} us per op (host)");
         r.0.insert("chain of 10 ops 1000 (host-timed per op, us)".into(), per_op);
+        // The same chains built and dropped without being computed: the host cost of making
+        // pending arrays, apart from the evaluation and its launch.
+        let mut us = Vec::new();
+        for _ in 0..7 {
+            let reps = 500;
+            let t0 = std::time::Instant::now();
+            for _ in 0..reps {
+                let mut v = sm.clone();
+                for j in 0..5 {
+                    v = v.mul(1.0001)?.add(j as f64)?;
+                }
+                drop(v);
+            }
+            us.push(t0.elapsed().as_secs_f64() / (reps * 10) as f64 * 1e6);
+        }
+        let build = median(&mut us);
+        println!("chain of 10 ops on 1000 elements, made and dropped unevaluated: {build:.2} us per op (host)");
+        r.0.insert("chain of 10 ops 1000, unevaluated (host-timed per op, us)".into(), build);
         Ok(())
     })
 }
@@ -820,13 +838,50 @@ fn rust_kernel_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> x
     })
 }
 
+/// SciPy's special functions and NumPy's distributions beside `scripts/bench/cupy_special.py`:
+/// float32 maps of 2^26 elements (2^22 on the CPU), `logsumexp` over the rows of 4096^2, and
+/// draws of 2^26 values.
+fn special_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    xp::with_device(d, || -> xp::Result<()> {
+        let (warm, iters) = if gpu { (3, 20) } else { (1, 5) };
+        let done = |a: Array| xp::eval(&[&a]);
+        let p = if gpu { 26 } else { 22 };
+        let n = 1usize << p;
+        let gb = |ms: f64| format!("{:.1} GB/s", (8 * n) as f64 / ms / 1e6);
+        // Arguments in [-4, 4) for erf, (0, 20] for gammaln and i0e.
+        let x = Array::from_vec(random(n, 51))?.mul(8.0)?.sub(4.0)?;
+        let pos = Array::from_vec(random(n, 52))?.mul(20.0)?.add(0.01)?;
+        xp::eval(&[&x, &pos])?;
+        let ms = bench(d, warm, iters, || done(xp::special::erf(&x)?))?;
+        r.rep(&format!("special.erf f32 2^{p}"), ms, gb(ms));
+        let ms = bench(d, warm, iters, || done(xp::special::gammaln(&pos)?))?;
+        r.rep(&format!("special.gammaln f32 2^{p}"), ms, gb(ms));
+        let ms = bench(d, warm, iters, || done(xp::special::i0e(&pos)?))?;
+        r.rep(&format!("special.i0e f32 2^{p}"), ms, gb(ms));
+        let side = if gpu { 4096usize } else { 1024 };
+        let m = Array::from_vec(random(side * side, 53))?.reshape(&[side as isize, side as isize])?;
+        let ms = bench(d, warm, iters, || done(xp::special::logsumexp(&m, Some(&[1]), None, false)?))?;
+        r.rep(&format!("special.logsumexp axis=1 f32 {side}^2"), ms, String::new());
+        let mut g = xp::random::default_rng(1234u64);
+        let ms = bench(d, warm, iters, || done(g.lognormal(0.0, 1.0, &[n], DType::F32)?))?;
+        r.rep(&format!("random.lognormal f32 2^{p}"), ms, String::new());
+        let ms = bench(d, warm, iters, || done(g.standard_gamma(2.0, &[n], DType::F32)?))?;
+        r.rep(&format!("random.standard_gamma f32 2^{p}"), ms, String::new());
+        let ms = bench(d, warm, iters, || done(g.standard_t(5.0, &[n], DType::F32)?))?;
+        r.rep(&format!("random.standard_t f32 2^{p}"), ms, String::new());
+        let ms = bench(d, warm, iters, || done(g.binomial(100, 0.3, &[n])?))?;
+        r.rep(&format!("random.binomial int64 2^{p}"), ms, String::new());
+        Ok(())
+    })
+}
+
 fn run() -> xp::Result<()> {
     let d = default_device()?;
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
-    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|graphs|distributed|rust_kernels` runs that
-    // group of workloads alone (several, comma-separated, run in turn).
+    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|graphs|distributed|rust_kernels|special`
+    // runs that group of workloads alone (several, comma-separated, run in turn).
     if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
         for group in only.split(',') {
             match group.trim() {
@@ -840,6 +895,7 @@ fn run() -> xp::Result<()> {
                 "graphs" => graph_workloads(&d, &mut r)?,
                 "distributed" => distributed_workloads(&mut r)?,
                 "rust_kernels" => rust_kernel_workloads(&d, gpu, &mut r)?,
+                "special" => special_workloads(&d, gpu, &mut r)?,
                 other => return Err(Error::value("bench", format!("no workload group {other}"))),
             }
         }

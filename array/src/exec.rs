@@ -6,7 +6,6 @@
 //! source again.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::RwLock;
@@ -56,7 +55,9 @@ impl DTypes {
     }
 }
 
-type Cache = RwLock<HashMap<(usize, KernelKey), Arc<dyn Kernel>>>;
+/// Kernels by device and key. Looked up at every launch, with keys that are xp's own (never
+/// from outside), so hashed with Fx rather than SipHash.
+type Cache = RwLock<rustc_hash::FxHashMap<(usize, KernelKey), Arc<dyn Kernel>>>;
 
 fn cache() -> &'static Cache {
     static C: OnceLock<Cache> = OnceLock::new();
