@@ -5,7 +5,8 @@
 // - J and Y of integer order: the platform's j0, j1, y0, y1, jn, yn (libm; CUDA's and HIP's
 //   device libraries), with SciPy's values at 0, at the infinities, for x < 0 (Y: NaN) and for
 //   negative orders (J_-n = (-1)^n J_n, Y_-n = (-1)^n Y_n).
-// - I and K of real order nu >= 0 (i0 ... k1e are nu = 0 and 1): Temme's method as in
+// - i0, i0e, i1, i1e, k0, k0e, k1, k1e: Chebyshev expansions (below, with their sources).
+// - I and K of real order nu >= 0 (iv, kv): Temme's method as in
 //   Numerical Recipes' bessik (3rd ed., 6.6): mu = nu - round(nu) in [-1/2, 1/2]; K_mu and
 //   K_mu+1 from Temme's series for x < 2 (its gamma-function coefficients from the Taylor
 //   series of 1/Gamma(1 +- mu), A&S 6.1.34) or Steed's continued fraction CF2 for x >= 2 (which
@@ -174,6 +175,176 @@ XP_DEVICE double scale_exp(double v, double sx) {
   return v * h * h;
 }
 
+// I0, I1, K0 and K1 (and their scaled forms) as Chebyshev expansions, as Cephes computes them
+// (S. L. Moshier, "Methods and Programs for Mathematical Functions", 1989; the method is
+// Clenshaw's, "Chebyshev series for mathematical functions", 1962). The coefficients were made
+// for xp with mpmath by kernels/tools/bessel_cheb.py, which says which function of which
+// variable each expands; each macro is the Clenshaw recurrence, highest coefficient first.
+#define XP_CHEB(c) b2 = b1; b1 = b0; b0 = t2 * b1 - b2 + (c);
+#define XP_BESSEL_I0_SMALL \
+  XP_CHEB(-4.4153416464793393795e-18) XP_CHEB(3.3307945188222380978e-17) \
+  XP_CHEB(-2.4312798465479546936e-16) XP_CHEB(1.7153912855551330306e-15) \
+  XP_CHEB(-1.1685332877993451681e-14) XP_CHEB(7.6761854986049356169e-14) \
+  XP_CHEB(-4.8564467831119294609e-13) XP_CHEB(2.9550526631296398346e-12) \
+  XP_CHEB(-1.7268262914415557072e-11) XP_CHEB(9.6758090353732369122e-11) \
+  XP_CHEB(-5.1897956016352629067e-10) XP_CHEB(2.6598237246823866503e-9) \
+  XP_CHEB(-1.3000250099862480421e-8) XP_CHEB(6.0469950225419189493e-8) \
+  XP_CHEB(-2.6707938539406117339e-7) XP_CHEB(1.1173875391201037182e-6) \
+  XP_CHEB(-4.4167383584587505636e-6) XP_CHEB(0.000016448448070728897089) \
+  XP_CHEB(-0.00005754195010082103704) XP_CHEB(0.00018850288509584165573) \
+  XP_CHEB(-0.00057637557453858236588) XP_CHEB(0.0016394756169413357984) \
+  XP_CHEB(-0.0043243099950505759443) XP_CHEB(0.010546460394594998318) \
+  XP_CHEB(-0.023737414805899468816) XP_CHEB(0.049305284239670708488) \
+  XP_CHEB(-0.094901097048047644421) XP_CHEB(0.17162090152220877535) \
+  XP_CHEB(-0.30468267234319839868) XP_CHEB(0.676795274409476085)
+#define XP_BESSEL_I0_LARGE \
+  XP_CHEB(1.1936508908459820855e-18) XP_CHEB(9.9214754121736985989e-19) \
+  XP_CHEB(-7.2331804878747539546e-18) XP_CHEB(-4.8305044859441820713e-18) \
+  XP_CHEB(4.465621420296759999e-17) XP_CHEB(3.4612228676974610931e-17) \
+  XP_CHEB(-2.8276239805165834849e-16) XP_CHEB(-3.4254856196772191346e-16) \
+  XP_CHEB(1.7725601330565263836e-15) XP_CHEB(3.8116806693526224207e-15) \
+  XP_CHEB(-9.5548466988283076487e-15) XP_CHEB(-4.1505693472872220866e-14) \
+  XP_CHEB(1.5400862175214098269e-14) XP_CHEB(3.8527783827421427011e-13) \
+  XP_CHEB(7.1801244513836662337e-13) XP_CHEB(-1.7941785315068061178e-12) \
+  XP_CHEB(-1.3215811840447713119e-11) XP_CHEB(-3.1499165279632413645e-11) \
+  XP_CHEB(1.1889147107846438342e-11) XP_CHEB(4.9406023882249695891e-10) \
+  XP_CHEB(3.3962320257083863452e-9) XP_CHEB(2.2666689904981780646e-8) \
+  XP_CHEB(2.0489185894690637418e-7) XP_CHEB(2.891370520834756483e-6) \
+  XP_CHEB(0.000068897583469168239843) XP_CHEB(0.0033691164782556940899) \
+  XP_CHEB(0.80449041101410883161)
+#define XP_BESSEL_I1_SMALL \
+  XP_CHEB(-3.5415817725421362052e-19) XP_CHEB(2.7779141127610463705e-18) \
+  XP_CHEB(-2.1114212143581660782e-17) XP_CHEB(1.5536319577362004689e-16) \
+  XP_CHEB(-1.105596947735386308e-15) XP_CHEB(7.6006842947354069341e-15) \
+  XP_CHEB(-5.0421855047279116871e-14) XP_CHEB(3.2237933659455747098e-13) \
+  XP_CHEB(-1.9839743977649437152e-12) XP_CHEB(1.1736186298890901631e-11) \
+  XP_CHEB(-6.6634897235020277422e-11) XP_CHEB(3.625590281552117037e-10) \
+  XP_CHEB(-1.8872497517228292879e-9) XP_CHEB(9.3815373864957717839e-9) \
+  XP_CHEB(-4.4450591287963280807e-8) XP_CHEB(2.0032947535521352623e-7) \
+  XP_CHEB(-8.5687202646954547407e-7) XP_CHEB(3.4702513081376784767e-6) \
+  XP_CHEB(-0.000013273163656039435828) XP_CHEB(0.000047815651075500542264) \
+  XP_CHEB(-0.00016176081582589674559) XP_CHEB(0.0005122859561685757729) \
+  XP_CHEB(-0.001513572450631253149) XP_CHEB(0.0041564229443128881567) \
+  XP_CHEB(-0.010564084894626198156) XP_CHEB(0.024726449030626516828) \
+  XP_CHEB(-0.052945981208094991427) XP_CHEB(0.10264365868984709538) \
+  XP_CHEB(-0.17641651835783405515) XP_CHEB(0.25258718644363365482)
+#define XP_BESSEL_I1_LARGE \
+  XP_CHEB(-1.2421932751948909561e-18) XP_CHEB(-9.3141788673268833757e-19) \
+  XP_CHEB(7.5172963108421048054e-18) XP_CHEB(4.4143483230717079499e-18) \
+  XP_CHEB(-4.6503053684893583256e-17) XP_CHEB(-3.2095259219934239588e-17) \
+  XP_CHEB(2.9626289976459501391e-16) XP_CHEB(3.3082023109209282827e-16) \
+  XP_CHEB(-1.8803547755107824485e-15) XP_CHEB(-3.8144030724370078048e-15) \
+  XP_CHEB(1.0420276984128802764e-14) XP_CHEB(4.2724400167119513543e-14) \
+  XP_CHEB(-2.101541842772664313e-14) XP_CHEB(-4.0835511110921973182e-13) \
+  XP_CHEB(-7.1985517762459085121e-13) XP_CHEB(2.0356285441470895072e-12) \
+  XP_CHEB(1.4125807436613781332e-11) XP_CHEB(3.2526035830154882386e-11) \
+  XP_CHEB(-1.8974958123505412345e-11) XP_CHEB(-5.5897434621965838069e-10) \
+  XP_CHEB(-3.835380385964237022e-9) XP_CHEB(-2.6314688468895195068e-8) \
+  XP_CHEB(-2.5122362378702089253e-7) XP_CHEB(-3.8825648088776903935e-6) \
+  XP_CHEB(-0.00011058893876262371629) XP_CHEB(-0.0097610974913614684078) \
+  XP_CHEB(0.77857623501828012047)
+#define XP_BESSEL_K0_SMALL \
+  XP_CHEB(1.3744654358807508969e-16) XP_CHEB(4.2598161427910825765e-14) \
+  XP_CHEB(1.0349695257633624585e-11) XP_CHEB(1.904516377220208859e-9) \
+  XP_CHEB(2.5347910790261494573e-7) XP_CHEB(0.000022862121031194517861) \
+  XP_CHEB(0.0012646154114469259234) XP_CHEB(0.035979936515361501627) \
+  XP_CHEB(0.34428989992462848689) XP_CHEB(-0.53532739323390276872)
+#define XP_BESSEL_K0_LARGE \
+  XP_CHEB(5.300433771177335771e-18) XP_CHEB(-1.6475805939842632815e-17) \
+  XP_CHEB(5.2103917776435541125e-17) XP_CHEB(-1.6782311257549006383e-16) \
+  XP_CHEB(5.5120559994043333649e-16) XP_CHEB(-1.8485933779209071694e-15) \
+  XP_CHEB(6.3400764762766459661e-15) XP_CHEB(-2.2275133267462963604e-14) \
+  XP_CHEB(8.0328907750683743694e-14) XP_CHEB(-2.9800969231481783548e-13) \
+  XP_CHEB(1.1403405882073442347e-12) XP_CHEB(-4.5145978833745191751e-12) \
+  XP_CHEB(1.855949114954926555e-11) XP_CHEB(-7.9574892444773970377e-11) \
+  XP_CHEB(3.5773972814003284472e-10) XP_CHEB(-1.6975345093890615156e-9) \
+  XP_CHEB(8.5740340174142260858e-9) XP_CHEB(-4.6604898976879476656e-8) \
+  XP_CHEB(2.7668136394450150761e-7) XP_CHEB(-1.8317555227191194848e-6) \
+  XP_CHEB(0.000013949813718876499364) XP_CHEB(-0.00012849549581627802638) \
+  XP_CHEB(0.0015698838857300533749) XP_CHEB(-0.031448101311964500543) \
+  XP_CHEB(2.4403030820659554547)
+#define XP_BESSEL_K1_SMALL \
+  XP_CHEB(-7.0238634793862875972e-18) XP_CHEB(-2.4274498505193659339e-15) \
+  XP_CHEB(-6.6669016941993290061e-13) XP_CHEB(-1.4114883926335277611e-10) \
+  XP_CHEB(-2.2133876307347258558e-8) XP_CHEB(-2.433406141565968235e-6) \
+  XP_CHEB(-0.0001730288957513052063) XP_CHEB(-0.0069757238596398643502) \
+  XP_CHEB(-0.12261118082265714823) XP_CHEB(-0.35315596077654487567) \
+  XP_CHEB(1.5253002273389477705)
+#define XP_BESSEL_K1_LARGE \
+  XP_CHEB(-5.7567444820733024503e-18) XP_CHEB(1.7940510478863572914e-17) \
+  XP_CHEB(-5.6894628491936483743e-17) XP_CHEB(1.8380935752430454256e-16) \
+  XP_CHEB(-6.0570472706430178228e-16) XP_CHEB(2.0387031662398608799e-15) \
+  XP_CHEB(-7.0198370892147688513e-15) XP_CHEB(2.4771544242195986813e-14) \
+  XP_CHEB(-8.9767051820101460692e-14) XP_CHEB(3.3484196660522431201e-13) \
+  XP_CHEB(-1.2891739609498229352e-12) XP_CHEB(5.1396396734823435404e-12) \
+  XP_CHEB(-2.1299678384277910216e-11) XP_CHEB(9.2183151876053141258e-11) \
+  XP_CHEB(-4.1903547593419255842e-10) XP_CHEB(2.0150497551970346161e-9) \
+  XP_CHEB(-1.0345762465678097027e-8) XP_CHEB(5.7410841254500492923e-8) \
+  XP_CHEB(-3.5019606030878125421e-7) XP_CHEB(2.4064849478372171171e-6) \
+  XP_CHEB(-0.0000193619797416608296) XP_CHEB(0.00019521551847135163111) \
+  XP_CHEB(-0.0028578168596227793868) XP_CHEB(0.10392373657681723844) \
+  XP_CHEB(2.7206261904844426694)
+
+// out = c0/2 + sum c_k T_k(t), the terms in TERMS.
+#define XP_CLENSHAW(out, t, TERMS)  \
+  {                                  \
+    const double t2 = 2.0 * (t);     \
+    double b0 = 0.0, b1 = 0.0, b2 = 0.0; \
+    TERMS                            \
+    out = 0.5 * (b0 - b2);           \
+  }
+
+// e^-|x| I0(x), x finite.
+XP_DEVICE double i0e_cheb(double x) {
+  x = xp::fabs(x);
+  double r;
+  if (x <= 8.0) {
+    XP_CLENSHAW(r, x * 0.25 - 1.0, XP_BESSEL_I0_SMALL)
+    return r;
+  }
+  XP_CLENSHAW(r, 16.0 / x - 1.0, XP_BESSEL_I0_LARGE)
+  return r / xp::sqrt(x);
+}
+// e^-|x| I1(x), x finite.
+XP_DEVICE double i1e_cheb(double x) {
+  const double z = xp::fabs(x);
+  double r;
+  if (z <= 8.0) {
+    XP_CLENSHAW(r, z * 0.25 - 1.0, XP_BESSEL_I1_SMALL)
+    r *= z;
+  } else {
+    XP_CLENSHAW(r, 16.0 / z - 1.0, XP_BESSEL_I1_LARGE)
+    r /= xp::sqrt(z);
+  }
+  return x < 0 ? -r : r;
+}
+// K0(x) (scaled: e^x K0(x)), x > 0 finite.
+XP_DEVICE double k0_cheb(double x, bool scaled) {
+  double r;
+  if (x <= 2.0) {
+    XP_CLENSHAW(r, 0.5 * x * x - 1.0, XP_BESSEL_K0_SMALL)
+    const double ex = xp::exp(x);
+    const double k = r - xp::log(0.5 * x) * (i0e_cheb(x) * ex);
+    return scaled ? k * ex : k;
+  }
+  XP_CLENSHAW(r, 4.0 / x - 1.0, XP_BESSEL_K0_LARGE)
+  const double ke = r / xp::sqrt(x);
+  return scaled ? ke : scale_exp(ke, -x);
+}
+// K1(x) (scaled: e^x K1(x)), x > 0 finite.
+XP_DEVICE double k1_cheb(double x, bool scaled) {
+  double r;
+  if (x <= 2.0) {
+    XP_CLENSHAW(r, 0.5 * x * x - 1.0, XP_BESSEL_K1_SMALL)
+    const double ex = xp::exp(x);
+    const double k = xp::log(0.5 * x) * (i1e_cheb(x) * ex) + r / x;
+    return scaled ? k * ex : k;
+  }
+  XP_CLENSHAW(r, 4.0 / x - 1.0, XP_BESSEL_K1_LARGE)
+  const double ke = r / xp::sqrt(x);
+  return scaled ? ke : scale_exp(ke, -x);
+}
+
 // I_v(x) (scaled: e^-|x| I_v(x)) for real v.
 XP_DEVICE double iv_impl(double v, double x, bool scaled) {
   if (xp::isnan(v) || xp::isnan(x)) return nan();
@@ -224,20 +395,55 @@ XP_DEVICE double kv_impl(double v, double x, bool scaled) {
 }
 XP_DEVICE double iv(double v, double x) { return iv_impl(v, x, false); }
 XP_DEVICE double kv(double v, double x) { return kv_impl(v, x, false); }
-XP_DEVICE double i0(double x) { return iv_impl(0.0, x, false); }
-XP_DEVICE double i0e(double x) { return iv_impl(0.0, x, true); }
+// SciPy's i0 and i1 are NaN at the infinities (their scaled forms 0).
+XP_DEVICE double i0(double x) {
+  if (xp::isnan(x)) return x;
+  if (xp::isinf(x)) return nan();
+  return scale_exp(i0e_cheb(x), xp::fabs(x));
+}
+XP_DEVICE double i0e(double x) {
+  if (xp::isnan(x)) return x;
+  if (xp::isinf(x)) return 0.0;
+  return i0e_cheb(x);
+}
 XP_DEVICE double i1(double x) {
-  if (x == 0) return x;
-  return iv_impl(1.0, x, false);
+  if (xp::isnan(x) || x == 0) return x;
+  if (xp::isinf(x)) return nan();
+  return scale_exp(i1e_cheb(x), xp::fabs(x));
 }
 XP_DEVICE double i1e(double x) {
-  if (x == 0) return x;
-  return iv_impl(1.0, x, true);
+  if (xp::isnan(x) || x == 0) return x;
+  if (xp::isinf(x)) return x > 0 ? 0.0 : -0.0;
+  return i1e_cheb(x);
 }
-XP_DEVICE double k0(double x) { return kv_impl(0.0, x, false); }
-XP_DEVICE double k0e(double x) { return kv_impl(0.0, x, true); }
-XP_DEVICE double k1(double x) { return kv_impl(1.0, x, false); }
-XP_DEVICE double k1e(double x) { return kv_impl(1.0, x, true); }
+XP_DEVICE double k_special(double x, bool& done) {
+  done = true;
+  if (xp::isnan(x) || x < 0) return nan();
+  if (x == 0) return inf();
+  if (xp::isinf(x)) return 0.0;
+  done = false;
+  return 0.0;
+}
+XP_DEVICE double k0(double x) {
+  bool done;
+  const double s = k_special(x, done);
+  return done ? s : k0_cheb(x, false);
+}
+XP_DEVICE double k0e(double x) {
+  bool done;
+  const double s = k_special(x, done);
+  return done ? s : k0_cheb(x, true);
+}
+XP_DEVICE double k1(double x) {
+  bool done;
+  const double s = k_special(x, done);
+  return done ? s : k1_cheb(x, false);
+}
+XP_DEVICE double k1e(double x) {
+  bool done;
+  const double s = k_special(x, done);
+  return done ? s : k1_cheb(x, true);
+}
 
 }  // namespace sp
 }  // namespace xp
