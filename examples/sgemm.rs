@@ -74,12 +74,8 @@ fn sgemm(kernel: &RawKernel, cfg: &Config, a: &Array, b: &Array) -> xp::Result<A
     let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
     let c = xp::empty(&[m, n], DType::F32)?;
     let grid = ((n as u32).div_ceil(cfg.blk_n), (m as u32).div_ceil(cfg.blk_m));
-    let args = [m, n, k].map(|v| LaunchArg::I32(v as i32));
-    kernel.launch(
-        grid,
-        (cfg.dim_x, cfg.dim_y),
-        &[&args[..], &[LaunchArg::Array(&a), LaunchArg::Array(&b), LaunchArg::Array(&c)]].concat(),
-    )?;
+    let [mi, ni, ki] = [m, n, k].map(|v| LaunchArg::I32(v as i32));
+    kernel.launch(grid, (cfg.dim_x, cfg.dim_y), &[mi, ni, ki, a.into(), b.into(), (&c).into()])?;
     Ok(c)
 }
 
