@@ -93,10 +93,9 @@ fn main() -> xp::Result<()> {
         xp::random::seed(3u64);
         let (x_train, y_train) = blobs(num, dim)?;
         let (x_test, y_test) = blobs(100, dim)?;
-        let means = xp::stack(
-            &[&xp::random::normal(1.0, 1.0, &[dim], DType::F64)?, &xp::random::normal(-1.0, 1.0, &[dim], DType::F64)?],
-            0,
-        )?;
+        let mean1 = xp::random::normal(1.0, 1.0, &[dim], DType::F64)?;
+        let mean2 = xp::random::normal(-1.0, 1.0, &[dim], DType::F64)?;
+        let means = xp::stack(&[&mean1, &mean2], 0)?;
         let covariances = xp::random::rand(&[2, dim])?;
         println!("Running on {} ({} training samples)...", d.label(), 2 * num);
 
