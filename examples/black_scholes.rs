@@ -115,7 +115,9 @@ fn main() -> xp::Result<()> {
             ("put", &put1, &put_cpu),
             ("put", &out2[1], &put_cpu),
         ] {
-            if !xp::allclose(got, want, 1e-7, 0.0, false)? {
+            // A billionth of a unit of price: the difference of two nearly equal terms
+            // leaves far-out-of-the-money prices with no relative accuracy.
+            if !xp::allclose(got, want, 1e-7, 1e-9, false)? {
                 return Err(Error::value(
                     "black_scholes",
                     format!("the device's {name} prices differ from the host's"),
