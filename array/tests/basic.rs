@@ -136,3 +136,71 @@ fn a_host_read_waits_for_the_streams_that_wrote_the_array() {
     assert!(b.to_vec::<f32>().unwrap().iter().all(|&v| v == 3.0));
     assert_eq!(product.shape(), &[512, 512]);
 }
+
+/// `get_array_module`'s namespace: `xp.sum(data**2)`, `xp.mean(data)`, ufuncs, reductions,
+/// manipulation, creation and the sub-namespaces give what the `Array` methods and free
+/// functions give.
+#[test]
+fn array_module_namespace_forwards_to_the_functions() {
+    let d = cpu();
+    with_device(&d, || {
+        let data = Array::from_slice(&[1.0f64, -2.0, 3.0, 4.0, -5.0, 6.0], &[2, 3]).unwrap();
+        let xp = get_array_module(&[&data]).unwrap();
+        assert_eq!(xp.sum(&data.pow(2).unwrap(), None, false).unwrap().item::<f64>().unwrap(), 91.0);
+        assert_eq!(xp.mean(&data, None, false).unwrap().item::<f64>().unwrap(), 7.0 / 6.0);
+        assert_eq!(xp.sum(&data, Some(&[1]), true).unwrap().to_vec::<f64>().unwrap(), [2.0, 5.0]);
+        assert_eq!(xp.max(&data, Some(&[0]), false).unwrap().to_vec::<f64>().unwrap(), [4.0, -2.0, 6.0]);
+        assert_eq!(xp.argmax(&data, Some(1)).unwrap().to_vec::<i64>().unwrap(), [2, 2]);
+        assert_eq!(xp.argmin(&data, None).unwrap().item::<i64>().unwrap(), 4);
+        assert_eq!(xp.prod(&data, None, false).unwrap().item::<f64>().unwrap(), 720.0);
+        assert_eq!(
+            xp.var(&data, None, 0, false).unwrap().item::<f64>().unwrap(),
+            data.var(None, 0, false).unwrap().item::<f64>().unwrap()
+        );
+        assert!(xp.any(&data.lt(0.0).unwrap(), None, false).unwrap().item::<bool>().unwrap());
+        assert!(!xp.all(&data.lt(0.0).unwrap(), None, false).unwrap().item::<bool>().unwrap());
+        assert_eq!(xp.abs(&data).unwrap().to_vec::<f64>().unwrap(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(xp.sqrt(&xp.abs(&data).unwrap()).unwrap().to_vec::<f64>().unwrap()[3], 2.0);
+        assert_eq!(xp.maximum(&data, 0.0).unwrap().to_vec::<f64>().unwrap(), [1.0, 0.0, 3.0, 4.0, 0.0, 6.0]);
+        assert_eq!(xp.minimum(2.0, &data).unwrap().to_vec::<f64>().unwrap(), [1.0, -2.0, 2.0, 2.0, -5.0, 2.0]);
+        let w = xp.where_(&data.gt(0.0).unwrap(), &data, -1.0).unwrap();
+        assert_eq!(w.to_vec::<f64>().unwrap(), [1.0, -1.0, 3.0, 4.0, -1.0, 6.0]);
+        assert_eq!(xp.clip(&data, -1.0, 1.0).unwrap().to_vec::<f64>().unwrap(), [1.0, -1.0, 1.0, 1.0, -1.0, 1.0]);
+        // Manipulation.
+        assert_eq!(xp.reshape(&data, &[3, -1]).unwrap().shape(), [3, 2]);
+        assert_eq!(
+            xp.transpose(&data, None).unwrap().copy().unwrap().to_vec::<f64>().unwrap(),
+            [1.0, 4.0, -2.0, -5.0, 3.0, 6.0]
+        );
+        assert_eq!(xp.concatenate(&[&data, &data], 0).unwrap().shape(), [4, 3]);
+        assert_eq!(xp.stack(&[&data, &data], 1).unwrap().shape(), [2, 2, 3]);
+        assert_eq!(xp.vstack(&[&data, &data]).unwrap().shape(), [4, 3]);
+        assert_eq!(xp.expand_dims(&data, 1).unwrap().shape(), [2, 1, 3]);
+        assert_eq!(xp.broadcast_to(&data, &[4, 2, 3]).unwrap().shape(), [4, 2, 3]);
+        assert_eq!(xp.repeat(&data, 2, Some(0)).unwrap().shape(), [4, 3]);
+        // Creation on the module's device.
+        let z = xp.zeros_like(&data).unwrap();
+        assert_eq!((z.shape(), z.dtype()), (&[2usize, 3][..], DType::F64));
+        assert_eq!(xp.ones_like(&data).unwrap().to_vec::<f64>().unwrap(), [1.0; 6]);
+        assert_eq!(xp.full_like(&data, 7).unwrap().to_vec::<f64>().unwrap(), [7.0; 6]);
+        assert_eq!(xp.eye(2, None, 0, DType::F32).unwrap().to_vec::<f32>().unwrap(), [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(xp.count_nonzero(&data.gt(0.0).unwrap(), None).unwrap().item::<i64>().unwrap(), 4);
+        // Products and sub-namespaces.
+        let a = xp.asarray(&[4.0f64, 1.0, 2.0, 3.0], &[2, 2]).unwrap();
+        assert_eq!(xp.dot(&a, &a).unwrap().to_vec::<f64>().unwrap(), [18.0, 7.0, 14.0, 11.0]);
+        let x = xp.linalg().solve(&a, &xp.asarray(&[9.0f64, 13.0], &[2]).unwrap()).unwrap().to_vec::<f64>().unwrap();
+        assert!((x[0] - 1.4).abs() < 1e-12 && (x[1] - 3.4).abs() < 1e-12, "{x:?}");
+        assert!((xp.linalg().det(&a).unwrap().item::<f64>().unwrap() - 10.0).abs() < 1e-12);
+        let n = xp.linalg().norm(&data, None, Some(&[1]), false).unwrap().to_vec::<f64>().unwrap();
+        assert!((n[0] - 14f64.sqrt()).abs() < 1e-12 && (n[1] - 77f64.sqrt()).abs() < 1e-12);
+        let f = xp.fft().fft(&xp.asarray(&[1.0f64, 0.0, 0.0, 0.0], &[4]).unwrap(), None, -1, None).unwrap();
+        assert_eq!(f.real().copy().unwrap().to_vec::<f64>().unwrap(), [1.0; 4]);
+        assert_eq!(xp.fft().fftfreq(4, 1.0).unwrap().to_vec::<f64>().unwrap(), [0.0, 0.25, -0.5, -0.25]);
+        xp.random().seed(5u64);
+        let r = xp.random().uniform(2.0, 3.0, &[100], DType::F32).unwrap();
+        assert_eq!(r.device().label(), "cpu");
+        assert!(r.to_vec::<f32>().unwrap().iter().all(|v| (2.0..3.0).contains(v)));
+        let p = xp.random().permutation(10).unwrap();
+        assert_eq!(xp.sort(&p, None).unwrap().to_vec::<i64>().unwrap(), (0..10).collect::<Vec<i64>>());
+    });
+}

@@ -160,3 +160,40 @@ fn user_kernels_and_sparse_refuse_two_devices() {
         Err(Error::DeviceMismatch { .. })
     ));
 }
+
+/// An `ArrayModule` takes only arrays of its own device: another device's is a
+/// `DeviceMismatch` naming the op and both devices (as CuPy, nothing is moved); creation and
+/// random draws land on the module's device whatever device is current.
+#[test]
+fn array_module_refuses_arrays_of_another_device() {
+    let (cpu, other) = devices();
+    let xp = xp_array::ArrayModule::of(cpu.clone());
+    let (here, there) = (f32s(&cpu, &[2, 2]), f32s(&other, &[2, 2]));
+    let named = |r: xp_array::Result<Array>, op: &str| match r {
+        Err(e @ Error::DeviceMismatch { .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains(op) && msg.contains("cpu") && msg.contains(&other.label()), "{msg}");
+        }
+        r => panic!("{op}: {:?}", r.map(|a| a.shape().to_vec())),
+    };
+    named(xp.sum(&there, None, false), "sum");
+    named(xp.sin(&there), "sin");
+    named(xp.maximum(&here, &there), "maximum");
+    named(xp.maximum(&there, 1.0), "maximum");
+    named(xp.where_(&here.gt(1.0).unwrap(), &there, 0.0), "where");
+    named(xp.concatenate(&[&here, &there], 0), "concatenate");
+    named(xp.dot(&here, &there), "dot");
+    named(xp.zeros_like(&there), "zeros_like");
+    named(xp.argmax(&there, None), "argmax");
+    named(xp.reshape(&there, &[4]), "reshape");
+    named(xp.linalg().inv(&there), "linalg.inv");
+    named(xp.linalg().solve(&here, &there), "linalg.solve");
+    named(xp.fft().fft(&there, None, -1, None), "fft.fft");
+    // Its own arrays work, and what it creates is on its device even with another current.
+    assert_eq!(xp.sum(&here, None, false).unwrap().item::<f32>().unwrap(), 10.0);
+    xp_array::with_device(&other, || {
+        assert_eq!(xp.zeros(&[2], DType::F32).unwrap().device().label(), "cpu");
+        assert_eq!(xp.eye(2, None, 0, DType::F32).unwrap().device().label(), "cpu");
+        assert_eq!(xp.random().rand(&[3]).unwrap().device().label(), "cpu");
+    });
+}

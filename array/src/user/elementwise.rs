@@ -166,7 +166,9 @@ impl ElementwiseKernel {
         })
     }
 
-    /// The same kernel with `preamble` (helper functions, `#define`s) put before it.
+    /// The same kernel with `preamble` (helper functions, `#define`s) put before it. The
+    /// parameters' type placeholders are typedefs there, as in CuPy: a helper may be written
+    /// `__device__ T f(T x)` for the dtype bound at the call.
     pub fn with_preamble(mut self, preamble: &str) -> ElementwiseKernel {
         self.preamble = preamble.to_string();
         self.id = next_id();
@@ -402,7 +404,8 @@ impl ElementwiseKernel {
     fn spec(&self, parts: &SpecParts<'_>, layout: KLayout, index: IndexWidth) -> ElementwiseSpec {
         let mut body = String::from("{\n");
         let params = self.in_params.iter().zip(parts.in_dt).chain(self.out_params.iter().zip(parts.out_dt));
-        body.push_str(&typedefs(params));
+        let td = typedefs(params);
+        body.push_str(&td);
         for (slot, (p, &d)) in self.in_params.iter().zip(parts.in_dt).enumerate() {
             let c = d.c_name();
             if p.raw {
@@ -430,7 +433,16 @@ impl ElementwiseKernel {
             inputs: parts.ops.to_vec(),
             outputs: parts.out_ops.to_vec(),
             body,
-            preamble: self.preamble.clone(),
+            // The type placeholders are typedefs ahead of the preamble too, as in CuPy, so a
+            // helper there can be written `T f(T x)`.
+            preamble: {
+                let math = super::cuda_math_for_cpu(&[&self.operation, &self.preamble]);
+                if self.preamble.is_empty() {
+                    math
+                } else {
+                    format!("{math}{td}{}", self.preamble)
+                }
+            },
             layout,
             index,
             fast: None,

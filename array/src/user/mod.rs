@@ -70,6 +70,30 @@ pub use params::{parse_params, Param, ParamType};
 pub use raw::{LaunchArg, RawKernel, RawModule};
 pub use reduction::ReductionKernel;
 
+/// The names of CUDA's device math functions that the host C++ compiler lacks.
+const CUDA_ONLY_MATH: [&str; 4] = ["erfinv", "erfcinv", "normcdf", "normcdfinv"];
+
+/// CUDA's inverse error functions and normal distribution (`erfinv`, `erfcinv`, `normcdf`,
+/// `normcdfinv`, with their `f` forms and float overloads), defined for the CPU backend when
+/// any of `texts` names one, so that a user kernel calling them compiles on every backend:
+/// NVRTC and hiprtc have them built in, and on the CPU they are the library's own
+/// (`xp_special.h`: Giles' estimate refined by Halley steps, to double precision).
+pub(crate) fn cuda_math_for_cpu(texts: &[&str]) -> String {
+    if !texts.iter().any(|t| CUDA_ONLY_MATH.iter().any(|f| t.contains(f))) {
+        return String::new();
+    }
+    let mut s = format!("#if defined(XP_CPU)\n{}\n", xp_kernels::ops::special::PREAMBLE);
+    for (name, sp) in [("erfinv", "erfinv"), ("erfcinv", "erfcinv"), ("normcdf", "ndtr"), ("normcdfinv", "ndtri")] {
+        s.push_str(&format!(
+            "inline double {name}(double x) {{ return xp::sp::{sp}(x); }}\n\
+             inline float {name}(float x) {{ return (float)xp::sp::{sp}((double)x); }}\n\
+             inline float {name}f(float x) {{ return (float)xp::sp::{sp}((double)x); }}\n"
+        ));
+    }
+    s.push_str("#endif\n");
+    s
+}
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 fn next_id() -> u64 {

@@ -179,7 +179,11 @@ impl ModuleSource {
             return Ok(Arc::clone(m));
         }
         let name = self.names.first().cloned().unwrap_or_else(|| "module".into());
-        let m = device.compile(&KernelSource::new(name, self.code.clone()), &self.options)?;
+        // The functions CUDA has built in and the host compiler lacks, ahead of the source;
+        // `#line 1` keeps the compiler's line numbers those of the user's source.
+        let math = super::cuda_math_for_cpu(&[&self.code]);
+        let code = if math.is_empty() { self.code.clone() } else { format!("{math}#line 1\n{}", self.code) };
+        let m = device.compile(&KernelSource::new(name, code), &self.options)?;
         self.compiled.lock().insert(id, Arc::clone(&m));
         Ok(m)
     }

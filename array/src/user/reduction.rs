@@ -77,7 +77,8 @@ impl ReductionKernel {
         })
     }
 
-    /// The same kernel with `preamble` put before it.
+    /// The same kernel with `preamble` put before it; the type placeholders are typedefs
+    /// there, as in CuPy.
     pub fn with_preamble(mut self, preamble: &str) -> ReductionKernel {
         self.preamble = preamble.to_string();
         self.id = next_id();
@@ -102,7 +103,12 @@ impl ReductionKernel {
         let hash = fnv64(&tag);
         let map_fn = format!("xp_user_map_{hash:016x}");
         let td = typedefs([(&self.in_param, &in_dt), (&self.out_param, &out_dt)].into_iter()).replace('\n', " ");
-        let mut preamble = self.preamble.clone();
+        // The placeholders are typedefs ahead of the user's preamble too, as in CuPy.
+        let mut preamble =
+            super::cuda_math_for_cpu(&[&self.map_expr, &self.reduce_expr, &self.post_map_expr, &self.preamble]);
+        if !self.preamble.is_empty() {
+            let _ = write!(preamble, "{td}\n{}", self.preamble);
+        }
         let _ = write!(
             preamble,
             "\n#ifndef XP_USER_MAP_{hash:016x}\n#define XP_USER_MAP_{hash:016x} 1\n\

@@ -437,6 +437,79 @@ pub fn bad_input(d: &Arc<dyn DynDevice>) {
     });
 }
 
+/// The type placeholders are typedefs in a kernel's preamble too, as in CuPy: a helper written
+/// `T f(T x)` serves every dtype the kernel is called with (here float32 and float64 from one
+/// kernel), in an `ElementwiseKernel` and a `ReductionKernel`.
+pub fn preamble_type_placeholders(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let k = ElementwiseKernel::new("T x", "T y", "y = halve_and_cube(x)", "preamble_t")
+            .unwrap()
+            .with_preamble("__device__ inline T halve_and_cube(T v) { const T h = v / 2; return h * h * h; }");
+        let x = arange_f32(6);
+        assert_eq!(f32s(&k.call(&[(&x).into()]).unwrap()), [0.0, 0.125, 1.0, 3.375, 8.0, 15.625]);
+        let x64 = x.astype(DType::F64).unwrap();
+        let y = k.call(&[(&x64).into()]).unwrap();
+        assert_eq!(y.dtype(), DType::F64);
+        // 1/3 is not a float32: the float64 helper kept float64's precision.
+        let third = k.call(&[(&Array::from_slice(&[2.0f64 / 3.0], &[1]).unwrap()).into()]).unwrap();
+        let t = 1.0f64 / 3.0;
+        assert_eq!(third.to_vec::<f64>().unwrap()[0], t * t * t);
+        assert_eq!(y.to_vec::<f64>().unwrap()[5], 15.625);
+        let r = ReductionKernel::new("T x", "T y", "sq(x)", "a + b", "y = a", "0", "preamble_t_sum")
+            .unwrap()
+            .with_preamble("__device__ inline T sq(T v) { return v * v; }");
+        assert_eq!(r.call(&arange_f32(10), None, false).unwrap().item::<f32>().unwrap(), 285.0);
+        assert_eq!(
+            r.call(&arange_f32(10).astype(DType::F64).unwrap(), None, false).unwrap().item::<f64>().unwrap(),
+            285.0
+        );
+    });
+}
+
+/// CUDA's `erfcinv`, `erfinv`, `normcdf` and `normcdfinv` (and their `f` forms) in user
+/// kernels on every backend: built in on GPUs, the library's own on the CPU.
+pub fn cuda_math_functions(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let qs = [0.001f64, 0.25, 0.5, 1.0, 1.5, 1.999];
+        let q = Array::from_slice(&qs, &[qs.len()]).unwrap();
+        let k = ElementwiseKernel::new(
+            "T q",
+            "T z, T e, T p",
+            "z = erfcinv(q); e = erfinv(q - 1); p = normcdf(normcdfinv(q / 2))",
+            "inverse_erf",
+        )
+        .unwrap();
+        let out = k.call_all(&[(&q).into()]).unwrap();
+        let (z, e, p) =
+            (out[0].to_vec::<f64>().unwrap(), out[1].to_vec::<f64>().unwrap(), out[2].to_vec::<f64>().unwrap());
+        // erfc(erfcinv(q)) = q; erfinv(q - 1) = -erfcinv(q); normcdf inverts normcdfinv.
+        let erfc = xp_array::special::erfc(&out[0]).unwrap().to_vec::<f64>().unwrap();
+        for i in 0..qs.len() {
+            assert!((erfc[i] - qs[i]).abs() <= 1e-14 * qs[i], "erfc(erfcinv({})) = {}", qs[i], erfc[i]);
+            assert!(
+                (e[i] + z[i]).abs() <= 1e-12 * (1.0 + z[i].abs()),
+                "erfinv({}) = {}, erfcinv = {}",
+                qs[i] - 1.0,
+                e[i],
+                z[i]
+            );
+            assert!((p[i] - qs[i] / 2.0).abs() <= 1e-14, "normcdf(normcdfinv({})) = {}", qs[i] / 2.0, p[i]);
+        }
+        assert_eq!(z[3], 0.0);
+        let kf =
+            ElementwiseKernel::new("float32 q", "float32 z", "z = erfcinvf(q) + erfcinv(q)", "inverse_erf_f").unwrap();
+        let zf = kf.call(&[(&q.astype(DType::F32).unwrap()).into()]).unwrap().to_vec::<f32>().unwrap();
+        assert!((zf[1] - 2.0 * z[1] as f32).abs() < 1e-5, "{zf:?}");
+        let raw = RawKernel::new(
+            "extern \"C\" __global__ void raw_erfcinv(double* x) { x[threadIdx.x] = erfcinv(x[threadIdx.x]); }",
+            "raw_erfcinv",
+        );
+        let x = q.copy().unwrap();
+        raw.launch(1, qs.len() as u32, &[(&x).into()]).unwrap();
+        assert_eq!(x.to_vec::<f64>().unwrap(), z);
+    });
+}
+
 /// Every check of this module, each as its own `#[test]` named after it that runs
 /// `$run(name, check)` (`device_tests!`, `../device_tests/mod.rs`), for a test crate that mounts
 /// this module at its root as `user_kernel_checks`. A new check goes in this list, and nowhere
@@ -455,6 +528,8 @@ macro_rules! user_kernel_tests {
             fused,
             fused_negative_on_bool,
             bad_input,
+            preamble_type_placeholders,
+            cuda_math_functions,
         ]);
     };
 }
