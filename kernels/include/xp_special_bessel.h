@@ -2,9 +2,12 @@
 // k1, k1e, iv, kv) in the kernel dialect. Emitted after xp_special.h and xp_special_gamma.h.
 //
 // Algorithms:
-// - J and Y of integer order: the platform's j0, j1, y0, y1, jn, yn (libm; CUDA's and HIP's
-//   device libraries), with SciPy's values at 0, at the infinities, for x < 0 (Y: NaN) and for
-//   negative orders (J_-n = (-1)^n J_n, Y_-n = (-1)^n Y_n).
+// - J and Y of integer order: below x = 8 the platform's j0, j1, y0, y1, jn, yn (libm; CUDA's
+//   and HIP's device libraries); from 8 on Hankel's form for orders 0 and 1 (below), forward
+//   recurrence from them for Y of higher orders, and on GPUs Miller's backward recurrence for J
+//   of orders below x (the CPU's libm jn is kept: it is within a few ulp); SciPy's values at 0,
+//   at the infinities, for x < 0 (Y: NaN) and for negative orders (J_-n = (-1)^n J_n,
+//   Y_-n = (-1)^n Y_n).
 // - i0, i0e, i1, i1e, k0, k0e, k1, k1e: Chebyshev expansions (below, with their sources).
 // - I and K of real order nu >= 0 (iv, kv): Temme's method as in
 //   Numerical Recipes' bessik (3rd ed., 6.6): mu = nu - round(nu) in [-1/2, 1/2]; K_mu and
@@ -19,161 +22,6 @@
 
 namespace xp {
 namespace sp {
-
-XP_DEVICE double j0(double x) {
-  if (xp::isnan(x)) return x;
-  if (xp::isinf(x)) return nan();
-  return ::j0(x);
-}
-XP_DEVICE double j1(double x) {
-  if (xp::isnan(x)) return x;
-  if (xp::isinf(x)) return nan();
-  if (x == 0) return x;
-  return ::j1(x);
-}
-XP_DEVICE double y0(double x) {
-  if (xp::isnan(x) || x < 0 || xp::isinf(x)) return nan();
-  if (x == 0) return -inf();
-  return ::y0(x);
-}
-XP_DEVICE double y1(double x) {
-  if (xp::isnan(x) || x < 0 || xp::isinf(x)) return nan();
-  if (x == 0) return -inf();
-  return ::y1(x);
-}
-// J_n(x) for integer n (a double holding one).
-XP_SP_OUTLINE double jn_int(double n, double x) {
-  if (xp::isnan(n) || xp::isnan(x)) return nan();
-  if (xp::isinf(x)) return nan();
-  if (n != xp::floor(n) || xp::fabs(n) > 2147483647.0) return nan();
-  const int k = (int)n;
-  if (k == 0) return j0(x);
-  if (x == 0) return 0.0;
-  if (k == 1) return ::j1(x);
-  if (k == -1) return -::j1(x);
-  return ::jn(k, x);
-}
-XP_SP_OUTLINE double yn_int(double n, double x) {
-  if (xp::isnan(n) || xp::isnan(x) || x < 0 || xp::isinf(x)) return nan();
-  n = xp::trunc(n);
-  if (xp::fabs(n) > 2147483647.0) return nan();
-  int k = (int)n;
-  double sg = 1.0;
-  if (k < 0) {
-    k = -k;
-    if (k & 1) sg = -1.0;
-  }
-  if (x == 0) return -sg * inf();
-  if (k == 0) return ::y0(x);
-  if (k == 1) return sg * ::y1(x);
-  return sg * ::yn(k, x);
-}
-
-// e^-x I_nu(x) and e^x K_nu(x), nu >= 0, x > 0 finite (Temme's method, NR's bessik).
-XP_SP_OUTLINE void bessik_scaled(double nu, double x, double& ri, double& rk) {
-  const int nl = (int)(nu + 0.5);
-  const double xmu = nu - nl, xmu2 = xmu * xmu;
-  const double xi = 1.0 / x, xi2 = 2.0 * xi;
-  // CF1: f = I'_nu / I_nu.
-  double h = nu * xi;
-  if (h < XP_SP_FPMIN) h = XP_SP_FPMIN;
-  double b = xi2 * nu, d = 0.0, c = h;
-  for (int i = 1; i < 100000; ++i) {
-    b += xi2;
-    d = 1.0 / (b + d);
-    c = b + 1.0 / c;
-    const double del = c * d;
-    h = del * h;
-    if (xp::fabs(del - 1.0) < XP_SP_EPS) break;
-  }
-  // Downward recurrence to mu from an arbitrary scale.
-  double ril = 1e-200, ripl = h * ril;
-  const double ril1 = ril;
-  double fact = nu * xi;
-  for (int l = nl; l >= 1; --l) {
-    const double ritemp = fact * ril + ripl;
-    fact -= xi;
-    ripl = fact * ritemp + ril;
-    ril = ritemp;
-  }
-  const double f = ripl / ril;
-  double rkmu, rk1;
-  if (x < 2.0) {
-    const double x2 = 0.5 * x, pimu = XP_SP_PI * xmu;
-    const double fct = xp::fabs(pimu) < 1e-15 ? 1.0 : pimu / xp::sin(pimu);
-    double dd = -xp::log(x2);
-    double e = xmu * dd;
-    const double fct2 = xp::fabs(e) < 1e-15 ? 1.0 : xp::sinh(e) / e;
-    // gam1 = (1/G(1-mu) - 1/G(1+mu)) / (2 mu), gam2 = (1/G(1-mu) + 1/G(1+mu)) / 2
-    const double gp = rgamma1p_g(xmu), gm = rgamma1p_g(-xmu);
-    const double gampl = 1.0 + xmu * gp;   // 1/Gamma(1 + mu)
-    const double gammi = 1.0 - xmu * gm;   // 1/Gamma(1 - mu)
-    const double gam1 = -0.5 * (gm + gp);  // (gammi - gampl) / (2 mu)
-    const double gam2 = 0.5 * (gammi + gampl);
-    double ff = fct * (gam1 * xp::cosh(e) + gam2 * fct2 * dd);
-    double sum = ff;
-    e = xp::exp(e);
-    double p = 0.5 * e / gampl;
-    double q = 0.5 / (e * gammi);
-    double cc = 1.0;
-    dd = x2 * x2;
-    double sum1 = p;
-    for (int i = 1; i < 10000; ++i) {
-      ff = (i * ff + p + q) / (i * (double)i - xmu2);
-      cc *= dd / i;
-      p /= (i - xmu);
-      q /= (i + xmu);
-      const double del = cc * ff;
-      sum += del;
-      const double del1 = cc * (p - i * ff);
-      sum1 += del1;
-      if (xp::fabs(del) < xp::fabs(sum) * XP_SP_EPS) break;
-    }
-    const double ex = xp::exp(x);
-    rkmu = sum * ex;
-    rk1 = sum1 * xi2 * ex;
-  } else {
-    double bb = 2.0 * (1.0 + x), dd = 1.0 / bb, hh = dd, delh = dd;
-    double q1 = 0.0, q2 = 1.0;
-    const double a1 = 0.25 - xmu2;
-    double q = a1, cc = a1, a = -a1;
-    double s = 1.0 + q * delh;
-    for (int i = 2; i < 100000; ++i) {
-      a -= 2 * (i - 1);
-      cc = -a * cc / i;
-      const double qnew = (q1 - bb * q2) / a;
-      q1 = q2;
-      q2 = qnew;
-      q += cc * qnew;
-      bb += 2.0;
-      dd = 1.0 / (bb + a * dd);
-      delh = (bb * dd - 1.0) * delh;
-      hh += delh;
-      const double dels = q * delh;
-      s += dels;
-      if (xp::fabs(dels / s) < XP_SP_EPS) break;
-    }
-    hh = a1 * hh;
-    rkmu = xp::sqrt(XP_SP_PI / (2.0 * x)) / s;
-    rk1 = rkmu * (xmu + x + 0.5 - hh) * xi;
-  }
-  const double rkmup = xmu * xi * rkmu - rk1;
-  const double rimu = xi / (f * rkmu - rkmup);
-  ri = (rimu * ril1) / ril;
-  for (int i = 1; i <= nl; ++i) {
-    const double rktemp = (xmu + i) * xi2 * rk1 + rkmu;
-    rkmu = rk1;
-    rk1 = rktemp;
-  }
-  rk = rkmu;
-}
-
-// e^(s x) v without overflowing early (s x may pass 709 while the product is finite).
-XP_DEVICE double scale_exp(double v, double sx) {
-  if (xp::fabs(sx) < 700.0) return v * xp::exp(sx);
-  const double h = xp::exp(0.5 * sx);
-  return v * h * h;
-}
 
 // I0, I1, K0 and K1 (and their scaled forms) as Chebyshev expansions, as Cephes computes them
 // (S. L. Moshier, "Methods and Programs for Mathematical Functions", 1989; the method is
@@ -293,6 +141,283 @@ XP_DEVICE double scale_exp(double v, double sx) {
     TERMS                            \
     out = 0.5 * (b0 - b2);           \
   }
+
+// J and Y of orders 0 and 1 for x >= 8 in Hankel's form: with the phase xi = x - pi/4 (order
+// 0) or x - 3 pi/4 (order 1), J = sqrt(2/(pi x)) (P cos xi - Q sin xi) and
+// Y = sqrt(2/(pi x)) (P sin xi + Q cos xi), where P and x Q are Chebyshev expansions in
+// 128/x^2 - 1 (made by kernels/tools/bessel_cheb.py). The phase is rounded to a double before
+// its sine and cosine are taken, as Cephes does: that rounding is the largest error of
+// SciPy's values, and sharing it keeps xp within a few ulp of them (the platforms' libraries
+// differ from SciPy by up to thousands of ulp past x = 8).
+#define XP_BESSEL_P0 \
+  XP_CHEB(-2.880866169482871202e-18) XP_CHEB(1.6305919233744184736e-17) \
+  XP_CHEB(-1.0011513723467785834e-16) XP_CHEB(6.7480722157338737041e-16) \
+  XP_CHEB(-5.0690340959352360775e-15) XP_CHEB(4.3265957431549405642e-14) \
+  XP_CHEB(-4.3045788699253912224e-13) XP_CHEB(5.1682623873491924622e-12) \
+  XP_CHEB(-7.864091377237069999e-11) XP_CHEB(1.6306464635151383095e-9) \
+  XP_CHEB(-5.170594537606097701e-8) XP_CHEB(3.0751847875194746219e-6) \
+  XP_CHEB(-0.00053652204681321174247) XP_CHEB(1.9989206986950373307)
+#define XP_BESSEL_XQ0 \
+  XP_CHEB(1.0473158973776097239e-18) XP_CHEB(-4.952892629886515942e-18) \
+  XP_CHEB(2.486595238939051547e-17) XP_CHEB(-1.334885217150251704e-16) \
+  XP_CHEB(7.7297031762426053902e-16) XP_CHEB(-4.8799441053120400078e-15) \
+  XP_CHEB(3.4041800321963688986e-14) XP_CHEB(-2.6690625482579415976e-13) \
+  XP_CHEB(2.404916100281365049e-12) XP_CHEB(-2.5653979367973077957e-11) \
+  XP_CHEB(3.3760975237349907551e-10) XP_CHEB(-5.8175327494930559835e-9) \
+  XP_CHEB(1.4377965798375193428e-7) XP_CHEB(-5.9315987288485178116e-6) \
+  XP_CHEB(0.00054708159540893196795) XP_CHEB(-0.24889367368539214559)
+#define XP_BESSEL_P1 \
+  XP_CHEB(3.0492991197665872261e-18) XP_CHEB(-1.7312313216116334973e-17) \
+  XP_CHEB(1.0667689114335412457e-16) XP_CHEB(-7.2211808422740179189e-16) \
+  XP_CHEB(5.4526748960447171683e-15) XP_CHEB(-4.6842237839904892216e-14) \
+  XP_CHEB(4.6991955152305423752e-13) XP_CHEB(-5.7048636403956447019e-12) \
+  XP_CHEB(8.8168986595823388985e-11) XP_CHEB(-1.8718907491063066087e-9) \
+  XP_CHEB(6.1776339606442985349e-8) XP_CHEB(-3.9872843004889085228e-6) \
+  XP_CHEB(0.00089898983308594085557) XP_CHEB(2.0018060817200273998)
+#define XP_BESSEL_XQ1 \
+  XP_CHEB(-1.1012617187879590425e-18) XP_CHEB(5.2192649196714082425e-18) \
+  XP_CHEB(-2.6267615898385291684e-17) XP_CHEB(1.4141084390211833283e-16) \
+  XP_CHEB(-8.2153180254585942908e-16) XP_CHEB(5.2066263662267071631e-15) \
+  XP_CHEB(-3.6490019160618377554e-14) XP_CHEB(2.8774212663332233544e-13) \
+  XP_CHEB(-2.6114525394623199408e-12) XP_CHEB(2.8121750359748864681e-11) \
+  XP_CHEB(-3.7490909505415561844e-10) XP_CHEB(6.5833546621204433032e-9) \
+  XP_CHEB(-1.6767825107266737968e-7) XP_CHEB(7.3108922063643632996e-6) \
+  XP_CHEB(-0.00077021788393256634594) XP_CHEB(0.74844459311256520385)
+XP_DEVICE void jy_hankel(int n, double x, double& j, double& y) {
+  const double t = 128.0 / (x * x) - 1.0;
+  double p, q;
+  if (n == 0) {
+    XP_CLENSHAW(p, t, XP_BESSEL_P0)
+    XP_CLENSHAW(q, t, XP_BESSEL_XQ0)
+  } else {
+    XP_CLENSHAW(p, t, XP_BESSEL_P1)
+    XP_CLENSHAW(q, t, XP_BESSEL_XQ1)
+  }
+  q /= x;
+  const double xi = x - (n == 0 ? 0.78539816339744830962 : 2.35619449019234492885);
+  const double c = xp::cos(xi), s = xp::sin(xi);
+  const double r = 0.79788456080286535588 / xp::sqrt(x);  // sqrt(2/pi) / sqrt(x)
+  j = r * (p * c - q * s);
+  y = r * (p * s + q * c);
+}
+
+XP_DEVICE double j0(double x) {
+  if (xp::isnan(x)) return x;
+  if (xp::isinf(x)) return nan();
+  if (xp::fabs(x) < 8.0) return ::j0(x);
+  double j, y;
+  jy_hankel(0, xp::fabs(x), j, y);
+  return j;
+}
+XP_DEVICE double j1(double x) {
+  if (xp::isnan(x)) return x;
+  if (xp::isinf(x)) return nan();
+  if (x == 0) return x;
+  if (xp::fabs(x) < 8.0) return ::j1(x);
+  double j, y;
+  jy_hankel(1, xp::fabs(x), j, y);
+  return x < 0 ? -j : j;
+}
+XP_DEVICE double y0(double x) {
+  if (xp::isnan(x) || x < 0 || xp::isinf(x)) return nan();
+  if (x == 0) return -inf();
+  if (x < 8.0) return ::y0(x);
+  double j, y;
+  jy_hankel(0, x, j, y);
+  return y;
+}
+XP_DEVICE double y1(double x) {
+  if (xp::isnan(x) || x < 0 || xp::isinf(x)) return nan();
+  if (x == 0) return -inf();
+  if (x < 8.0) return ::y1(x);
+  double j, y;
+  jy_hankel(1, x, j, y);
+  return y;
+}
+// J_n(x) for integer n (a double holding one).
+XP_SP_OUTLINE double jn_int(double n, double x) {
+  if (xp::isnan(n) || xp::isnan(x)) return nan();
+  if (xp::isinf(x)) return nan();
+  if (n != xp::floor(n) || xp::fabs(n) > 2147483647.0) return nan();
+  const int k = (int)n;
+  if (k == 0) return j0(x);
+  if (x == 0) return 0.0;
+  if (k == 1) return j1(x);
+  if (k == -1) return -j1(x);
+  const double ax = xp::fabs(x);
+  const int m = k < 0 ? -k : k;
+#if !defined(XP_CPU)
+  // The GPU libraries' jn is off by up to thousands of ulp past x = 8 (the CPU's libm is not).
+  if (ax >= 8.0 && ax > m) {
+    double b;
+    if (ax > 1000.0) {
+      // Forward recurrence J_{i+1} = (2i/x) J_i - J_{i-1} from J0 and J1, far past the orders.
+      double a = j0(ax);
+      b = j1(ax);
+      for (int i = 1; i < m; ++i) {
+        const double c = (2.0 * i / ax) * b - a;
+        a = b;
+        b = c;
+      }
+    } else {
+      // Miller's backward recurrence from an order where J has decayed below the double
+      // precision (about 15 x^(1/3) past x), normalised by J0 + 2 (J2 + J4 + ...) = 1.
+      int top = (int)ax + 20 + (int)(16.0 * xp::cbrt(ax));
+      top += top & 1;
+      double jp1 = 0.0, jc = 1e-280, sum = 0.0, res = 0.0;
+      for (int i = top; i > 0; --i) {
+        const double jm1 = (2.0 * i / ax) * jc - jp1;
+        jp1 = jc;
+        jc = jm1;  // J_{i-1}
+        if (i - 1 == m) res = jc;
+        if (((i - 1) & 1) == 0 && i > 1) sum += 2.0 * jc;
+        if (xp::fabs(jc) > 1e250) {
+          jc *= 1e-250;
+          jp1 *= 1e-250;
+          sum *= 1e-250;
+          res *= 1e-250;
+        }
+      }
+      b = res / (sum + jc);
+    }
+    // J_n(-x) = (-1)^n J_n(x), J_-n = (-1)^n J_n.
+    const bool odd = (m & 1) != 0;
+    return odd && ((x < 0) != (k < 0)) ? -b : b;
+  }
+#endif
+  return ::jn(k, x);
+}
+XP_SP_OUTLINE double yn_int(double n, double x) {
+  if (xp::isnan(n) || xp::isnan(x) || x < 0 || xp::isinf(x)) return nan();
+  n = xp::trunc(n);
+  if (xp::fabs(n) > 2147483647.0) return nan();
+  int k = (int)n;
+  double sg = 1.0;
+  if (k < 0) {
+    k = -k;
+    if (k & 1) sg = -1.0;
+  }
+  if (x == 0) return -sg * inf();
+  if (k == 0) return y0(x);
+  if (k == 1) return sg * y1(x);
+  if (x >= 8.0) {
+    // Forward recurrence from Y0 and Y1 (stable for Y at every order).
+    double a = y0(x), b = y1(x);
+    for (int i = 1; i < k; ++i) {
+      const double c = (2.0 * i / x) * b - a;
+      a = b;
+      b = c;
+    }
+    return sg * b;
+  }
+  return sg * ::yn(k, x);
+}
+
+// e^-x I_nu(x) and e^x K_nu(x), nu >= 0, x > 0 finite (Temme's method, NR's bessik).
+XP_SP_OUTLINE void bessik_scaled(double nu, double x, double& ri, double& rk) {
+  const int nl = (int)(nu + 0.5);
+  const double xmu = nu - nl, xmu2 = xmu * xmu;
+  const double xi = 1.0 / x, xi2 = 2.0 * xi;
+  // CF1: f = I'_nu / I_nu.
+  double h = nu * xi;
+  if (h < XP_SP_FPMIN) h = XP_SP_FPMIN;
+  double b = xi2 * nu, d = 0.0, c = h;
+  for (int i = 1; i < 100000; ++i) {
+    b += xi2;
+    d = 1.0 / (b + d);
+    c = b + 1.0 / c;
+    const double del = c * d;
+    h = del * h;
+    if (xp::fabs(del - 1.0) < XP_SP_EPS) break;
+  }
+  // Downward recurrence to mu from an arbitrary scale.
+  double ril = 1e-200, ripl = h * ril;
+  const double ril1 = ril;
+  double fact = nu * xi;
+  for (int l = nl; l >= 1; --l) {
+    const double ritemp = fact * ril + ripl;
+    fact -= xi;
+    ripl = fact * ritemp + ril;
+    ril = ritemp;
+  }
+  const double f = ripl / ril;
+  double rkmu, rk1;
+  if (x < 2.0) {
+    const double x2 = 0.5 * x, pimu = XP_SP_PI * xmu;
+    const double fct = xp::fabs(pimu) < 1e-15 ? 1.0 : pimu / xp::sin(pimu);
+    double dd = -xp::log(x2);
+    double e = xmu * dd;
+    const double fct2 = xp::fabs(e) < 1e-15 ? 1.0 : xp::sinh(e) / e;
+    // gam1 = (1/G(1-mu) - 1/G(1+mu)) / (2 mu), gam2 = (1/G(1-mu) + 1/G(1+mu)) / 2
+    const double gp = rgamma1p_g(xmu), gm = rgamma1p_g(-xmu);
+    const double gampl = 1.0 + xmu * gp;   // 1/Gamma(1 + mu)
+    const double gammi = 1.0 - xmu * gm;   // 1/Gamma(1 - mu)
+    const double gam1 = -0.5 * (gm + gp);  // (gammi - gampl) / (2 mu)
+    const double gam2 = 0.5 * (gammi + gampl);
+    double ff = fct * (gam1 * xp::cosh(e) + gam2 * fct2 * dd);
+    double sum = ff;
+    e = xp::exp(e);
+    double p = 0.5 * e / gampl;
+    double q = 0.5 / (e * gammi);
+    double cc = 1.0;
+    dd = x2 * x2;
+    double sum1 = p;
+    for (int i = 1; i < 10000; ++i) {
+      ff = (i * ff + p + q) / (i * (double)i - xmu2);
+      cc *= dd / i;
+      p /= (i - xmu);
+      q /= (i + xmu);
+      const double del = cc * ff;
+      sum += del;
+      const double del1 = cc * (p - i * ff);
+      sum1 += del1;
+      if (xp::fabs(del) < xp::fabs(sum) * XP_SP_EPS) break;
+    }
+    const double ex = xp::exp(x);
+    rkmu = sum * ex;
+    rk1 = sum1 * xi2 * ex;
+  } else {
+    double bb = 2.0 * (1.0 + x), dd = 1.0 / bb, hh = dd, delh = dd;
+    double q1 = 0.0, q2 = 1.0;
+    const double a1 = 0.25 - xmu2;
+    double q = a1, cc = a1, a = -a1;
+    double s = 1.0 + q * delh;
+    for (int i = 2; i < 100000; ++i) {
+      a -= 2 * (i - 1);
+      cc = -a * cc / i;
+      const double qnew = (q1 - bb * q2) / a;
+      q1 = q2;
+      q2 = qnew;
+      q += cc * qnew;
+      bb += 2.0;
+      dd = 1.0 / (bb + a * dd);
+      delh = (bb * dd - 1.0) * delh;
+      hh += delh;
+      const double dels = q * delh;
+      s += dels;
+      if (xp::fabs(dels / s) < XP_SP_EPS) break;
+    }
+    hh = a1 * hh;
+    rkmu = xp::sqrt(XP_SP_PI / (2.0 * x)) / s;
+    rk1 = rkmu * (xmu + x + 0.5 - hh) * xi;
+  }
+  const double rkmup = xmu * xi * rkmu - rk1;
+  const double rimu = xi / (f * rkmu - rkmup);
+  ri = (rimu * ril1) / ril;
+  for (int i = 1; i <= nl; ++i) {
+    const double rktemp = (xmu + i) * xi2 * rk1 + rkmu;
+    rkmu = rk1;
+    rk1 = rktemp;
+  }
+  rk = rkmu;
+}
+
+// e^(s x) v without overflowing early (s x may pass 709 while the product is finite).
+XP_DEVICE double scale_exp(double v, double sx) {
+  if (xp::fabs(sx) < 700.0) return v * xp::exp(sx);
+  const double h = xp::exp(0.5 * sx);
+  return v * h * h;
+}
 
 // e^-|x| I0(x), x finite.
 XP_DEVICE double i0e_cheb(double x) {

@@ -67,3 +67,33 @@ for name, f in pieces.items():
     # One XP_CHEB step per coefficient, the highest first.
     steps = " ".join(f"XP_CHEB({mp.nstr(v, 20)})" for v in reversed(c))
     print("  " + steps)
+
+# J and Y of orders 0 and 1 for x >= 8 (Hankel's form): with xi0 = x - pi/4, xi1 = x - 3 pi/4,
+#   J_n = sqrt(2/(pi x)) (P_n cos xi_n - Q_n sin xi_n),  Y_n = sqrt(2/(pi x)) (P_n sin xi_n + Q_n cos xi_n),
+# P_n and x Q_n are smooth functions of t = 128/x^2 - 1 (their limits at infinity: 1 and -1/8 or 3/8).
+
+
+def pq(n):
+    def parts(x):
+        xi = x - (2 * n + 1) * mp.pi / 4
+        s = mp.sqrt(mp.pi * x / 2)
+        j, y = mp.besselj(n, x), mp.bessely(n, x)
+        return s * (j * mp.cos(xi) + y * mp.sin(xi)), s * (y * mp.cos(xi) - j * mp.sin(xi))
+
+    def x_of(t):
+        return mp.sqrt(128 / (t + 1))
+
+    lim_q = mp.mpf(-1) / 8 if n == 0 else mp.mpf(3) / 8
+    p = lambda t: mp.mpf(1) if t + 1 < mp.mpf("1e-40") else parts(x_of(t))[0]
+    q = lambda t: lim_q if t + 1 < mp.mpf("1e-40") else x_of(t) * parts(x_of(t))[1]
+    return p, q
+
+
+if __name__ == "__main__":
+    for n in (0, 1):
+        p, q = pq(n)
+        for name, f in ((f"P{n}", p), (f"XQ{n}", q)):
+            c = cheb(f)
+            print(f"// {name}: {len(c)} terms")
+            print(f"#define XP_BESSEL_{name} \\")
+            print("  " + " ".join(f"XP_CHEB({mp.nstr(v, 20)})" for v in reversed(c)))
