@@ -7,8 +7,9 @@
 //! [`savgol_filter`]; [`medfilt`], [`medfilt2d`], [`wiener`]; [`hilbert`], [`resample`],
 //! [`upfirdn`]; peaks and extrema ([`find_peaks`], [`peak_prominences`], [`peak_widths`],
 //! [`argrelextrema`], [`argrelmax`], [`argrelmin`], [`correlation_lags`]); B-splines
-//! ([`cspline1d`], [`qspline1d`], [`cspline1d_eval`], [`qspline1d_eval`], [`gauss_spline`],
-//! [`symiirorder1`]). Each file's docs give its algorithms and where host work is used.
+//! ([`cspline1d`], [`qspline1d`], [`cspline1d_eval`], [`qspline1d_eval`], [`cspline2d`],
+//! [`qspline2d`], [`spline_filter`], [`sepfir2d`], [`gauss_spline`], [`symiirorder1`],
+//! [`symiirorder2`]). Each file's docs give its algorithms and where host work is used.
 //!
 //! **Direct methods** run one kernel family (`xp_kernels::signal`): every direct convolution
 //! is a correlation with the taps flipped (convolution) or conjugated (correlation) on the
@@ -67,7 +68,10 @@ use xp_backend_api::{DType, DynDevice, Error, Result};
 pub use xp_kernels::signal::Boundary;
 use xp_kernels::signal::{plan_direct, DirectGeometry};
 
-pub use self::bsplines::{cspline1d, cspline1d_eval, gauss_spline, qspline1d, qspline1d_eval, symiirorder1};
+pub use self::bsplines::{
+    cspline1d, cspline1d_eval, cspline2d, gauss_spline, qspline1d, qspline1d_eval, qspline2d, sepfir2d, spline_filter,
+    symiirorder1, symiirorder2,
+};
 pub use self::design::{
     bessel, butter, cheby1, cheby2, ellip, firls, firwin, firwin2, freqz, group_delay, iirfilter, iirnotch, iirpeak,
     kaiser_atten, kaiser_beta, sos2tf, sos2zpk, sosfreqz, tf2sos, tf2zpk, zpk2sos, zpk2tf,
