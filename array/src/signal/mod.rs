@@ -9,7 +9,9 @@
 //! [`argrelextrema`], [`argrelmax`], [`argrelmin`], [`correlation_lags`]); B-splines
 //! ([`cspline1d`], [`qspline1d`], [`cspline1d_eval`], [`qspline1d_eval`], [`cspline2d`],
 //! [`qspline2d`], [`spline_filter`], [`sepfir2d`], [`gauss_spline`], [`symiirorder1`],
-//! [`symiirorder2`]). Each file's docs give its algorithms and where host work is used.
+//! [`symiirorder2`]); filter order selection ([`buttord`], [`cheb1ord`], [`cheb2ord`],
+//! [`ellipord`], [`kaiserord`], [`iirdesign`]). Each file's docs give its algorithms and
+//! where host work is used.
 //!
 //! **Direct methods** run one kernel family (`xp_kernels::signal`): every direct convolution
 //! is a correlation with the taps flipped (convolution) or conjugated (correlation) on the
@@ -54,6 +56,7 @@ mod lines;
 mod multirate;
 mod nonlinear;
 pub mod numpy;
+mod order;
 mod peaks;
 mod resample;
 mod savgol;
@@ -80,6 +83,7 @@ pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
 pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
 pub use self::multirate::{decimate, resample_poly, resample_windowed, DecimateFilter, PolyPad};
 pub use self::nonlinear::{medfilt, medfilt2d, wiener, MEDFILT_MAX_WINDOW};
+pub use self::order::{buttord, cheb1ord, cheb2ord, ellipord, iirdesign, kaiserord, DesignFamily};
 pub use self::peaks::{
     argrelextrema, argrelmax, argrelmin, correlation_lags, find_peaks, peak_prominences, peak_widths, Comparator,
     ExtremaMode, FindPeaksOptions, Interval, Peaks,
