@@ -279,6 +279,8 @@ fn spectral_estimators_match_scipy() {
 }
 
 type OrderFn = fn(&[f64], &[f64], f64, f64, bool, Option<f64>) -> Result<(usize, Vec<f64>)>;
+/// A function's name and its expected `(order, wn)` for each of 8 specifications.
+type OrderRows = (&'static str, OrderFn, [(usize, &'static [f64]); 8]);
 
 #[test]
 fn order_selection_matches_scipy() {
@@ -298,7 +300,7 @@ fn order_selection_matches_scipy() {
     ];
     // SciPy 1.17: buttord / cheb1ord / cheb2ord / ellipord of each spec (order, wn)
     #[rustfmt::skip]
-    let want: [(&str, OrderFn, [(usize, &[f64]); 8]); 4] = [
+    let want: [OrderRows; 4] = [
         ("buttord", buttord, [
             (11, &[0.2000403906692605]), (10, &[0.28295104175091745]),
             (11, &[0.19766683454134576, 0.5039895085052987]), (11, &[0.15378706346220905, 0.5869714708500121]),

@@ -477,10 +477,10 @@ fn filtfilt_gustafsson_matches_scipy() {
     close(
         "gust head",
         &y[..4],
-        &[0.63874393461009804, 0.4057202247061662, 0.066770697282235142, -0.26917811662524516],
+        &[0.638743934610098, 0.4057202247061662, 0.06677069728223514, -0.26917811662524516],
         1e-12,
     );
-    close("gust tail", &y[27..], &[2.0331018587397907, 2.1633337846658001, 2.1773063809604647], 1e-12);
+    close("gust tail", &y[27..], &[2.0331018587397907, 2.1633337846658, 2.1773063809604647], 1e-12);
     // SciPy: filtfilt(b, a, x, method='gust', irlen=8)
     let y = f64s(&signal::filtfilt(&b, &a, &x, -1, None, None, gust(Some(8))).unwrap());
     close("irlen head", &y[..3], &[0.6380012420348784, 0.40478939493480565, 0.06586413054292486], 1e-12);
@@ -509,7 +509,7 @@ fn filtfilt_gustafsson_matches_scipy() {
     let f32s = |v: &Array| v.astype(DType::F32).unwrap();
     let y = signal::filtfilt(&f32s(&b), &f32s(&a), &f32s(&x), -1, None, None, gust(None)).unwrap();
     assert_eq!(y.dtype(), DType::F32);
-    close("f32", &f64s(&y)[..2], &[0.63874393461009804, 0.4057202247061662], 1e-5);
+    close("f32", &f64s(&y)[..2], &[0.638743934610098, 0.4057202247061662], 1e-5);
     assert_eq!("gust".parse::<FiltfiltMethod>().unwrap(), gust(None));
     // bad coefficients are SciPy's errors in this method too
     assert!(signal::filtfilt(&b, &arr(&d, &[0., 1.]), &x, -1, None, None, gust(None)).is_err());

@@ -407,7 +407,8 @@ fn fgmres(
         if inv.is_finite() {
             w.iter_mut().for_each(|v| *v *= inv);
         }
-        let breakdown = !(hcur[j + 1] > f64::EPSILON * w_norm);
+        // not (h > eps |w|): NaN counts as a breakdown too
+        let breakdown = hcur[j + 1].partial_cmp(&(f64::EPSILON * w_norm)) != Some(std::cmp::Ordering::Greater);
         vs.push(w);
         h.push(hcur.clone());
         // Rotate the new column by the previous rotations, then zero its last entry.

@@ -290,6 +290,7 @@ struct Spec {
     nat: f64,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn spec(
     op: &str,
     wp: &[f64],
