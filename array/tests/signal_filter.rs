@@ -311,3 +311,206 @@ fn polyphase_resampling_and_decimation() {
     assert!("bogus".parse::<signal::PolyPad>().is_err());
     assert!("cheby".parse::<signal::DecimateFilter>().is_err());
 }
+
+/// `(rows, cols)` samples of `f(i, j)` as a float64 array.
+fn grid(d: &Arc<dyn xp_backend_api::DynDevice>, rows: usize, cols: usize, f: impl Fn(f64, f64) -> f64) -> Array {
+    let v: Vec<f64> = (0..rows * cols).map(|k| f((k / cols) as f64, (k % cols) as f64)).collect();
+    Array::from_slice_on(d, &v, &[rows, cols]).unwrap()
+}
+
+/// The `(r, c)` top-left block of a 2-d array, row by row.
+fn block(a: &Array, r: usize, c: usize) -> Vec<f64> {
+    let cols = a.shape()[1];
+    let v = f64s(a);
+    (0..r).flat_map(|i| v[i * cols..i * cols + c].to_vec()).collect()
+}
+
+#[test]
+fn symiirorder2_matches_scipy() {
+    let d = cpu();
+    let s: Vec<f64> = (0..40).map(|i| (i as f64 * 0.3).sin() + 0.1 * i as f64).collect();
+    // SciPy: symiirorder2(s, 0.5, 0.4)
+    let y = signal::symiirorder2(&arr(&d, &s), 0.5, 0.4, -1.0).unwrap();
+    let y = f64s(&y);
+    close(
+        "symiirorder2 head",
+        &y[..4],
+        &[0.36276403350432584, 0.5122855767952991, 0.7448292610178567, 0.9936129399566471],
+        1e-12,
+    );
+    close("symiirorder2 tail", &y[37..], &[2.788437293784977, 2.869434693104752, 2.934330460746303], 1e-12);
+    // SciPy: symiirorder2(s, 0.3, 1.2, 1e-4): the start sums stop early (SciPy's truncation)
+    let y = f64s(&signal::symiirorder2(&arr(&d, &s), 0.3, 1.2, 1e-4).unwrap());
+    close("precision 1e-4", &y[..2], &[-0.01924286926010435, 0.3612278929194403], 1e-12);
+    close("precision 1e-4 tail", &y[38..], &[2.8938875708538965, 3.1369410645416917], 1e-12);
+    // 2-d input: each row filtered. SciPy: symiirorder2(np.stack([s, 2 s[::-1]]), 0.3, 1.2)[:, :4]
+    let rev: Vec<f64> = s.iter().rev().map(|v| 2.0 * v).collect();
+    let rows = Array::from_slice_on(&d, &[s.clone(), rev].concat(), &[2, 40]).unwrap();
+    let y = signal::symiirorder2(&rows, 0.3, 1.2, -1.0).unwrap();
+    assert_eq!(y.shape(), &[2, 40]);
+    #[rustfmt::skip]
+    let want = [-0.01935175230414017, 0.3611348360055317, 0.7657503970980112, 1.0960584370797197,
+        6.28737439124061, 5.799430797611123, 5.3945473547438185, 5.2079702312046745];
+    close("rows", &block(&y, 2, 4), &want, 1e-12);
+    // float32 stays float32
+    let y32 = signal::symiirorder2(&arr(&d, &s).astype(DType::F32).unwrap(), 0.5, 0.4, -1.0).unwrap();
+    assert_eq!(y32.dtype(), DType::F32);
+    close("f32", &f64s(&y32)[..2], &[0.36276403350432584, 0.5122855767952991], 1e-5);
+}
+
+#[test]
+fn symiirorder2_errors() {
+    let d = cpu();
+    let s: Vec<f64> = (0..40).map(|i| i as f64).collect();
+    let x = arr(&d, &s);
+    // SciPy: ValueError('r must be less than 1.0')
+    let e = signal::symiirorder2(&x, 1.0, 0.3, -1.0).unwrap_err();
+    assert!(matches!(e, Error::Value { .. }) && e.to_string().contains("r must be less than 1.0"), "{e}");
+    // SciPy: ValueError('Input must be 1D or 2D')
+    let e = signal::symiirorder2(&x.reshape(&[2, 2, 10]).unwrap(), 0.5, 0.3, -1.0).unwrap_err();
+    assert!(e.to_string().contains("Input must be 1D or 2D"), "{e}");
+    // SciPy: ValueError('Sum to find symmetric boundary conditions did not converge.')
+    let e = signal::symiirorder2(&arr(&d, &s[..3]), 0.9, 0.3, -1.0).unwrap_err();
+    assert!(e.to_string().contains("did not converge"), "{e}");
+    let e = signal::symiirorder2(&x.reshape(&[2, 20]).unwrap(), 0.5, 0.3, -1.0).unwrap_err();
+    assert!(e.to_string().contains("did not converge"), "{e}");
+    // SciPy: TypeError for complex input
+    let e = signal::symiirorder2(&x.astype(DType::C128).unwrap(), 0.5, 0.3, -1.0).unwrap_err();
+    assert!(matches!(e, Error::UnsupportedDType { .. }), "{e}");
+    // symiirorder1 takes 2-d rows too (SciPy 1.17), and refuses 3-d input
+    let y = signal::symiirorder1(&x.reshape(&[2, 20]).unwrap(), 0.5, 0.2, -1.0).unwrap();
+    assert_eq!(y.shape(), &[2, 20]);
+    let row1 = signal::symiirorder1(&arr(&d, &s[20..]), 0.5, 0.2, -1.0).unwrap();
+    close("symiirorder1 rows", &f64s(&y)[20..], &f64s(&row1), 1e-14);
+    assert!(signal::symiirorder1(&x.reshape(&[2, 2, 10]).unwrap(), 0.5, 0.3, -1.0).is_err());
+}
+
+#[test]
+fn two_d_splines_match_scipy() {
+    let d = cpu();
+    // im = np.add.outer(sin(0.5 i), cos(0.4 j)) + 0.05 j, 12 × 14
+    let im = grid(&d, 12, 14, |i, j| (0.5 * i).sin() + (0.4 * j).cos() + 0.05 * j);
+    // SciPy: cspline2d(im)[:3, :4] and its sum
+    let c = signal::cspline2d(&im, 0.0, -1.0).unwrap();
+    #[rustfmt::skip]
+    let want = [0.8937005246980763, 0.8977489933665583, 0.7079211568709178, 0.41705852198729787,
+        1.5274485018683126, 1.5314971218483464, 1.341669200031266, 1.0508065069377643,
+        1.8690095315559039, 1.8730582323109506, 1.683230300848403, 1.39236763206249];
+    close("cspline2d", &block(&c, 3, 4), &want, 1e-12);
+    close("cspline2d sum", &[f64s(&c).iter().sum::<f64>()], &[40.309597980202504], 1e-12);
+    // SciPy: qspline2d(im)[:3, :4]
+    let q = signal::qspline2d(&im, 0.0, -1.0).unwrap();
+    #[rustfmt::skip]
+    let want = [0.9285897539546306, 0.9204567685205773, 0.7377433296462198, 0.44732245415748073,
+        1.5080043629155155, 1.4998712733929078, 1.3171578859222786, 1.0267370602410357,
+        1.8669213156406421, 1.8587881604684924, 1.6760747785061405, 1.385653941821026];
+    close("qspline2d", &block(&q, 3, 4), &want, 1e-12);
+    // smoothing (lamb > 1/144: the second-order pair). im2 is 30 × 34.
+    let im2 = grid(&d, 30, 34, |i, j| (0.5 * i).sin() + (0.4 * j).cos());
+    // SciPy: cspline2d(im2, 0.05)[:2, :4]
+    let c = signal::cspline2d(&im2, 0.05, -1.0).unwrap();
+    #[rustfmt::skip]
+    let want = [0.9609128296918, 0.8853021458328664, 0.6595596387590481, 0.31648009111000663,
+        1.4897760850284252, 1.4141654004015856, 1.1884228650660218, 0.8453433171022229];
+    close("cspline2d smoothing", &block(&c, 2, 4), &want, 1e-12);
+    // SciPy: spline_filter(im2, 0.05)[:3, :4]
+    let f = signal::spline_filter(&im2, 0.05).unwrap();
+    #[rustfmt::skip]
+    let want = [1.0364549866942798, 0.9484241068252672, 0.7281473805582757, 0.39482781935650796,
+        1.4562218972199563, 1.3681910139816842, 1.1479142745579671, 0.8145947126710362,
+        1.8400397464883882, 1.7520088625802135, 1.531732117159013, 1.1984125637738792];
+    close("spline_filter", &block(&f, 3, 4), &want, 1e-12);
+    // float32 stays float32. SciPy: spline_filter(im2.astype(float32), 0.05)[:2, :4]
+    let f = signal::spline_filter(&im2.astype(DType::F32).unwrap(), 0.05).unwrap();
+    assert_eq!(f.dtype(), DType::F32);
+    #[rustfmt::skip]
+    let want = [1.0366442, 0.9486377, 0.7283409, 0.3949726, 1.4564505, 1.368435, 1.1481038, 0.8147336];
+    close("spline_filter f32", &block(&f, 2, 4), &want, 1e-6);
+    // SciPy: sepfir2d(im[:4, :5], [1, 2, 3, -1, 0.5], [0.25, 0.5, 0.25])
+    let small = grid(&d, 4, 5, |i, j| (0.5 * i).sin() + (0.4 * j).cos() + 0.05 * j);
+    let s = signal::sepfir2d(&small, &arr(&d, &[1., 2., 3., -1., 0.5]), &arr(&d, &[0.25, 0.5, 0.25])).unwrap();
+    #[rustfmt::skip]
+    let want = [5.883569309935157, 5.17816427076044, 3.773785236271449, 2.3975085997612107, 1.9115658587479176,
+        7.6998020296267935, 6.994396990452075, 5.590017955963086, 4.213741319452847, 3.7277985784395544,
+        9.569170124737447, 8.86376508556273, 7.459386051073739, 6.0831094145635, 5.597166673550208,
+        10.49604861820696, 9.790643579032242, 8.386264544543252, 7.009987908033013, 6.524045167019722];
+    close("sepfir2d", &f64s(&s), &want, 1e-12);
+}
+
+#[test]
+fn two_d_spline_errors() {
+    let d = cpu();
+    let im = grid(&d, 12, 14, |i, j| i + j);
+    let small = grid(&d, 3, 4, |i, j| i + j);
+    // SciPy: ValueError('lambda must be negative or zero')
+    let e = signal::qspline2d(&im, 1.0, -1.0).unwrap_err();
+    assert!(e.to_string().contains("lambda must be negative or zero"), "{e}");
+    // SciPy: the start sums of a 3 × 4 image do not converge at precision 1e-6
+    let e = signal::cspline2d(&small, 0.0, -1.0).unwrap_err();
+    assert!(e.to_string().contains("did not converge"), "{e}");
+    assert!(signal::cspline2d(&arr(&d, &X), 0.0, -1.0).is_err()); // 1-d
+                                                                  // SciPy: TypeError('Invalid data type for Iin') for integers
+    let e = signal::spline_filter(&im.astype(DType::I64).unwrap(), 5.0).unwrap_err();
+    assert!(matches!(e, Error::UnsupportedDType { .. }), "{e}");
+    // SciPy: ValueError('hrow and hcol must be odd length')
+    let e = signal::sepfir2d(&im, &arr(&d, &[1., 2.]), &arr(&d, &[1.])).unwrap_err();
+    assert!(e.to_string().contains("odd length"), "{e}");
+    let h3 = arr(&d, &[1., 2., 1.]);
+    assert!(signal::sepfir2d(&arr(&d, &X), &h3, &h3).is_err());
+    assert!(signal::sepfir2d(&im, &h3.astype(DType::C128).unwrap(), &h3).is_err());
+    // integers give float64
+    assert_eq!(signal::sepfir2d(&im.astype(DType::I32).unwrap(), &h3, &h3).unwrap().dtype(), DType::F64);
+}
+
+const GUST_B: [f64; 4] = [0.03168934384971104, 0.09506803154913313, 0.09506803154913313, 0.03168934384971104];
+const GUST_A: [f64; 4] = [1., -1.459029062228061, 0.9103690002900687, -0.19782518726431944];
+
+#[test]
+fn filtfilt_gustafsson_matches_scipy() {
+    let d = cpu();
+    let (b, a) = (arr(&d, &GUST_B), arr(&d, &GUST_A)); // butter(3, 0.25)
+    let xs: Vec<f64> = (0..30).map(|i| (0.7 * i as f64).cos() + 0.05 * i as f64).collect();
+    let x = arr(&d, &xs);
+    let gust = |irlen| FiltfiltMethod::Gust { irlen };
+    // SciPy: filtfilt(b, a, x, method='gust')
+    let y = f64s(&signal::filtfilt(&b, &a, &x, -1, Some(PadType::Odd), None, gust(None)).unwrap());
+    close(
+        "gust head",
+        &y[..4],
+        &[0.638743934610098, 0.4057202247061662, 0.06677069728223514, -0.26917811662524516],
+        1e-12,
+    );
+    close("gust tail", &y[27..], &[2.0331018587397907, 2.1633337846658, 2.1773063809604647], 1e-12);
+    // SciPy: filtfilt(b, a, x, method='gust', irlen=8)
+    let y = f64s(&signal::filtfilt(&b, &a, &x, -1, None, None, gust(Some(8))).unwrap());
+    close("irlen head", &y[..3], &[0.6380012420348784, 0.40478939493480565, 0.06586413054292486], 1e-12);
+    close("irlen middle", &y[12..14], &[0.24721379094833523, 0.01073743121141344], 1e-12);
+    close("irlen tail", &y[28..], &[2.1726098828902325, 2.182549501268071], 1e-12);
+    // along axis 0 of a 2-d array. SciPy: filtfilt(b, a, np.stack([x, 2 x[::-1]], 1), axis=0, method='gust')[:3]
+    let cols: Vec<f64> = (0..30).flat_map(|i| [xs[i], 2.0 * xs[29 - i]]).collect();
+    let x2 = Array::from_slice_on(&d, &cols, &[30, 2]).unwrap();
+    let y = signal::filtfilt(&b, &a, &x2, 0, Some(PadType::Odd), None, gust(None)).unwrap();
+    assert_eq!(y.shape(), &[30, 2]);
+    #[rustfmt::skip]
+    let want = [0.638743934610098, 4.354612761920926, 0.40572022470616614, 4.326667569331596,
+        0.06677069728223509, 4.066203717479578];
+    close("axis 0", &f64s(&y)[..6], &want, 1e-12);
+    // FIR and pure gain. SciPy: filtfilt([0.5, 0.3, 0.2], [1], x[:8], method='gust'), filtfilt([2], [4], x[:4], ...)
+    let y =
+        signal::filtfilt(&arr(&d, &[0.5, 0.3, 0.2]), &arr(&d, &[1.]), &arr(&d, &xs[..8]), -1, None, None, gust(None))
+            .unwrap();
+    #[rustfmt::skip]
+    let want = [0.8681165298464912, 0.6334422082085499, 0.22496445759899839, -0.22117656127994406,
+        -0.4927474435951732, -0.43850837871019605, -0.1534293436169319, 0.18310158908851626];
+    close("fir", &f64s(&y), &want, 1e-12);
+    let y = signal::filtfilt(&arr(&d, &[2.]), &arr(&d, &[4.]), &arr(&d, &xs[..4]), -1, None, None, gust(None)).unwrap();
+    close("gain", &f64s(&y), &[0.25, 0.20371054682112213, 0.06749178572506026, -0.08871152614996428], 1e-14);
+    // float32 stays float32 (float64 coefficients would promote, as in SciPy)
+    let f32s = |v: &Array| v.astype(DType::F32).unwrap();
+    let y = signal::filtfilt(&f32s(&b), &f32s(&a), &f32s(&x), -1, None, None, gust(None)).unwrap();
+    assert_eq!(y.dtype(), DType::F32);
+    close("f32", &f64s(&y)[..2], &[0.638743934610098, 0.4057202247061662], 1e-5);
+    assert_eq!("gust".parse::<FiltfiltMethod>().unwrap(), gust(None));
+    // bad coefficients are SciPy's errors in this method too
+    assert!(signal::filtfilt(&b, &arr(&d, &[0., 1.]), &x, -1, None, None, gust(None)).is_err());
+}

@@ -112,6 +112,11 @@ pub(super) fn run(case: &Case, f: &str, arrays: &[Array]) -> Option<Result<Array
             | "qspline1d_eval"
             | "gauss_spline"
             | "symiirorder1"
+            | "symiirorder2"
+            | "cspline2d"
+            | "qspline2d"
+            | "spline_filter"
+            | "sepfir2d"
     );
     if !known {
         return None;
@@ -136,7 +141,12 @@ fn run_known(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
         "filtfilt" => {
             let method = match case.kwarg("method").and_then(|v| v.as_str()) {
                 None => signal::FiltfiltMethod::Pad,
-                Some(s) => s.parse()?,
+                Some(s) => match s.parse()? {
+                    signal::FiltfiltMethod::Gust { .. } => {
+                        signal::FiltfiltMethod::Gust { irlen: usize_kwarg(case, "irlen")? }
+                    }
+                    m => m,
+                },
             };
             signal::filtfilt(
                 arg(0)?,
@@ -265,6 +275,22 @@ fn run_known(case: &Case, f: &str, arrays: &[Array]) -> Result<Array, Failure> {
             f64_kwarg(case, "z1")?,
             opt_f64(case, "precision")?.unwrap_or(-1.0),
         )?,
+        "symiirorder2" => signal::symiirorder2(
+            &first(case, arrays)?,
+            f64_kwarg(case, "r")?,
+            f64_kwarg(case, "omega")?,
+            opt_f64(case, "precision")?.unwrap_or(-1.0),
+        )?,
+        "cspline2d" | "qspline2d" => {
+            let f = if f == "cspline2d" { signal::cspline2d } else { signal::qspline2d };
+            f(
+                &first(case, arrays)?,
+                opt_f64(case, "lamb")?.unwrap_or(0.0),
+                opt_f64(case, "precision")?.unwrap_or(-1.0),
+            )?
+        }
+        "spline_filter" => signal::spline_filter(&first(case, arrays)?, opt_f64(case, "lmbda")?.unwrap_or(5.0))?,
+        "sepfir2d" => signal::sepfir2d(arg(0)?, arg(1)?, arg(2)?)?,
         _ => return Err(unsupported(&case.op)),
     })
 }

@@ -1,5 +1,6 @@
 //! B-spline signal processing: SciPy's `cspline1d`, `qspline1d`, their `_eval`,
-//! `gauss_spline` and `symiirorder1`.
+//! `cspline2d`, `qspline2d`, `spline_filter`, `sepfir2d`, `gauss_spline`, `symiirorder1` and
+//! `symiirorder2`.
 //!
 //! **Algorithm** (Unser, Aldroubi & Eden, "B-spline signal processing", *IEEE Trans. Signal
 //! Process.* 41 (1993) 821–848): the interpolating cubic (quadratic) B-spline coefficients are
@@ -11,17 +12,39 @@
 //! caller's `c0` and `z1`, its start truncated where `|z1|^k` falls below `precision`
 //! (`1e-11` for float64, `1e-6` for float32 unless given), as SciPy.
 //!
+//! The smoothing cubic spline (`cspline1d` with `lamb ≠ 0`, `cspline2d` with `lamb > 1/144`)
+//! has a complex pole pair `r e^{±iω}` (§III-B of the paper): a causal and an anti-causal
+//! second-order recursion (one kernel, one thread per line). `symiirorder2` runs that pair for
+//! the caller's `r`, `ω`: the causal pass starts from the causal filter's response over the
+//! mirrored signal (`y[0]`, `y[1]`), the anti-causal pass from the whole symmetric filter's
+//! response at the last two samples, each a weighted sum whose weights (the closed-form
+//! impulse responses, host-side, their count set by `precision` only) multiply the line on
+//! the device. The sums stop where SciPy's C code stops them — after the first causal weight
+//! whose square is at most `precision²`, and the first two-sided weight whose square is at
+//! most `precision` (not squared) — so the results agree with SciPy's to rounding, including
+//! where an oscillating response crosses zero early.
+//!
+//! The 2-d functions apply the 1-d filter along the last axis and then along the first (lines
+//! of a moved axis, as every line filter here), with SciPy's 2-d default precisions (`1e-3`
+//! for float32, `1e-6` otherwise). `sepfir2d` is two `ndimage` convolutions with half-sample
+//! mirror boundaries (`x[−1] = x[0]`), which is what SciPy's C code reads; `spline_filter` is
+//! `cspline2d` followed by `sepfir2d` with the float32 taps `[1, 4, 1] / 6`, as SciPy's.
+//!
 //! The evaluators sum the 4 (3) B-spline basis functions around each point in one elementwise
 //! kernel, points outside `[0, N − 1]` reflected about the ends.
 //!
 //! **dtypes**: `cspline1d`/`qspline1d` give float64; `cspline1d_eval` gives the
-//! coefficients' dtype and `qspline1d_eval` the points' (float32 or float64), as SciPy's; `gauss_spline` and `symiirorder1` keep float32.
+//! coefficients' dtype and `qspline1d_eval` the points' (float32 or float64), as SciPy's;
+//! `gauss_spline`, `symiirorder1/2`, `cspline2d`, `qspline2d`, `sepfir2d` and
+//! `spline_filter` keep float32 (integers give float64). The symmetric IIR filters and the
+//! 2-d splines take real input only (complex is `UnsupportedDType`; SciPy's `symiirorder2`
+//! rejects it too).
 
 use std::sync::OnceLock;
 
 use xp_backend_api::{DType, Error, Result};
 
-use super::lines::{cast, kernel, last, line_ids, Lines};
+use super::lines::{cast, device_f64, kernel, last, line_ids, Lines};
 use crate::{Array, Operand, Scalar};
 
 const FB1: &str = r#"
@@ -110,7 +133,7 @@ const long long o = line * len;
 y[o] = s0[line];
 y[o + 1] = s1[line];
 for (long long t = 2; t < len; ++t) y[o + t] = cs * x[o + t] + a1 * y[o + t - 1] - a2 * y[o + t - 2];
-T u2 = e1[line], u1 = e0[line];
+T u2 = tail1[line], u1 = tail2[line];
 y[o + len - 1] = u2;
 y[o + len - 2] = u1;
 for (long long t = len - 3; t >= 0; --t) {
@@ -174,31 +197,58 @@ fn smoothing_cubic(signal: &Array, lam: f64) -> Result<Array> {
     let r = j.mul_scalar(-1.0)?.add_scalar(kf - 1.0)?;
     let e0 = dot(&hs(&r)?.add(&hs(&r.add_scalar(1.0)?)?)?)?;
     let e1 = dot(&hs(&r.add_scalar(-1.0)?)?.add(&hs(&r.add_scalar(2.0)?)?)?)?;
+    let y =
+        second_order_pair(&x.reshape(&[1, k as isize])?, &s0, &s1, &e0, &e1, cs, 2.0 * rho * omega.cos(), rho * rho)?;
+    y.reshape(&[-1])
+}
+
+/// The causal recursion `y[n] = cs x[n] + a1 y[n − 1] − a2 y[n − 2]` from `y[0] = s0[line]`,
+/// `y[1] = s1[line]`, then the anti-causal `out[n] = cs y[n] + a1 out[n + 1] − a2 out[n + 2]`
+/// from `out[K − 1] = tail1[line]`, `out[K − 2] = tail2[line]`, over `(lines, K)` data
+/// (`K ≥ 2`), in `x`'s dtype.
+#[allow(clippy::too_many_arguments)]
+fn second_order_pair(
+    x: &Array,
+    s0: &Array,
+    s1: &Array,
+    tail1: &Array,
+    tail2: &Array,
+    cs: f64,
+    a1: f64,
+    a2: f64,
+) -> Result<Array> {
     static K2: OnceLock<crate::ElementwiseKernel> = OnceLock::new();
     let kern = kernel(
         &K2,
-        "int64 line, raw T x, raw T s0, raw T s1, raw T e0, raw T e1, T cs, T a1, T a2, int64 len",
+        "int64 line, raw T x, raw T s0, raw T s1, raw T tail1, raw T tail2, T cs, T a1, T a2, int64 len",
         "raw T y, int8 done",
         FB2,
         "xp_signal_symiir2",
     )?;
-    let y = Array::empty_on(&dev, &[1, k], DType::F64)?;
+    let dev = x.device_arc();
+    let (lines, n) = (x.shape()[0], x.shape()[1]);
+    let y = Array::empty_on(&dev, &[lines, n], x.dtype())?;
+    if lines == 0 {
+        return Ok(y);
+    }
+    let dt = x.dtype();
     let f = |v: f64| Operand::Scalar(Scalar::Float(v));
+    let line = |a: &Array| -> Result<Array> { cast(a, dt)?.ascontiguous() };
     kern.call_all(&[
-        Operand::Array(&line_ids(&dev, 1)?),
-        Operand::Array(&x),
-        Operand::Array(&s0.ascontiguous()?),
-        Operand::Array(&s1.ascontiguous()?),
-        Operand::Array(&e1.ascontiguous()?),
-        Operand::Array(&e0.ascontiguous()?),
+        Operand::Array(&line_ids(&dev, lines)?),
+        Operand::Array(&x.ascontiguous()?),
+        Operand::Array(&line(s0)?),
+        Operand::Array(&line(s1)?),
+        Operand::Array(&line(tail1)?),
+        Operand::Array(&line(tail2)?),
         f(cs),
-        f(2.0 * rho * omega.cos()),
-        f(rho * rho),
-        Operand::Scalar(Scalar::Int(k as i128)),
+        f(a1),
+        f(a2),
+        Operand::Scalar(Scalar::Int(n as i128)),
         Operand::Array(&y),
-        Operand::Array(&Array::empty_on(&dev, &[1], DType::I8)?),
+        Operand::Array(&Array::empty_on(&dev, &[lines], DType::I8)?),
     ])?;
-    y.reshape(&[-1])
+    Ok(y)
 }
 
 /// SciPy's `qspline1d(signal, lamb)`: the quadratic B-spline coefficients interpolating the
@@ -283,23 +333,24 @@ pub fn gauss_spline(x: &Array, n: usize) -> Result<Array> {
     x.square()?.mul_scalar(-1.0 / (2.0 * s2))?.exp()?.mul_scalar(1.0 / (2.0 * std::f64::consts::PI * s2).sqrt())
 }
 
-/// SciPy's `symiirorder1(input, c0, z1, precision)`: the 1-d `input` through the symmetric
-/// first-order filter `c0 / ((1 − z1 q⁻¹)(1 − z1 q))` with mirror-symmetric boundaries.
-/// `precision` ≤ 0 or > 1 means the default. `|z1| ≥ 1` and a start sum that does not
-/// converge within the signal are errors, as SciPy's.
-pub fn symiirorder1(input: &Array, c0: f64, z1: f64, precision: f64) -> Result<Array> {
-    let op = "symiirorder1";
-    if z1.abs() >= 1.0 {
-        return Err(Error::value(op, "|z1| must be less than 1.0"));
+/// The real float dtype the symmetric IIR filters compute in for `x` (SciPy's promotion:
+/// float32 stays, other reals give float64; float16 and bfloat16 compute in float32), or
+/// `UnsupportedDType` for complex and boolean input.
+fn real_float(op: &str, x: &Array) -> Result<DType> {
+    match x.dtype() {
+        DType::F32 | DType::F16 | DType::BF16 => Ok(DType::F32),
+        DType::C64 | DType::C128 | DType::Bool => Err(Error::UnsupportedDType {
+            op: op.into(),
+            dtypes: vec![x.dtype()],
+            detail: "the symmetric IIR filters take real input".into(),
+        }),
+        _ => Ok(DType::F64),
     }
-    if input.ndim() != 1 {
-        return Err(Error::value(op, format!("the input must be 1-d, got shape {:?}", input.shape())));
-    }
-    if input.dtype().is_complex() {
-        return Err(Error::unsupported_dtype(op, input.dtype()));
-    }
-    let dt = if input.dtype() == DType::F32 { DType::F32 } else { DType::F64 };
-    let precision = if precision <= 0.0 || precision > 1.0 {
+}
+
+/// `precision` ≤ 0 or > 1 replaced by SciPy's default of the C filters for `dt`.
+fn default_precision(precision: f64, dt: DType) -> f64 {
+    if precision <= 0.0 || precision > 1.0 {
         if dt == DType::F32 {
             1e-6
         } else {
@@ -307,10 +358,26 @@ pub fn symiirorder1(input: &Array, c0: f64, z1: f64, precision: f64) -> Result<A
         }
     } else {
         precision
-    };
-    let lx = Lines::new(op, input, 0, dt)?;
-    let k = lx.len();
-    // Terms z1^(i+1) x[i] until |z1^m| ≤ precision.
+    }
+}
+
+fn not_converged(op: &str) -> Error {
+    Error::value(op, "Sum to find symmetric boundary conditions did not converge.")
+}
+
+/// Checks the rank of a `symiirorder*` input (1-d, or 2-d filtered row by row, as SciPy).
+fn check_rows(op: &str, x: &Array) -> Result<()> {
+    if x.ndim() == 0 || x.ndim() > 2 {
+        return Err(Error::value(op, format!("Input must be 1D or 2D, got shape {:?}", x.shape())));
+    }
+    Ok(())
+}
+
+/// The first-order symmetric pair over `(lines, K)` data of a real float dtype (`|z1| < 1`
+/// checked by the caller); `precision` already resolved.
+fn symiir1_lines(op: &str, data: &Array, c0: f64, z1: f64, precision: f64) -> Result<Array> {
+    let k = data.shape()[1];
+    // Terms z1^(i+1) x[i] until |z1^m| ≤ precision (compared squared, as SciPy's C code).
     let mut w = Vec::new();
     let mut pz = 1.0f64;
     loop {
@@ -321,11 +388,274 @@ pub fn symiirorder1(input: &Array, c0: f64, z1: f64, precision: f64) -> Result<A
         }
     }
     if w.len() >= k {
-        return Err(Error::value(op, "Sum to find symmetric boundary conditions did not converge."));
+        return Err(not_converged(op));
     }
-    let dev = input.device_arc();
-    let wa = cast(&Array::from_slice_on(&dev, &w, &[w.len()])?, dt)?;
-    let y0 = start_sum(&lx.data, &wa)?.add(&last(&lx.data, Some(0), Some(1), None)?.reshape(&[-1])?)?;
-    let out = forward_backward(&lx.data, &y0, z1, c0, -c0 / (z1 - 1.0))?;
+    let dev = data.device_arc();
+    let wa = cast(&Array::from_slice_on(&dev, &w, &[w.len()])?, data.dtype())?;
+    let y0 = start_sum(data, &wa)?.add(&last(data, Some(0), Some(1), None)?.reshape(&[-1])?)?;
+    forward_backward(data, &y0, z1, c0, -c0 / (z1 - 1.0))
+}
+
+/// SciPy's `symiirorder1(input, c0, z1, precision)`: `input` (1-d, or 2-d filtered along its
+/// rows) through the symmetric first-order filter `c0 / ((1 − z1 q⁻¹)(1 − z1 q))` with
+/// mirror-symmetric boundaries. `precision` ≤ 0 or > 1 means the default (`1e-6` for
+/// float32, `1e-11` otherwise). `|z1| ≥ 1`, a rank other than 1 or 2, and a start sum that
+/// does not converge within the signal are errors, as SciPy's.
+pub fn symiirorder1(input: &Array, c0: f64, z1: f64, precision: f64) -> Result<Array> {
+    let op = "symiirorder1";
+    if z1.abs() >= 1.0 {
+        return Err(Error::value(op, "|z1| must be less than 1.0"));
+    }
+    check_rows(op, input)?;
+    let dt = real_float(op, input)?;
+    let lx = Lines::new(op, input, -1, dt)?;
+    let out = symiir1_lines(op, &lx.data, c0, z1, default_precision(precision, dt))?;
     lx.restore(&out)
+}
+
+/// The causal response `h_c(k)` of `cs / (1 − a2 q⁻¹ − a3 q⁻²)` (SciPy's `_hc`).
+fn hc(k: i64, cs: f64, r: f64, omega: f64) -> f64 {
+    if k < 0 {
+        return 0.0;
+    }
+    let rk = r.powi(k as i32);
+    if omega == 0.0 {
+        cs * rk * (k + 1) as f64
+    } else if omega == std::f64::consts::PI {
+        cs * rk * (k + 1) as f64 * (1 - 2 * (k % 2)) as f64
+    } else {
+        cs * rk * (omega * (k + 1) as f64).sin() / omega.sin()
+    }
+}
+
+/// The symmetric response `h_s(k)` of `cs² / ((1 − a2 q⁻¹ − a3 q⁻²)(1 − a2 q − a3 q²))`
+/// (SciPy's `_hs`; `rsq = r²`).
+fn hs(k: i64, cs: f64, rsq: f64, omega: f64) -> f64 {
+    let k = k.abs();
+    let kf = k as f64;
+    let rk = rsq.powf(kf / 2.0);
+    let cssq = cs * cs;
+    if omega == 0.0 || omega == std::f64::consts::PI {
+        let c0 = (1.0 + rsq) / ((1.0 - rsq) * (1.0 - rsq) * (1.0 - rsq)) * cssq;
+        let sign = if omega == 0.0 { 1.0 } else { (1 - 2 * (k % 2)) as f64 };
+        let gamma = (1.0 - rsq) / (1.0 + rsq) * sign;
+        return c0 * rk * (1.0 + gamma * kf);
+    }
+    let c0 = cssq * (1.0 + rsq) / (1.0 - rsq) / (1.0 - 2.0 * rsq * (2.0 * omega).cos() + rsq * rsq);
+    let gamma = (1.0 - rsq) / (1.0 + rsq) / omega.tan();
+    c0 * rk * ((omega * kf).cos() + gamma * (omega * kf).sin())
+}
+
+/// The weights `term(0), term(1), …` up to and including the first whose square is at most
+/// `tol`, or `None` when that takes `n` or more terms (SciPy's non-convergence).
+fn truncated(n: usize, tol: f64, term: impl Fn(i64) -> f64) -> Option<Vec<f64>> {
+    let mut w = Vec::new();
+    loop {
+        let d = term(w.len() as i64);
+        w.push(d);
+        if !(d * d > tol && w.len() < n) {
+            break;
+        }
+    }
+    (w.len() < n).then_some(w)
+}
+
+/// The second-order symmetric pair over `(lines, K)` data of a real float dtype (`r < 1`
+/// checked by the caller); `precision` already resolved.
+fn symiir2_lines(op: &str, data: &Array, r: f64, omega: f64, precision: f64) -> Result<Array> {
+    let n = data.shape()[1];
+    let rsq = r * r;
+    let cs = 1.0 - 2.0 * r * omega.cos() + rsq;
+    // Causal starts y[0], y[1]: the causal filter over the mirrored past, truncated where a
+    // weight's square falls to precision² (SciPy's rule, zero crossings of the oscillating
+    // response included).
+    let p2 = precision * precision;
+    let mut f0 = truncated(n, p2, |k| hc(k + 1, cs, r, omega)).ok_or_else(|| not_converged(op))?;
+    let mut f1 = truncated(n, p2, |k| hc(k + 2, cs, r, omega)).ok_or_else(|| not_converged(op))?;
+    f0[0] += hc(0, cs, r, omega);
+    if f1.len() < 2 {
+        f1.resize(2, 0.0);
+    }
+    f1[0] += hc(1, cs, r, omega);
+    f1[1] += hc(0, cs, r, omega);
+    // Anti-causal starts out[K−1], out[K−2]: the whole symmetric filter at the last samples,
+    // truncated where a weight's square falls to precision (not squared: SciPy's rule).
+    let b0 = truncated(n, precision, |k| hs(k, cs, rsq, omega) + hs(k + 1, cs, rsq, omega))
+        .ok_or_else(|| not_converged(op))?;
+    let b1 = truncated(n, precision, |k| hs(k - 1, cs, rsq, omega) + hs(k + 2, cs, rsq, omega))
+        .ok_or_else(|| not_converged(op))?;
+    let dev = data.device_arc();
+    let dt = data.dtype();
+    let weights = |w: &[f64]| -> Result<Array> { device_f64(&dev, w, &[w.len()], dt) };
+    let s0 = start_sum(data, &weights(&f0)?)?;
+    let s1 = start_sum(data, &weights(&f1)?)?;
+    let end_sum = |w: &[f64]| -> Result<Array> {
+        let rev: Vec<f64> = w.iter().rev().copied().collect();
+        let m = w.len() as isize;
+        last(data, Some(n as isize - m), None, None)?.mul(&weights(&rev)?.reshape(&[1, m])?)?.sum(Some(&[-1]), false)
+    };
+    let (t1, t2) = (end_sum(&b0)?, end_sum(&b1)?);
+    second_order_pair(data, &s0, &s1, &t1, &t2, cs, 2.0 * r * omega.cos(), rsq)
+}
+
+/// SciPy's `symiirorder2(input, r, omega, precision)`: `input` (1-d, or 2-d filtered along
+/// its rows) through the symmetric second-order filter
+/// `cs² / ((1 − a2 q⁻¹ − a3 q⁻²)(1 − a2 q − a3 q²))`, `a2 = 2 r cos ω`, `a3 = −r²`,
+/// `cs = 1 − 2 r cos ω + r²`, with mirror-symmetric boundaries: a causal pass started from
+/// the causal filter over the mirrored signal, then an anti-causal pass started from the
+/// whole filter's response at the last two samples. The start sums stop where SciPy's do:
+/// after the first causal weight whose square is at most `precision²`, and the first
+/// two-sided weight whose square is at most `precision`. `precision` ≤ 0 or > 1 means
+/// `1e-6` for float32 and `1e-11` otherwise. `r ≥ 1`, complex input, a rank other than 1 or
+/// 2, and start sums that need the whole signal are errors, as SciPy's.
+///
+/// ```
+/// # use xp_array::{Array, signal};
+/// # xp_array::register_backend(std::sync::Arc::new(xp_backend_api::BackendHandle::<xp_backend_cpu::CpuBackend>::default()));
+/// # let dev = xp_array::device("cpu").unwrap();
+/// let x: Vec<f64> = (0..40).map(|i| (i as f64 * 0.3).sin()).collect();
+/// let x = Array::from_slice_on(&dev, &x, &[40]).unwrap();
+/// let y = signal::symiirorder2(&x, 0.5, 0.4, -1.0).unwrap();
+/// assert_eq!(y.shape(), &[40]);
+/// ```
+pub fn symiirorder2(input: &Array, r: f64, omega: f64, precision: f64) -> Result<Array> {
+    let op = "symiirorder2";
+    if r >= 1.0 {
+        return Err(Error::value(op, "r must be less than 1.0"));
+    }
+    check_rows(op, input)?;
+    let dt = real_float(op, input)?;
+    let lx = Lines::new(op, input, -1, dt)?;
+    let out = symiir2_lines(op, &lx.data, r, omega, default_precision(precision, dt))?;
+    lx.restore(&out)
+}
+
+/// `f` applied to the lines of `x` along `axis` (as `dt`), the result put back.
+fn along(op: &str, x: &Array, axis: isize, dt: DType, f: impl Fn(&Array) -> Result<Array>) -> Result<Array> {
+    let lx = Lines::new(op, x, axis, dt)?;
+    lx.restore(&f(&lx.data)?)
+}
+
+/// The dtype and default precision of the 2-d spline functions (SciPy's `1e-3` for float32,
+/// `1e-6` otherwise, when `precision` is negative or at least 1).
+fn spline2d_setup(op: &str, signal: &Array, precision: f64) -> Result<(DType, f64)> {
+    if signal.ndim() != 2 {
+        return Err(Error::value(op, format!("the input must be a 2-d array, got shape {:?}", signal.shape())));
+    }
+    let dt = real_float(op, signal)?;
+    let precision = if (0.0..1.0).contains(&precision) {
+        precision
+    } else if signal.dtype() == DType::F32 {
+        1e-3
+    } else {
+        1e-6
+    };
+    Ok((dt, precision))
+}
+
+/// The pole pair `(r, ω)` of the smoothing cubic spline of `lamb > 1/144` (Unser et al. 1993,
+/// §III-B; SciPy's `compute_root_from_lambda`).
+fn smoothing_root(lamb: f64) -> (f64, f64) {
+    let tmp = (3.0 + 144.0 * lamb).sqrt();
+    let xi = 1.0 - 96.0 * lamb + 24.0 * lamb * tmp;
+    let omega = ((144.0 * lamb - 1.0) / xi).sqrt().atan();
+    let tmp2 = xi.sqrt();
+    let r = (24.0 * lamb - 1.0 - tmp2) / (24.0 * lamb) * (48.0 * lamb + 24.0 * lamb * tmp).sqrt() / tmp2;
+    (r, omega)
+}
+
+/// SciPy's `cspline2d(signal, lamb, precision)`: the cubic B-spline coefficients of the 2-d
+/// `signal` with mirror-symmetric boundaries, by the 1-d filter along the last axis and then
+/// along the first. `lamb ≤ 1/144` interpolates (the pole `−2 + √3` through
+/// [`symiirorder1`]); a larger `lamb` is the smoothing spline of that second-derivative
+/// penalty (the complex pole pair through [`symiirorder2`]), as SciPy decides. `precision`
+/// outside `[0, 1)` means SciPy's default (`1e-3` for float32, `1e-6` otherwise); the start
+/// sums are truncated there, so short lines (about `log(precision) / log|pole|` samples)
+/// are a non-convergence error, as SciPy's. float32 stays float32, other reals give float64.
+pub fn cspline2d(signal: &Array, lamb: f64, precision: f64) -> Result<Array> {
+    let op = "cspline2d";
+    let (dt, precision) = spline2d_setup(op, signal, precision)?;
+    if lamb <= 1.0 / 144.0 {
+        let r = -2.0 + 3f64.sqrt();
+        let f = |l: &Array| symiir1_lines(op, l, -r * 6.0, r, precision);
+        return along(op, &along(op, signal, -1, dt, f)?, 0, dt, f);
+    }
+    let (r, omega) = smoothing_root(lamb);
+    let f = |l: &Array| symiir2_lines(op, l, r, omega, precision);
+    along(op, &along(op, signal, -1, dt, f)?, 0, dt, f)
+}
+
+/// SciPy's `qspline2d(signal, lamb, precision)`: the quadratic B-spline coefficients of the
+/// 2-d `signal` (the pole `−3 + 2√2` along the last axis, then the first). `lamb > 0` is an
+/// error ("lambda must be negative or zero"), as SciPy's; `precision` as in [`cspline2d`].
+pub fn qspline2d(signal: &Array, lamb: f64, precision: f64) -> Result<Array> {
+    let op = "qspline2d";
+    if lamb > 0.0 {
+        return Err(Error::value(op, "lambda must be negative or zero"));
+    }
+    let (dt, precision) = spline2d_setup(op, signal, precision)?;
+    let r = -3.0 + 2.0 * 2f64.sqrt();
+    let f = |l: &Array| symiir1_lines(op, l, -r * 8.0, r, precision);
+    along(op, &along(op, signal, -1, dt, f)?, 0, dt, f)
+}
+
+/// SciPy's `sepfir2d(input, hrow, hcol)`: the 2-d `input` convolved with the odd-length 1-d
+/// filters `hrow` along its rows (the last axis) and then `hcol` along its columns, the
+/// signal extended by half-sample mirror symmetry (`x[−1] = x[0]`, `x[−2] = x[1]`,
+/// periodic beyond twice the length) as SciPy's C code. Real and complex input (complex
+/// filtered part by part); integers give float64, float32 stays float32. Even-length or
+/// non-1-d filters and complex filters are errors.
+pub fn sepfir2d(input: &Array, hrow: &Array, hcol: &Array) -> Result<Array> {
+    let op = "sepfir2d";
+    if input.ndim() != 2 {
+        return Err(Error::value(op, format!("the input must be a 2-d array, got shape {:?}", input.shape())));
+    }
+    for h in [hrow, hcol] {
+        if h.ndim() != 1 {
+            return Err(Error::value(op, format!("hrow and hcol must be 1-d, got shape {:?}", h.shape())));
+        }
+        if h.dtype().is_complex() {
+            return Err(Error::UnsupportedDType {
+                op: op.into(),
+                dtypes: vec![input.dtype(), h.dtype()],
+                detail: "the filters must be real".into(),
+            });
+        }
+        if h.size() % 2 == 0 {
+            return Err(Error::value(op, "hrow and hcol must be odd length"));
+        }
+    }
+    let dt = match input.dtype() {
+        DType::F32 | DType::F16 | DType::BF16 => DType::F32,
+        DType::C64 => DType::C64,
+        DType::C128 => DType::C128,
+        DType::Bool => return Err(Error::unsupported_dtype(op, DType::Bool)),
+        _ => DType::F64,
+    };
+    let mode = crate::ndimage::Mode::Reflect;
+    let x = cast(input, dt)?;
+    let rows = crate::ndimage::convolve1d(&x, hrow, 1, mode, 0.0, 0)?;
+    crate::ndimage::convolve1d(&rows, hcol, 0, mode, 0.0, 0)
+}
+
+/// SciPy's `spline_filter(Iin, lmbda)`: the 2-d `Iin` smoothed by a cubic smoothing spline
+/// of fall-off `lmbda` (SciPy's default `5.0`): the coefficients of [`cspline2d`] (default
+/// precision) convolved with the cubic B-spline's samples `[1, 4, 1] / 6` along both axes by
+/// [`sepfir2d`]. Those samples are float32 values, as SciPy's, so float64 results agree
+/// with SciPy's to the last bits. The result has `Iin`'s dtype; only float32 and float64
+/// are accepted (SciPy also accepts complex, which its `symiirorder2` then rejects for the
+/// default `lmbda`; here complex is an `UnsupportedDType` error).
+pub fn spline_filter(iin: &Array, lmbda: f64) -> Result<Array> {
+    let op = "spline_filter";
+    if !matches!(iin.dtype(), DType::F32 | DType::F64) {
+        return Err(Error::UnsupportedDType {
+            op: op.into(),
+            dtypes: vec![iin.dtype()],
+            detail: "Invalid data type for Iin: float32 or float64 is needed".into(),
+        });
+    }
+    let ck = cspline2d(iin, lmbda, -1.0)?;
+    let taps = [1.0f32 / 6.0, 4.0f32 / 6.0, 1.0f32 / 6.0];
+    let h = Array::from_slice_on(&iin.device_arc(), &taps, &[3])?;
+    cast(&sepfir2d(&ck, &h, &h)?, iin.dtype())
 }

@@ -646,14 +646,15 @@ fn agm(mut a: f64, mut b: f64) -> f64 {
 }
 
 /// `K(1 - p)`, the complete elliptic integral of parameter `1 - p`.
-fn ellipkm1(p: f64) -> f64 {
+pub(super) fn ellipkm1(p: f64) -> f64 {
     if p == 0.0 {
         return f64::INFINITY;
     }
     PI / (2.0 * agm(1.0, p.sqrt()))
 }
 
-fn ellipk(m: f64) -> f64 {
+/// `K(m)`, the complete elliptic integral of the first kind of parameter `m`.
+pub(super) fn ellipk(m: f64) -> f64 {
     ellipkm1(1.0 - m)
 }
 

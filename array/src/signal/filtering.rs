@@ -20,8 +20,11 @@
 //! **Forward–backward.** `filtfilt` and `sosfiltfilt` extend each line by `padlen` samples
 //! (odd, even or constant extension, or none), filter forwards from the steady state scaled by
 //! the first sample, backwards from the steady state scaled by the last output, and cut the
-//! extension off (Gustafsson's method is not provided). Defaults are SciPy's (`padlen = 3 ·
-//! max(len(a), len(b))`, and for sections `3 · (2 · n_sections + 1 − trailing zeros)`).
+//! extension off. Defaults are SciPy's (`padlen = 3 · max(len(a), len(b))`, and for sections
+//! `3 · (2 · n_sections + 1 − trailing zeros)`). `filtfilt`'s `method='gust'` is Gustafsson's
+//! method (IEEE Trans. Signal Process. 44(4), 1996): no extension; the two passes' initial
+//! states are the least-squares solution that makes forward–backward and backward–forward
+//! filtering agree, fitted on the device (see `filtfilt_gust`), with SciPy's `irlen`.
 //!
 //! **dtypes.** The result dtype is NumPy's result type of the coefficients, data and initial
 //! conditions; integers and booleans give float64 (SciPy has no integer filters), float32
@@ -68,8 +71,15 @@ pub enum FiltfiltMethod {
     /// Extend the signal ([`PadType`]) and start from the steady state.
     #[default]
     Pad,
-    /// Gustafsson's method (not provided: an error).
-    Gust,
+    /// Gustafsson's method: the initial states of the forward and backward passes chosen so
+    /// that filtering forward–backward and backward–forward agree (least squares).
+    /// `irlen` is SciPy's: the length of the impulse response's non-negligible part, so that
+    /// only that many samples at each end enter the fit (`None`, or a signal of at most
+    /// `2 · irlen` samples, uses the whole signal).
+    Gust {
+        /// SciPy's `irlen`.
+        irlen: Option<usize>,
+    },
 }
 
 impl FromStr for FiltfiltMethod {
@@ -77,7 +87,7 @@ impl FromStr for FiltfiltMethod {
     fn from_str(s: &str) -> Result<FiltfiltMethod> {
         match s {
             "pad" => Ok(FiltfiltMethod::Pad),
-            "gust" => Ok(FiltfiltMethod::Gust),
+            "gust" => Ok(FiltfiltMethod::Gust { irlen: None }),
             _ => Err(Error::value("filtfilt", format!("method must be 'pad' or 'gust'; got '{s}'"))),
         }
     }
@@ -341,7 +351,9 @@ fn check_padlen(op: &str, n: usize, edge: usize) -> Result<()> {
 /// SciPy's `filtfilt(b, a, x, axis, padtype, padlen, method)`: `x` filtered forwards and
 /// backwards along `axis` (zero phase, the magnitude response squared). `padtype` `None`
 /// means no extension; `padlen` `None` is `3 · max(len(a), len(b))`. SciPy's defaults are
-/// `axis = -1`, `Some(PadType::Odd)`, `None`, `FiltfiltMethod::Pad`.
+/// `axis = -1`, `Some(PadType::Odd)`, `None`, `FiltfiltMethod::Pad`. With
+/// [`FiltfiltMethod::Gust`] (SciPy's `method='gust'`, its `irlen` in the variant) `padtype`
+/// and `padlen` are ignored, as SciPy's.
 pub fn filtfilt(
     b: &Array,
     a: &Array,
@@ -352,10 +364,11 @@ pub fn filtfilt(
     method: FiltfiltMethod,
 ) -> Result<Array> {
     let op = "filtfilt";
-    if method == FiltfiltMethod::Gust {
-        return Err(Error::value(op, "method 'gust' (Gustafsson's initial conditions) is not supported; use 'pad'"));
-    }
     let dtype = float_type(&[b.dtype(), a.dtype(), x.dtype()]);
+    if let FiltfiltMethod::Gust { irlen } = method {
+        let lx = Lines::new(op, x, axis, dtype)?;
+        return lx.restore(&filtfilt_gust(op, b, a, &lx.data, irlen, dtype)?);
+    }
     let (bn, an) = normalized(op, b, a, dtype)?;
     let lx = Lines::new(op, x, axis, dtype)?;
     let edge = if padtype.is_none() { 0 } else { padlen.unwrap_or(3 * a.size().max(b.size())) };
@@ -373,6 +386,116 @@ pub fn filtfilt(
     let n = ext.shape()[1] as isize;
     let y = last(&y, Some(edge as isize), Some(n - edge as isize), None)?;
     lx.restore(&y)
+}
+
+/// `(lines, n)` data filtered by `b / a` (normalised, length `k + 1`) from zero state.
+fn iir_zero(x: &Array, b: &Array, a: &Array) -> Result<Array> {
+    let k = b.size() - 1;
+    iir_lines(x, b, a, &Array::full_on(&x.device_arc(), &[x.shape()[0], k], 0, x.dtype())?)
+}
+
+/// `x` reversed along its last axis, contiguous.
+fn reversed(x: &Array) -> Result<Array> {
+    flip(x, Some(&[-1]))?.ascontiguous()
+}
+
+/// Gustafsson's forward–backward filter of `(lines, n)` data (F. Gustafsson, "Determining the
+/// initial states in forward-backward filtering", *IEEE Trans. Signal Process.* 44(4), 1996):
+/// with `O` the observability matrix (the zero-input response to each initial state) and `S`
+/// the filter run over `O` reversed, the initial states `[x_f; x_b]` minimise
+/// `|[Sᴿ − O, Oᴿ − S] [x_f; x_b] − (y_bf − y_fb)|` (the paper's formula before its eq. 7), and
+/// the answer is `y_fb + [Sᴿ, Oᴿ] [x_f; x_b]` (eq. 7), where `y_fb` and `y_bf` are the
+/// zero-state forward–backward and backward–forward results. With `irlen = m < n / 2` only the
+/// first and last `m` samples enter (the paper's §IV: the matrices become block diagonal).
+/// `O`, `S` and the least-squares fit are made on the device in float64 (complex128 for
+/// complex coefficients): `O` by one filter run from a unit state, `S` by `order` runs, the fit
+/// by `linalg::lstsq` (singular values below machine epsilon times the largest ignored, as
+/// SciPy's `lstsq`).
+fn filtfilt_gust(op: &str, b: &Array, a: &Array, x: &Array, irlen: Option<usize>, dtype: DType) -> Result<Array> {
+    let (bn, an) = normalized(op, b, a, dtype)?;
+    let order = bn.size() - 1;
+    let (lines, n) = (x.shape()[0], x.shape()[1]);
+    if order == 0 {
+        // A gain: (b0 / a0)², no state.
+        return x.mul(&bn.square()?);
+    }
+    let dev = x.device_arc();
+    let m = match irlen {
+        Some(l) if n > 2 * l => l,
+        _ => n,
+    };
+    let y_fb = reversed(&iir_zero(&reversed(&iir_zero(x, &bn, &an)?)?, &bn, &an)?)?;
+    if m == 0 || lines == 0 {
+        return Ok(y_fb);
+    }
+    let y_bf = iir_zero(&reversed(&iir_zero(&reversed(x)?, &bn, &an)?)?, &bn, &an)?;
+    let wide = if b.dtype().is_complex() || a.dtype().is_complex() { DType::C128 } else { DType::F64 };
+    let (bw, aw) = normalized(op, b, a, wide)?;
+    // O[:, 0]: the zero-input response from the state e_0; O[i, k] = O[i − k, 0].
+    let mut e0 = vec![0.0; order];
+    e0[0] = 1.0;
+    let z = device_f64(&dev, &e0, &[1, order], wide)?;
+    let o0 = iir_lines(&Array::full_on(&dev, &[1, m], 0, wide)?, &bw, &aw, &z)?;
+    let mut cols = Vec::with_capacity(order);
+    for k in 0..order {
+        let col = if k == 0 {
+            o0.clone()
+        } else if k >= m {
+            Array::full_on(&dev, &[1, m], 0, wide)?
+        } else {
+            let zeros = Array::full_on(&dev, &[1, k], 0, wide)?;
+            concatenate(&[&zeros, &last(&o0, Some(0), Some((m - k) as isize), None)?], 1)?
+        };
+        cols.push(col);
+    }
+    let refs: Vec<&Array> = cols.iter().collect();
+    let obs_t = concatenate(&refs, 0)?.ascontiguous()?; // (order, m): Oᵀ
+    let s_t = iir_zero(&reversed(&obs_t)?, &bw, &aw)?; // Sᵀ: the filter down O's columns reversed
+    let obs = obs_t.t();
+    let s = s_t.t();
+    let (sr, obsr) = (flip(&s, Some(&[0]))?, flip(&obs, Some(&[0]))?);
+    let (left, right) = (sr.sub(&obs)?, obsr.sub(&s)?);
+    let zeros = Array::full_on(&dev, &[m, order], 0, wide)?;
+    let block = |p: &Array, q: &Array| -> Result<Array> {
+        if m == n {
+            concatenate(&[p, q], 1)
+        } else {
+            let top = concatenate(&[p, &zeros], 1)?;
+            let bottom = concatenate(&[&zeros, q], 1)?;
+            concatenate(&[&top, &bottom], 0)
+        }
+    };
+    let mm = block(&left, &right)?;
+    let w = block(&sr, &obsr)?;
+    let delta = y_bf.sub(&y_fb)?;
+    let delta = if m == n {
+        delta
+    } else {
+        concatenate(
+            &[&last(&delta, Some(0), Some(m as isize), None)?, &last(&delta, Some((n - m) as isize), None, None)?],
+            1,
+        )?
+    };
+    let rhs = delta.t().astype(crate::promote_types(wide, delta.dtype()))?;
+    let (ic, _, _, _) = crate::linalg::lstsq(&mm, &rhs, Some(f64::EPSILON))?; // (2 order, lines)
+    let wic = crate::linalg::matmul(&w, &ic)?.t(); // (lines, rows)
+    let wic = if dtype.is_complex() { wic.astype(dtype)? } else { cast(&real_part(&wic)?, dtype)? };
+    if m == n {
+        return y_fb.add(&wic);
+    }
+    let head = last(&y_fb, Some(0), Some(m as isize), None)?.add(&last(&wic, Some(0), Some(m as isize), None)?)?;
+    let mid = last(&y_fb, Some(m as isize), Some((n - m) as isize), None)?;
+    let tail = last(&y_fb, Some((n - m) as isize), None, None)?.add(&last(&wic, Some(m as isize), None, None)?)?;
+    concatenate(&[&head, &mid, &tail], 1)?.ascontiguous()
+}
+
+/// The real part of `a` (itself when real).
+fn real_part(a: &Array) -> Result<Array> {
+    if a.dtype().is_complex() {
+        Ok(a.real())
+    } else {
+        Ok(a.clone())
+    }
 }
 
 /// Checks `sos` is `(n_sections, 6)` with `a0 = 1` per section and returns it host-side.

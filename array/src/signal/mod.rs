@@ -7,8 +7,11 @@
 //! [`savgol_filter`]; [`medfilt`], [`medfilt2d`], [`wiener`]; [`hilbert`], [`resample`],
 //! [`upfirdn`]; peaks and extrema ([`find_peaks`], [`peak_prominences`], [`peak_widths`],
 //! [`argrelextrema`], [`argrelmax`], [`argrelmin`], [`correlation_lags`]); B-splines
-//! ([`cspline1d`], [`qspline1d`], [`cspline1d_eval`], [`qspline1d_eval`], [`gauss_spline`],
-//! [`symiirorder1`]). Each file's docs give its algorithms and where host work is used.
+//! ([`cspline1d`], [`qspline1d`], [`cspline1d_eval`], [`qspline1d_eval`], [`cspline2d`],
+//! [`qspline2d`], [`spline_filter`], [`sepfir2d`], [`gauss_spline`], [`symiirorder1`],
+//! [`symiirorder2`]); filter order selection ([`buttord`], [`cheb1ord`], [`cheb2ord`],
+//! [`ellipord`], [`kaiserord`], [`iirdesign`]). Each file's docs give its algorithms and
+//! where host work is used.
 //!
 //! **Direct methods** run one kernel family (`xp_kernels::signal`): every direct convolution
 //! is a correlation with the taps flipped (convolution) or conjugated (correlation) on the
@@ -53,6 +56,7 @@ mod lines;
 mod multirate;
 mod nonlinear;
 pub mod numpy;
+mod order;
 mod peaks;
 mod resample;
 mod savgol;
@@ -67,7 +71,10 @@ use xp_backend_api::{DType, DynDevice, Error, Result};
 pub use xp_kernels::signal::Boundary;
 use xp_kernels::signal::{plan_direct, DirectGeometry};
 
-pub use self::bsplines::{cspline1d, cspline1d_eval, gauss_spline, qspline1d, qspline1d_eval, symiirorder1};
+pub use self::bsplines::{
+    cspline1d, cspline1d_eval, cspline2d, gauss_spline, qspline1d, qspline1d_eval, qspline2d, sepfir2d, spline_filter,
+    symiirorder1, symiirorder2,
+};
 pub use self::design::{
     bessel, butter, cheby1, cheby2, ellip, firls, firwin, firwin2, freqz, group_delay, iirfilter, iirnotch, iirpeak,
     kaiser_atten, kaiser_beta, sos2tf, sos2zpk, sosfreqz, tf2sos, tf2zpk, zpk2sos, zpk2tf,
@@ -76,6 +83,7 @@ pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
 pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
 pub use self::multirate::{decimate, resample_poly, resample_windowed, DecimateFilter, PolyPad};
 pub use self::nonlinear::{medfilt, medfilt2d, wiener, MEDFILT_MAX_WINDOW};
+pub use self::order::{buttord, cheb1ord, cheb2ord, ellipord, iirdesign, kaiserord, DesignFamily};
 pub use self::peaks::{
     argrelextrema, argrelmax, argrelmin, correlation_lags, find_peaks, peak_prominences, peak_widths, Comparator,
     ExtremaMode, FindPeaksOptions, Interval, Peaks,

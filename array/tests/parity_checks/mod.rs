@@ -92,7 +92,10 @@ macro_rules! parity_tests {
                 coo_to_csr_and_products_match_dense_arithmetic,
                 sparse_products_sums_and_elementwise_match_dense,
             ],
-            signal: [convolve2d_matches_host_sums_on_every_boundary_and_tile],
+            signal: [
+                convolve2d_matches_host_sums_on_every_boundary_and_tile,
+                spline_filters_and_gustafsson_filtfilt_match_the_cpu,
+            ],
             sort: [
                 sort_and_argsort_match_host_sorts_for_every_dtype,
                 sorts_along_every_axis_of_many_rows,

@@ -1,11 +1,12 @@
 //! `convolve2d` and `correlate2d` on any device against a naive host sum: every boundary, tiles
 //! cut by the picture's edges, kernels larger than a GPU's shared-memory tile, complex and
-//! integer dtypes.
+//! integer dtypes; the symmetric IIR and 2-d B-spline filters and Gustafsson's `filtfilt`
+//! against the CPU's values.
 
 use std::sync::Arc;
 
 use num_complex::Complex64 as C;
-use xp_array::signal::{convolve2d, correlate2d, Boundary, Mode};
+use xp_array::signal::{self, convolve2d, correlate2d, Boundary, Mode};
 use xp_array::*;
 use xp_backend_api::DynDevice;
 
@@ -92,4 +93,57 @@ pub fn convolve2d_matches_host_sums_on_every_boundary_and_tile(d: &Arc<dyn DynDe
             assert!((p - q).norm() <= 1e-12 * q.norm().max(1.0), "{p} != {q}");
         }
     });
+}
+
+/// `f` run on `d` and on the CPU, the two results' values (float64) and dtypes.
+fn on_both(d: &Arc<dyn DynDevice>, f: impl Fn() -> Array) -> ((Vec<f64>, DType), (Vec<f64>, DType)) {
+    let cpu = device("cpu").unwrap();
+    let run = |dev: &Arc<dyn DynDevice>| {
+        with_device(dev, || {
+            let a = f();
+            (a.astype(DType::F64).unwrap().to_vec::<f64>().unwrap(), a.dtype())
+        })
+    };
+    (run(d), run(&cpu))
+}
+
+fn agree(what: &str, (here, there): ((Vec<f64>, DType), (Vec<f64>, DType)), rtol: f64) {
+    assert_eq!(here.1, there.1, "{what}: dtype");
+    assert_eq!(here.0.len(), there.0.len(), "{what}: size");
+    let scale = there.0.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    for (i, (h, t)) in here.0.iter().zip(&there.0).enumerate() {
+        assert!((h - t).abs() <= rtol * scale, "{what}[{i}]: {h} here, {t} on the CPU");
+    }
+}
+
+/// The symmetric IIR filters, the 2-d B-spline functions and Gustafsson's `filtfilt` give the
+/// CPU's values on any device (float64 and float32, lines along either axis).
+pub fn spline_filters_and_gustafsson_filtfilt_match_the_cpu(d: &Arc<dyn DynDevice>) {
+    let sig: Vec<f64> = (0..300).map(|i| (i as f64 * 0.21).sin() + 0.01 * i as f64).collect();
+    let img: Vec<f64> = (0..40 * 44).map(|k| ((k / 44) as f64 * 0.3).sin() + ((k % 44) as f64 * 0.2).cos()).collect();
+    for dt in [DType::F64, DType::F32] {
+        let tol = if dt == DType::F64 { 1e-12 } else { 1e-5 };
+        let x = || Array::from_slice(&sig, &[300]).unwrap().astype(dt).unwrap();
+        let rows = || Array::from_slice(&sig, &[3, 100]).unwrap().astype(dt).unwrap();
+        let im = || Array::from_slice(&img, &[40, 44]).unwrap().astype(dt).unwrap();
+        agree("symiirorder1", on_both(d, || signal::symiirorder1(&rows(), 0.5, 0.3, -1.0).unwrap()), tol);
+        agree("symiirorder2", on_both(d, || signal::symiirorder2(&x(), 0.5, 0.4, -1.0).unwrap()), tol);
+        agree("cspline2d", on_both(d, || signal::cspline2d(&im(), 0.0, -1.0).unwrap()), tol);
+        agree("cspline2d smoothing", on_both(d, || signal::cspline2d(&im(), 5.0, -1.0).unwrap()), tol);
+        agree("qspline2d", on_both(d, || signal::qspline2d(&im(), 0.0, -1.0).unwrap()), tol);
+        agree("spline_filter", on_both(d, || signal::spline_filter(&im(), 5.0).unwrap()), tol);
+        let (b, a) = (
+            || Array::from_slice(&[0.0317, 0.0951, 0.0951, 0.0317], &[4]).unwrap().astype(dt).unwrap(),
+            || Array::from_slice(&[1.0, -1.459, 0.9104, -0.1978], &[4]).unwrap().astype(dt).unwrap(),
+        );
+        for irlen in [None, Some(40)] {
+            let m = signal::FiltfiltMethod::Gust { irlen };
+            agree("filtfilt gust", on_both(d, || signal::filtfilt(&b(), &a(), &x(), -1, None, None, m).unwrap()), tol);
+            agree(
+                "filtfilt gust axis 0",
+                on_both(d, || signal::filtfilt(&b(), &a(), &rows().t(), 0, None, None, m).unwrap()),
+                tol,
+            );
+        }
+    }
 }
