@@ -298,3 +298,58 @@ fn connected_components_match_scipy() {
         assert!(err_text(connected_components(&csr(1, 2, &[1., 0.]), true, Connection::Weak)).contains("(N, N)"));
     });
 }
+
+#[test]
+fn splu_matches_scipys_natural_ordering_and_solves() {
+    // SciPy 1.17: splu(A, permc_spec="NATURAL") of [[1, 2, 0], [3, 4, 5], [0, 6, 7]].
+    with_device(&cpu(), || {
+        let a = csr(3, 3, &[1., 2., 0., 3., 4., 5., 0., 6., 7.]);
+        let lu = sla::splu(&a).unwrap();
+        assert_eq!((lu.shape(), lu.dtype()), ((3, 3), DType::F64));
+        close(&f64s(&lu.L().unwrap().toarray().unwrap()), &[1., 0., 0., 0., 1., 0., 1. / 3., 1. / 9., 1.], 1e-14);
+        close(&f64s(&lu.U().unwrap().toarray().unwrap()), &[3., 4., 5., 0., 6., 7., 0., 0., -22. / 9.], 1e-14);
+        assert_eq!(i64s(&lu.perm_r().unwrap()), vec![2, 0, 1]);
+        assert_eq!(i64s(&lu.perm_c().unwrap()), vec![0, 1, 2]);
+        assert_eq!(lu.nnz().unwrap(), 11);
+        let b = Array::from_vec(vec![1f64, 2., 3.]).unwrap();
+        close(&f64s(&lu.solve(&b, linalg::Trans::N).unwrap()), &[0.0, 0.5, 0.0], 1e-14);
+        close(
+            &f64s(&lu.solve(&b, linalg::Trans::T).unwrap()),
+            &[-0.2272727272727274, 0.4090909090909091, 0.13636363636363638],
+            1e-13,
+        );
+        let solve = sla::factorized(&a).unwrap();
+        let bm = Array::from_slice(&[1f64, 0., 0., 1., 1., 1.], &[3, 2]).unwrap();
+        let x = solve(&bm).unwrap();
+        assert_eq!(x.shape(), &[3, 2]);
+        close(
+            &f64s(&x),
+            &[
+                -0.18181818181818166,
+                0.09090909090909086,
+                0.5909090909090908,
+                -0.04545454545454545,
+                -0.36363636363636365,
+                0.18181818181818182,
+            ],
+            1e-13,
+        );
+        // An integer matrix is factored in float64; float32 stays float32.
+        let ai = CsrMatrix::from_dense(&Array::from_slice(&[1i64, 2, 0, 3, 4, 5, 0, 6, 7], &[3, 3]).unwrap()).unwrap();
+        assert_eq!(sla::splu(&ai).unwrap().dtype(), DType::F64);
+        assert_eq!(sla::splu(&a.astype(DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+    });
+}
+
+#[test]
+fn splu_refuses_singular_and_non_square_matrices() {
+    with_device(&cpu(), || {
+        let e = sla::splu(&csr(2, 2, &[1., 2., 2., 4.])).unwrap_err().to_string();
+        assert!(e.contains("splu") && e.contains("exactly singular"), "{e}");
+        let e = sla::splu(&csr(2, 3, &[1.; 6])).unwrap_err().to_string();
+        assert!(e.contains("splu") && e.contains("square"), "{e}");
+        let lu = sla::splu(&spd()).unwrap();
+        let e = lu.solve(&Array::from_vec(vec![1f64, 2.]).unwrap(), linalg::Trans::N).unwrap_err().to_string();
+        assert!(e.contains("SuperLU.solve") && e.contains("[2]"), "{e}");
+    });
+}

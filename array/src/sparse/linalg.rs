@@ -14,8 +14,9 @@
 //! **Direct solvers.** [`spsolve`] and [`spsolve_triangular`] form the dense matrix on the
 //! device and solve it with xp's dense LU ([`crate::linalg::solve`]) and triangular solve
 //! ([`crate::linalg::solve_triangular`]), so they are for systems whose dense form fits in
-//! memory (`n²` elements); a sparse factorisation is to come. A singular system gives NaNs,
-//! as SciPy's (which also warns).
+//! memory (`n²` elements); a sparse factorisation is to come. [`splu`] (a [`SuperLu`]
+//! object) and [`factorized`] keep such a factorisation for many right-hand sides. A singular
+//! system gives NaNs in `spsolve`, as SciPy's (which also warns).
 //!
 //! **Algorithms.** CG: Hestenes & Stiefel (1952), preconditioned. CGS: Sonneveld (1989).
 //! BiCGSTAB: van der Vorst (1992). GMRES: Saad & Schultz (1986), restarted, right
@@ -37,6 +38,7 @@ use std::sync::Arc;
 
 use xp_backend_api::{DType, DynDevice, Error, Result};
 
+pub use super::factor::{factorized, splu, SuperLu};
 use super::{CscMatrix, CsrMatrix};
 use crate::linalg::Trans;
 use crate::Array;
@@ -1200,10 +1202,11 @@ impl FromStr for SparseNormOrd {
 /// largest/smallest column sum of magnitudes, `inf`/`-inf` the row sums) as a 0-d array, or
 /// the vector norms of the rows (`axis` 1) or columns (`axis` 0): Frobenius is the 2-norm
 /// there, `P(p)` the `p`-norm (`inf`/`-inf` the largest/smallest magnitude, `0` the count of
-/// nonzeros). The result is of the real dtype of the matrix.
+/// nonzeros). The result is of the real dtype of the matrix (float64 for integers and bool).
 pub fn norm(x: &CsrMatrix, ord: Option<SparseNormOrd>, axis: Option<isize>) -> Result<Array> {
     let op = "norm";
-    let mut c = x.clone();
+    // Integer and bool matrices have float64 norms, as SciPy's.
+    let mut c = x.astype(super::float_dtype(x.dtype()))?;
     c.sum_duplicates()?;
     let absd = c.data.abs()?;
     let rt = absd.dtype();
@@ -1320,7 +1323,7 @@ pub fn spsolve(a: &CsrMatrix, b: &Array) -> Result<Array> {
     let op = "spsolve";
     square_check(op, a)?;
     rhs_check(op, a, b)?;
-    let t = super::value_dtype(crate::promote_types(a.dtype(), b.dtype()));
+    let t = super::float_dtype(crate::promote_types(a.dtype(), b.dtype()));
     let dense = a.toarray()?.astype(t)?;
     let b = b.astype(t)?;
     match crate::linalg::solve(&dense, &b) {
@@ -1344,7 +1347,7 @@ pub fn spsolve_triangular(a: &CsrMatrix, b: &Array, lower: bool, unit_diagonal: 
     if !unit_diagonal && a.diagonal(0)?.eq(0.0)?.any(None, false)?.item::<bool>()? {
         return Err(Error::LinAlg { op: op.into(), reason: "A is singular: zero entry on diagonal.".into() });
     }
-    let t = super::value_dtype(crate::promote_types(a.dtype(), b.dtype()));
+    let t = super::float_dtype(crate::promote_types(a.dtype(), b.dtype()));
     let dense = a.toarray()?.astype(t)?;
     crate::linalg::solve_triangular(&dense, &b.astype(t)?, Trans::N, lower, unit_diagonal)
 }
