@@ -353,3 +353,68 @@ fn splu_refuses_singular_and_non_square_matrices() {
         assert!(e.contains("SuperLU.solve") && e.contains("[2]"), "{e}");
     });
 }
+
+/// The 1-d Laplacian `tridiag(-1, 2, -1)` of order `n`: eigenvalues `2 - 2 cos(j π / (n + 1))`.
+fn laplacian(n: usize) -> CsrMatrix {
+    let main = Array::from_vec(vec![2f64; n]).unwrap();
+    let off = Array::from_vec(vec![-1f64; n - 1]).unwrap();
+    sparse::diags(&[&off, &main, &off], &[-1, 0, 1], None, None).unwrap()
+}
+
+fn laplacian_eigs(n: usize) -> Vec<f64> {
+    (1..=n).map(|j| 2.0 - 2.0 * (j as f64 * std::f64::consts::PI / (n as f64 + 1.0)).cos()).collect()
+}
+
+#[test]
+fn lobpcg_finds_the_extreme_eigenvalues() {
+    with_device(&cpu(), || {
+        // SciPy 1.17's lobpcg(A, X, largest=True, maxiter=200, tol=1e-8) on the Laplacian of
+        // order 100: [3.99903256, 3.99613119, 3.9912987], the analytic values, largest first.
+        let n = 100;
+        let a = laplacian(n);
+        let x0 = random::default_rng(3).standard_normal(&[n, 3], DType::F64).unwrap();
+        let o = sla::LobpcgOptions { tol: Some(1e-8), maxiter: Some(200), ..Default::default() };
+        let (w, v) = sla::lobpcg(&a, &x0, &o).unwrap();
+        let ev = laplacian_eigs(n);
+        close(&f64s(&w), &[ev[n - 1], ev[n - 2], ev[n - 3]], 1e-9);
+        assert_eq!(v.shape(), &[n, 3]);
+        // The vectors are eigenvectors: A v - v w is small.
+        let res = a.dot(&v).unwrap().sub(&v.mul(&w.reshape(&[1, 3]).unwrap()).unwrap()).unwrap();
+        let r = f64s(&res).iter().map(|x| x * x).sum::<f64>().sqrt();
+        assert!(r < 1e-6, "residual {r}");
+        // The smallest of diag(1..100) with the Jacobi preconditioner: [1, 2, 3] (SciPy's too).
+        let d = Array::from_vec((1..=n).map(|i| i as f64).collect()).unwrap();
+        let dm = sparse::diags(&[&d], &[0], None, None).unwrap();
+        let dinv = Array::from_vec((1..=n).map(|i| 1.0 / i as f64).collect()).unwrap();
+        let inv = sparse::diags(&[&dinv], &[0], None, None).unwrap();
+        let o = sla::LobpcgOptions { m: Some(&inv), tol: Some(1e-9), maxiter: Some(100), largest: false };
+        let (w, _) = sla::lobpcg(&dm, &x0, &o).unwrap();
+        close(&f64s(&w), &[1.0, 2.0, 3.0], 1e-9);
+        // A small problem (n < 5 k) is solved in the whole space, as SciPy's.
+        let small = laplacian(8);
+        let x8 = random::default_rng(4).standard_normal(&[8, 2], DType::F64).unwrap();
+        let o = sla::LobpcgOptions { largest: false, ..Default::default() };
+        let (w, v) = sla::lobpcg(&small, &x8, &o).unwrap();
+        close(&f64s(&w), &laplacian_eigs(8)[..2], 1e-12);
+        assert_eq!(v.shape(), &[8, 2]);
+    });
+}
+
+#[test]
+fn lobpcg_refuses_bad_shapes_and_complex_operators() {
+    with_device(&cpu(), || {
+        let a = laplacian(30);
+        let x = random::default_rng(1).standard_normal(&[30, 2], DType::F64).unwrap();
+        let e = sla::lobpcg(&csr(2, 3, &[1.; 6]), &x, &Default::default()).unwrap_err().to_string();
+        assert!(e.contains("lobpcg") && e.contains("square"), "{e}");
+        let bad = random::default_rng(1).standard_normal(&[29, 2], DType::F64).unwrap();
+        let e = sla::lobpcg(&a, &bad, &Default::default()).unwrap_err().to_string();
+        assert!(e.contains("lobpcg") && e.contains("[29, 2]"), "{e}");
+        let m = laplacian(10);
+        let o = sla::LobpcgOptions { m: Some(&m), ..Default::default() };
+        let e = sla::lobpcg(&a, &x, &o).unwrap_err().to_string();
+        assert!(e.contains("lobpcg") && e.contains("preconditioner"), "{e}");
+        let e = sla::lobpcg(&a.astype(DType::C128).unwrap(), &x, &Default::default()).unwrap_err().to_string();
+        assert!(e.contains("lobpcg") && e.contains("complex"), "{e}");
+    });
+}

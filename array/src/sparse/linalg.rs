@@ -1,7 +1,8 @@
 //! Sparse linear algebra, as `scipy.sparse.linalg` / `cupyx.scipy.sparse.linalg`: [`norm`],
 //! [`matrix_power`], the direct solvers [`spsolve`] and [`spsolve_triangular`], the Krylov
 //! solvers [`cg`], [`cgs`], [`bicgstab`], [`gmres`], [`minres`], [`lsqr`] and [`lsmr`], the
-//! eigensolvers [`eigsh`] and [`svds`], and [`LinearOperator`] with [`aslinearoperator`].
+//! eigensolvers [`eigsh`], [`svds`] and [`lobpcg`], the factorisations [`splu`] and
+//! [`factorized`], and [`LinearOperator`] with [`aslinearoperator`].
 //!
 //! **Where the work runs.** Every data-sized step of the iterative solvers and eigensolvers
 //! is an xp op on the operator's device: sparse mat-vecs, dot products (reduced on the device),
@@ -39,6 +40,7 @@ use std::sync::Arc;
 use xp_backend_api::{DType, DynDevice, Error, Result};
 
 pub use super::factor::{factorized, splu, SuperLu};
+pub use super::lobpcg::{lobpcg, LobpcgOptions};
 use super::{CscMatrix, CsrMatrix};
 use crate::linalg::Trans;
 use crate::Array;
@@ -911,7 +913,7 @@ impl FromStr for Which {
 /// The eigenvalues and eigenvectors of a small symmetric matrix (row-major `n × n`) by cyclic
 /// Jacobi rotations: values, and `vecs[i][j]` the `i`-th component of the `j`-th vector.
 #[allow(clippy::needless_range_loop)]
-fn jacobi_eigh(a: &[Vec<f64>]) -> (Vec<f64>, Vec<Vec<f64>>) {
+pub(super) fn jacobi_eigh(a: &[Vec<f64>]) -> (Vec<f64>, Vec<Vec<f64>>) {
     let n = a.len();
     let mut a: Vec<Vec<f64>> = a.to_vec();
     let mut v = vec![vec![0.0; n]; n];

@@ -59,6 +59,7 @@ pub mod construct;
 pub mod csgraph;
 mod factor;
 pub mod linalg;
+mod lobpcg;
 mod methods;
 
 pub use construct::{block_diag, hstack, kron, tril, triu, vstack};
