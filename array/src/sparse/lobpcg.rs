@@ -219,13 +219,8 @@ pub fn lobpcg(a: &dyn LinearOperator, x: &Array, o: &LobpcgOptions<'_>) -> Resul
                 c[i][j] = (0..m).map(|q| za[i * m + q] * z[q * m + j]).sum();
             }
         }
-        for i in 0..m {
-            for j in 0..i {
-                let v = 0.5 * (c[i][j] + c[j][i]);
-                c[i][j] = v;
-                c[j][i] = v;
-            }
-        }
+        let sym: Vec<Vec<f64>> = (0..m).map(|i| (0..m).map(|j| 0.5 * (c[i][j] + c[j][i])).collect()).collect();
+        let c = sym;
         let (theta, vecs) = jacobi_eigh(&c);
         let pick: Vec<usize> = order(&theta).into_iter().take(k.min(m)).collect();
         let vals: Vec<f64> = pick.iter().map(|&j| theta[j]).collect();
@@ -259,7 +254,8 @@ pub fn lobpcg(a: &dyn LinearOperator, x: &Array, o: &LobpcgOptions<'_>) -> Resul
         let lam = upload(&xb, &lambda, 1, k, t)?;
         let r = ax.sub(&xb.mul(&lam)?)?;
         let norms = r.mul(&r)?.sum(Some(&[0]), false)?.sqrt()?.astype(DType::F64)?.to_vec::<f64>()?;
-        let active: Vec<usize> = (0..k).filter(|&j| !(norms[j] <= tol)).collect();
+        // NaN norms stay active.
+        let active: Vec<usize> = (0..k).filter(|&j| norms[j].is_nan() || norms[j] > tol).collect();
         if active.is_empty() {
             break;
         }
