@@ -418,3 +418,45 @@ fn lobpcg_refuses_bad_shapes_and_complex_operators() {
         assert!(e.contains("lobpcg") && e.contains("complex"), "{e}");
     });
 }
+
+#[test]
+fn spilu_is_ilu0_keeping_the_pattern_of_a() {
+    with_device(&cpu(), || {
+        // A tridiagonal matrix has no fill: ILU(0) is its LU, and solves exactly.
+        let t = laplacian(10);
+        let b = Array::from_vec((0..10).map(|i| (i as f64).sin()).collect()).unwrap();
+        let ilu = sla::spilu(&t).unwrap();
+        let exact = sla::splu(&t).unwrap().solve(&b, linalg::Trans::N).unwrap();
+        close(&f64s(&ilu.solve(&b, linalg::Trans::N).unwrap()), &f64s(&exact), 1e-12);
+        // Complex and float32 factors keep their dtype.
+        let tc = t.astype(DType::C128).unwrap();
+        let xc = sla::spilu(&tc).unwrap().solve(&b, linalg::Trans::N).unwrap();
+        assert_eq!(xc.dtype(), DType::C128);
+        close(&f64s(&xc.real()), &f64s(&exact), 1e-12);
+        assert_eq!(sla::spilu(&t.astype(DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+        // The 2-d Laplacian of a 4 x 4 grid fills in: ILU(0) drops the fill, and L U equals
+        // A on A's pattern.
+        let t4 = laplacian(4);
+        let i4 = sparse::identity(4, DType::F64).unwrap();
+        let a = sparse::kron(&i4, &t4).unwrap().add(&sparse::kron(&t4, &i4).unwrap()).unwrap();
+        let lu = sla::spilu(&a).unwrap();
+        assert_eq!(lu.nnz().unwrap(), a.nnz() + 16, "no fill beyond A's pattern (and L's unit diagonal)");
+        let l = lu.L().unwrap().toarray().unwrap();
+        let u = lu.U().unwrap().toarray().unwrap();
+        let prod = f64s(&linalg::matmul(&l, &u).unwrap());
+        let dense = f64s(&a.toarray().unwrap());
+        for (k, (&p, &d)) in prod.iter().zip(&dense).enumerate() {
+            if d != 0.0 {
+                assert!((p - d).abs() < 1e-12, "(L U)[{k}] = {p}, A = {d}");
+            }
+        }
+        let exact = linalg::solve(&a.toarray().unwrap(), &Array::from_vec(vec![1f64; 16]).unwrap()).unwrap();
+        let approx = lu.solve(&Array::from_vec(vec![1f64; 16]).unwrap(), linalg::Trans::N).unwrap();
+        let err = f64s(&approx.sub(&exact).unwrap()).iter().map(|x| x.abs()).fold(0.0, f64::max);
+        assert!(err > 1e-6 && err < 1.0, "an approximation, not the exact inverse: {err}");
+        // A zero pivot (which partial pivoting would swap away) is an error.
+        let e = sla::spilu(&csr(2, 2, &[0., 1., 1., 0.])).unwrap_err().to_string();
+        assert!(e.contains("spilu") && e.contains("singular"), "{e}");
+        assert!(sla::splu(&csr(2, 2, &[0., 1., 1., 0.])).is_ok());
+    });
+}

@@ -1,5 +1,6 @@
 //! Direct factorisations of sparse matrices, as `scipy.sparse.linalg`'s [`splu`] (a
-//! [`SuperLu`] object with `solve`, `L`, `U`, `perm_r`, `perm_c`) and [`factorized`].
+//! [`SuperLu`] object with `solve`, `L`, `U`, `perm_r`, `perm_c`), [`factorized`] and
+//! [`spilu`].
 //!
 //! **How.** As [`super::linalg::spsolve`], the factorisation is xp's dense LU with partial
 //! pivoting ([`crate::linalg::lu_factor`]: cuSOLVER or rocSOLVER on GPUs, faer on the CPU) of
@@ -9,16 +10,59 @@
 //! (SuperLU's default threshold 1.0 is partial pivoting). The default `COLAMD` ordering of
 //! SciPy gives other factors of the same solutions.
 //!
+//! **Incomplete LU.** [`spilu`] is ILU(0), as CuPy's `spilu` (SciPy's threshold ILUTP, with
+//! `drop_tol` and `fill_factor`, is not taken): the factors keep the pattern of `A`, no
+//! pivoting, so `(L U)[i, j] = A[i, j]` wherever `A` stores an entry. It is computed by one
+//! work item walking the rows in order on the matrix's device (each row needs the rows above
+//! it; level scheduling for more parallelism is left for later), and answered as a
+//! [`SuperLu`] whose solves are the dense triangular solves above.
+//!
 //! **Dtypes and errors.** float32, float64, complex64 and complex128 matrices are factored in
 //! their dtype, integer and bool ones in float64 (as SciPy's). A non-square matrix is a `Value`
 //! error, and an exactly singular one a `LinAlg` error ("Factor is exactly singular"), as
 //! SciPy's `RuntimeError`; both are found when factoring (one host read of `U`'s diagonal).
 
+use std::sync::OnceLock;
+
 use xp_backend_api::{DType, Error, Result};
 
 use super::{float_dtype, CscMatrix, CsrMatrix};
 use crate::linalg::Trans;
-use crate::Array;
+use crate::user::ElementwiseKernel;
+use crate::{Array, Operand};
+
+/// ILU(0) in place on a canonical CSR matrix of `n` rows (one work item): for each
+/// row `r` and each stored `k < r` in order, `a[r, k] /= a[k, k]`, then every stored `a[r, j]`,
+/// `j > k`, loses `a[r, k] a[k, j]` where row `k` stores `(k, j)`. `bad` is the first row
+/// with a missing or zero pivot plus one (0 when none).
+const ILU0: &str = r#"
+long long bad_row = 0;
+for (long long r = 0; r < nrow && bad_row == 0; ++r) {
+    const long long s = (long long)ptr[r], e = (long long)ptr[r + 1];
+    for (long long p = s; p < e; ++p) {
+        const long long k = (long long)ind[p];
+        if (k >= r) break;
+        long long dk = -1;
+        const long long ks = (long long)ptr[k], ke = (long long)ptr[k + 1];
+        for (long long q = ks; q < ke; ++q) { if ((long long)ind[q] == k) { dk = q; break; } }
+        if (dk < 0 || val[dk] == T(0)) { bad_row = k + 1; break; }
+        val[p] = val[p] / val[dk];
+        const T lik = val[p];
+        long long q = dk + 1;
+        for (long long pp = p + 1; pp < e; ++pp) {
+            const long long j = (long long)ind[pp];
+            while (q < ke && (long long)ind[q] < j) ++q;
+            if (q < ke && (long long)ind[q] == j) val[pp] = val[pp] - lik * val[q];
+        }
+    }
+}
+for (long long r = 0; r < nrow && bad_row == 0; ++r) {
+    long long d = -1;
+    for (long long q = (long long)ptr[r]; q < (long long)ptr[r + 1]; ++q) { if ((long long)ind[q] == r) { d = q; break; } }
+    if (d < 0 || val[d] == T(0)) bad_row = r + 1;
+}
+bad = bad_row;
+"#;
 
 /// The LU factorisation of a square sparse matrix (SciPy's `SuperLU` object), from [`splu`]:
 /// `Pr A Pc = L U` with `L` unit lower triangular and `U` upper triangular.
@@ -66,6 +110,52 @@ pub fn splu(a: &CsrMatrix) -> Result<SuperLu> {
 pub fn factorized(a: &CsrMatrix) -> Result<impl Fn(&Array) -> Result<Array>> {
     let lu = splu(a)?;
     Ok(move |b: &Array| lu.solve(b, Trans::N))
+}
+
+/// CuPy's `spilu(A)`: the incomplete LU factorisation ILU(0) of the square matrix `a` (see
+/// the module docs), as a [`SuperLu`] (identity permutations), for use as a preconditioner
+/// (`solve` approximates `A⁻¹ b`). A missing or zero pivot is a `LinAlg` error.
+pub fn spilu(a: &CsrMatrix) -> Result<SuperLu> {
+    static K: OnceLock<ElementwiseKernel> = OnceLock::new();
+    let op = "spilu";
+    let (m, n) = a.shape();
+    if m != n {
+        return Err(Error::value(op, format!("can only factor square matrices, got shape ({m}, {n})")));
+    }
+    let t = float_dtype(a.dtype());
+    let c = a.canonical()?.astype(t)?;
+    let dev = c.device_arc();
+    let val = c.data.copy()?;
+    let bad = Array::full_on(&dev, &[1], 0i64, DType::I64)?;
+    if n > 0 {
+        let kern = crate::user::cached_kernel(
+            &K,
+            "int64 item, raw I ind, raw I ptr, int64 nrow",
+            "raw T val, int64 bad",
+            ILU0,
+            "xp_sparse_ilu0",
+            "",
+        )?;
+        let one = Array::full_on(&dev, &[1], 0i64, DType::I64)?;
+        kern.call_all(&[
+            Operand::Array(&one),
+            Operand::Array(&c.indices),
+            Operand::Array(&c.indptr),
+            Operand::Scalar((n as i64).into()),
+            Operand::Array(&val),
+            Operand::Array(&bad),
+        ])?;
+    }
+    let row = bad.item::<i64>()?;
+    if row > 0 {
+        return Err(Error::LinAlg {
+            op: op.into(),
+            reason: format!("Factor is exactly singular (zero or missing pivot in row {})", row - 1),
+        });
+    }
+    let lu = CsrMatrix { data: val, ..c }.toarray()?;
+    let piv = crate::with_device(&dev, || crate::arange(0i64, n as i64, 1i64, Some(DType::I32)))?;
+    Ok(SuperLu { lu, piv, n })
 }
 
 impl SuperLu {

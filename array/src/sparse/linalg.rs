@@ -39,7 +39,7 @@ use std::sync::Arc;
 
 use xp_backend_api::{DType, DynDevice, Error, Result};
 
-pub use super::factor::{factorized, splu, SuperLu};
+pub use super::factor::{factorized, spilu, splu, SuperLu};
 pub use super::lobpcg::{lobpcg, LobpcgOptions};
 use super::{CscMatrix, CsrMatrix};
 use crate::linalg::Trans;
