@@ -298,3 +298,165 @@ fn connected_components_match_scipy() {
         assert!(err_text(connected_components(&csr(1, 2, &[1., 0.]), true, Connection::Weak)).contains("(N, N)"));
     });
 }
+
+#[test]
+fn splu_matches_scipys_natural_ordering_and_solves() {
+    // SciPy 1.17: splu(A, permc_spec="NATURAL") of [[1, 2, 0], [3, 4, 5], [0, 6, 7]].
+    with_device(&cpu(), || {
+        let a = csr(3, 3, &[1., 2., 0., 3., 4., 5., 0., 6., 7.]);
+        let lu = sla::splu(&a).unwrap();
+        assert_eq!((lu.shape(), lu.dtype()), ((3, 3), DType::F64));
+        close(&f64s(&lu.L().unwrap().toarray().unwrap()), &[1., 0., 0., 0., 1., 0., 1. / 3., 1. / 9., 1.], 1e-14);
+        close(&f64s(&lu.U().unwrap().toarray().unwrap()), &[3., 4., 5., 0., 6., 7., 0., 0., -22. / 9.], 1e-14);
+        assert_eq!(i64s(&lu.perm_r().unwrap()), vec![2, 0, 1]);
+        assert_eq!(i64s(&lu.perm_c().unwrap()), vec![0, 1, 2]);
+        assert_eq!(lu.nnz().unwrap(), 11);
+        let b = Array::from_vec(vec![1f64, 2., 3.]).unwrap();
+        close(&f64s(&lu.solve(&b, linalg::Trans::N).unwrap()), &[0.0, 0.5, 0.0], 1e-14);
+        close(
+            &f64s(&lu.solve(&b, linalg::Trans::T).unwrap()),
+            &[-0.2272727272727274, 0.4090909090909091, 0.13636363636363638],
+            1e-13,
+        );
+        let solve = sla::factorized(&a).unwrap();
+        let bm = Array::from_slice(&[1f64, 0., 0., 1., 1., 1.], &[3, 2]).unwrap();
+        let x = solve(&bm).unwrap();
+        assert_eq!(x.shape(), &[3, 2]);
+        close(
+            &f64s(&x),
+            &[
+                -0.18181818181818166,
+                0.09090909090909086,
+                0.5909090909090908,
+                -0.04545454545454545,
+                -0.36363636363636365,
+                0.18181818181818182,
+            ],
+            1e-13,
+        );
+        // An integer matrix is factored in float64; float32 stays float32.
+        let ai = CsrMatrix::from_dense(&Array::from_slice(&[1i64, 2, 0, 3, 4, 5, 0, 6, 7], &[3, 3]).unwrap()).unwrap();
+        assert_eq!(sla::splu(&ai).unwrap().dtype(), DType::F64);
+        assert_eq!(sla::splu(&a.astype(DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+    });
+}
+
+#[test]
+fn splu_refuses_singular_and_non_square_matrices() {
+    with_device(&cpu(), || {
+        let e = sla::splu(&csr(2, 2, &[1., 2., 2., 4.])).unwrap_err().to_string();
+        assert!(e.contains("splu") && e.contains("exactly singular"), "{e}");
+        let e = sla::splu(&csr(2, 3, &[1.; 6])).unwrap_err().to_string();
+        assert!(e.contains("splu") && e.contains("square"), "{e}");
+        let lu = sla::splu(&spd()).unwrap();
+        let e = lu.solve(&Array::from_vec(vec![1f64, 2.]).unwrap(), linalg::Trans::N).unwrap_err().to_string();
+        assert!(e.contains("SuperLU.solve") && e.contains("[2]"), "{e}");
+    });
+}
+
+/// The 1-d Laplacian `tridiag(-1, 2, -1)` of order `n`: eigenvalues `2 - 2 cos(j π / (n + 1))`.
+fn laplacian(n: usize) -> CsrMatrix {
+    let main = Array::from_vec(vec![2f64; n]).unwrap();
+    let off = Array::from_vec(vec![-1f64; n - 1]).unwrap();
+    sparse::diags(&[&off, &main, &off], &[-1, 0, 1], None, None).unwrap()
+}
+
+fn laplacian_eigs(n: usize) -> Vec<f64> {
+    (1..=n).map(|j| 2.0 - 2.0 * (j as f64 * std::f64::consts::PI / (n as f64 + 1.0)).cos()).collect()
+}
+
+#[test]
+fn lobpcg_finds_the_extreme_eigenvalues() {
+    with_device(&cpu(), || {
+        // SciPy 1.17's lobpcg(A, X, largest=True, maxiter=200, tol=1e-8) on the Laplacian of
+        // order 100: [3.99903256, 3.99613119, 3.9912987], the analytic values, largest first.
+        let n = 100;
+        let a = laplacian(n);
+        let x0 = random::default_rng(3).standard_normal(&[n, 3], DType::F64).unwrap();
+        let o = sla::LobpcgOptions { tol: Some(1e-8), maxiter: Some(200), ..Default::default() };
+        let (w, v) = sla::lobpcg(&a, &x0, &o).unwrap();
+        let ev = laplacian_eigs(n);
+        close(&f64s(&w), &[ev[n - 1], ev[n - 2], ev[n - 3]], 1e-9);
+        assert_eq!(v.shape(), &[n, 3]);
+        // The vectors are eigenvectors: A v - v w is small.
+        let res = a.dot(&v).unwrap().sub(&v.mul(&w.reshape(&[1, 3]).unwrap()).unwrap()).unwrap();
+        let r = f64s(&res).iter().map(|x| x * x).sum::<f64>().sqrt();
+        assert!(r < 1e-6, "residual {r}");
+        // The smallest of diag(1..100) with the Jacobi preconditioner: [1, 2, 3] (SciPy's too).
+        let d = Array::from_vec((1..=n).map(|i| i as f64).collect()).unwrap();
+        let dm = sparse::diags(&[&d], &[0], None, None).unwrap();
+        let dinv = Array::from_vec((1..=n).map(|i| 1.0 / i as f64).collect()).unwrap();
+        let inv = sparse::diags(&[&dinv], &[0], None, None).unwrap();
+        let o = sla::LobpcgOptions { m: Some(&inv), tol: Some(1e-9), maxiter: Some(100), largest: false };
+        let (w, _) = sla::lobpcg(&dm, &x0, &o).unwrap();
+        close(&f64s(&w), &[1.0, 2.0, 3.0], 1e-9);
+        // A small problem (n < 5 k) is solved in the whole space, as SciPy's.
+        let small = laplacian(8);
+        let x8 = random::default_rng(4).standard_normal(&[8, 2], DType::F64).unwrap();
+        let o = sla::LobpcgOptions { largest: false, ..Default::default() };
+        let (w, v) = sla::lobpcg(&small, &x8, &o).unwrap();
+        close(&f64s(&w), &laplacian_eigs(8)[..2], 1e-12);
+        assert_eq!(v.shape(), &[8, 2]);
+    });
+}
+
+#[test]
+fn lobpcg_refuses_bad_shapes_and_complex_operators() {
+    with_device(&cpu(), || {
+        let a = laplacian(30);
+        let x = random::default_rng(1).standard_normal(&[30, 2], DType::F64).unwrap();
+        let e = sla::lobpcg(&csr(2, 3, &[1.; 6]), &x, &Default::default()).unwrap_err().to_string();
+        assert!(e.contains("lobpcg") && e.contains("square"), "{e}");
+        let bad = random::default_rng(1).standard_normal(&[29, 2], DType::F64).unwrap();
+        let e = sla::lobpcg(&a, &bad, &Default::default()).unwrap_err().to_string();
+        assert!(e.contains("lobpcg") && e.contains("[29, 2]"), "{e}");
+        let m = laplacian(10);
+        let o = sla::LobpcgOptions { m: Some(&m), ..Default::default() };
+        let e = sla::lobpcg(&a, &x, &o).unwrap_err().to_string();
+        assert!(e.contains("lobpcg") && e.contains("preconditioner"), "{e}");
+        let e = sla::lobpcg(&a.astype(DType::C128).unwrap(), &x, &Default::default()).unwrap_err().to_string();
+        assert!(e.contains("lobpcg") && e.contains("complex"), "{e}");
+    });
+}
+
+#[test]
+fn spilu_is_ilu0_keeping_the_pattern_of_a() {
+    with_device(&cpu(), || {
+        // A tridiagonal matrix has no fill: ILU(0) is its LU, and solves exactly.
+        let t = laplacian(10);
+        let b = Array::from_vec((0..10).map(|i| (i as f64).sin()).collect()).unwrap();
+        let ilu = sla::spilu(&t).unwrap();
+        let exact = sla::splu(&t).unwrap().solve(&b, linalg::Trans::N).unwrap();
+        close(&f64s(&ilu.solve(&b, linalg::Trans::N).unwrap()), &f64s(&exact), 1e-12);
+        // Complex and float32 factors keep their dtype.
+        let tc = t.astype(DType::C128).unwrap();
+        let xc = sla::spilu(&tc).unwrap().solve(&b, linalg::Trans::N).unwrap();
+        assert_eq!(xc.dtype(), DType::C128);
+        close(&f64s(&xc.real()), &f64s(&exact), 1e-12);
+        assert_eq!(sla::spilu(&t.astype(DType::F32).unwrap()).unwrap().dtype(), DType::F32);
+        // The 2-d Laplacian of a 4 x 4 grid fills in: ILU(0) drops the fill, and L U equals
+        // A on A's pattern.
+        let t4 = laplacian(4);
+        let i4 = sparse::identity(4, DType::F64).unwrap();
+        let a = sparse::kron(&i4, &t4).unwrap().add(&sparse::kron(&t4, &i4).unwrap()).unwrap();
+        let lu = sla::spilu(&a).unwrap();
+        assert_eq!(lu.nnz().unwrap(), a.nnz() + 16, "no fill beyond A's pattern (and L's unit diagonal)");
+        let l = lu.L().unwrap().toarray().unwrap();
+        let u = lu.U().unwrap().toarray().unwrap();
+        let prod = f64s(&linalg::matmul(&l, &u).unwrap());
+        let dense = f64s(&a.toarray().unwrap());
+        for (k, (&p, &d)) in prod.iter().zip(&dense).enumerate() {
+            if d != 0.0 {
+                assert!((p - d).abs() < 1e-12, "(L U)[{k}] = {p}, A = {d}");
+            }
+        }
+        let exact = linalg::solve(&a.toarray().unwrap(), &Array::from_vec(vec![1f64; 16]).unwrap()).unwrap();
+        let approx = lu.solve(&Array::from_vec(vec![1f64; 16]).unwrap(), linalg::Trans::N).unwrap();
+        let err = f64s(&approx.sub(&exact).unwrap()).iter().map(|x| x.abs()).fold(0.0, f64::max);
+        assert!(err > 1e-6 && err < 1.0, "an approximation, not the exact inverse: {err}");
+        // A zero pivot (which partial pivoting would swap away) is an error.
+        let e = sla::spilu(&csr(2, 2, &[0., 1., 1., 0.])).unwrap_err().to_string();
+        assert!(e.contains("spilu") && e.contains("singular"), "{e}");
+        assert!(sla::splu(&csr(2, 2, &[0., 1., 1., 0.])).is_ok());
+    });
+}

@@ -9,17 +9,38 @@
 //! of a warp on GPUs (`w` chosen from the mean row length, [`spmv_lanes`]), which read the row
 //! together and add their sums with shuffles; on the CPU a work item is a run of whole rows.
 //! The transposed product adds into its output with atomics (componentwise for complex
-//! values): its rows scatter to columns.
+//! values): its rows scatter to columns. It is rendered for the floating value types only
+//! ([`ATOMIC_DTYPES`]); integer and bool matrices form their transpose instead.
 
 use xp_backend_api::{DType, LaunchConfig};
 
 use crate::plan::{plan_flat, PlanArg, PlannedLaunch, Target, GPU_BLOCK};
 use crate::render::{IndexWidth, Rendered};
 
-/// The value types of sparse matrices: float32, float64, complex64, complex128.
-pub const VALUE_DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C64, DType::C128];
+/// The value types of sparse matrices, SciPy's: bool, the signed and unsigned integers,
+/// float32, float64, complex64, complex128.
+pub const VALUE_DTYPES: [DType; 13] = [
+    DType::Bool,
+    DType::I8,
+    DType::I16,
+    DType::I32,
+    DType::I64,
+    DType::U8,
+    DType::U16,
+    DType::U32,
+    DType::U64,
+    DType::F32,
+    DType::F64,
+    DType::C64,
+    DType::C128,
+];
 
-/// The value type of a sparse kernel: one of [`VALUE_DTYPES`].
+/// The value types [`rmm`] takes: those every backend adds atomically (the others form the
+/// transpose and use [`spmm`]/[`spmv`]).
+pub const ATOMIC_DTYPES: [DType; 4] = [DType::F32, DType::F64, DType::C64, DType::C128];
+
+/// The value type of a sparse kernel: one of [`VALUE_DTYPES`]. Integer arithmetic wraps, as
+/// NumPy's; bool sums are logical or and bool products logical and, as SciPy's.
 pub type SpValue = DType;
 
 const HELPERS: &str = "#ifndef XP_SPARSE_HELPERS
@@ -39,6 +60,17 @@ fn tags(t: SpValue, i: IndexWidth) -> (String, &'static str, &'static str) {
     (format!("{}_{}", t.short(), i.short()), t.c_name(), i.c_name())
 }
 
+/// The C++ product of two values of type `t`: uint16 operands are multiplied as unsigned int
+/// (C++ would promote them to int, where a product can overflow), then cut to 16 bits, as
+/// NumPy's wrapping product.
+fn product(t: SpValue, a: &str, b: &str) -> String {
+    if t == DType::U16 {
+        format!("(xp::u16)((unsigned)({a}) * (unsigned)({b}))")
+    } else {
+        format!("{a} * {b}")
+    }
+}
+
 fn with_helpers(name: String, body: String) -> Rendered {
     Rendered { name, code: format!("{HELPERS}{body}") }
 }
@@ -51,6 +83,7 @@ fn with_helpers(name: String, body: String) -> Rendered {
 pub fn spmv(t: SpValue, i: IndexWidth) -> Rendered {
     let (tag, tt, it) = tags(t, i);
     let name = format!("xp_csr_spmv_{tag}");
+    let prod = product(t, "data[p]", "x[indices[p]]");
     let code = format!(
         "extern \"C\" __global__ void {name}(const {tt}* __restrict__ data, const {it}* __restrict__ indices, const {it}* __restrict__ indptr, const {tt}* __restrict__ x, {tt}* __restrict__ y, xp::i64 m, int w) {{
   typedef {tt} T;
@@ -62,7 +95,7 @@ pub fn spmv(t: SpValue, i: IndexWidth) -> Rendered {
   T s = T(0);
   if (row < m) {{
     const {it} e = indptr[row + 1];
-    for ({it} p = indptr[row] + lane; p < e; p += w) s += data[p] * x[indices[p]];
+    for ({it} p = indptr[row] + lane; p < e; p += w) s += {prod};
   }}
   for (int off = w >> 1; off > 0; off >>= 1) s += xp::shfl_down(s, (unsigned)off, w);
   if (row < m && lane == 0) y[row] = s;
@@ -71,7 +104,7 @@ pub fn spmv(t: SpValue, i: IndexWidth) -> Rendered {
   XP_FOR_EACH(xp::i64, row, m) {{
     T s = T(0);
     const {it} e = indptr[row + 1];
-    for ({it} p = indptr[row]; p < e; ++p) s += data[p] * x[indices[p]];
+    for ({it} p = indptr[row]; p < e; ++p) s += {prod};
     y[row] = s;
   }}
 #endif
@@ -118,6 +151,7 @@ pub fn plan_spmv(t: SpValue, i: IndexWidth, m: usize, nnz: usize, target: Target
 pub fn spmm(t: SpValue, i: IndexWidth) -> Rendered {
     let (tag, tt, it) = tags(t, i);
     let name = format!("xp_csr_spmm_{tag}");
+    let prod = product(t, "data[p]", "X[(xp::i64)indices[p] * k + j]");
     let code = format!(
         "extern \"C\" __global__ void {name}(const {tt}* __restrict__ data, const {it}* __restrict__ indices, const {it}* __restrict__ indptr, const {tt}* __restrict__ X, {tt}* __restrict__ Y, xp::i64 m, xp::i64 k) {{
   typedef {tt} T;
@@ -125,7 +159,7 @@ pub fn spmm(t: SpValue, i: IndexWidth) -> Rendered {
     const xp::i64 row = t / k, j = t - row * k;
     T s = T(0);
     const {it} e = indptr[row + 1];
-    for ({it} p = indptr[row]; p < e; ++p) s += data[p] * X[(xp::i64)indices[p] * k + j];
+    for ({it} p = indptr[row]; p < e; ++p) s += {prod};
     Y[t] = s;
   }}
 }}
@@ -290,6 +324,7 @@ pub fn spgemm_count(i: IndexWidth) -> Rendered {
 pub fn spgemm_expand(t: SpValue, i: IndexWidth) -> Rendered {
     let (tag, tt, it) = tags(t, i);
     let name = format!("xp_spgemm_expand_{tag}");
+    let prod = product(t, "av", "b_data[q]");
     let code = format!(
         "extern \"C\" __global__ void {name}(const {tt}* __restrict__ a_data, const {it}* __restrict__ a_indices, const {it}* __restrict__ a_indptr, const {tt}* __restrict__ b_data, const {it}* __restrict__ b_indices, const {it}* __restrict__ b_indptr, const xp::i64* __restrict__ offs, xp::i64* __restrict__ keys, {tt}* __restrict__ vals, xp::i64 m, xp::i64 nb) {{
   XP_FOR_EACH(xp::i64, row, m) {{
@@ -299,7 +334,7 @@ pub fn spgemm_expand(t: SpValue, i: IndexWidth) -> Rendered {
       const {it} k = a_indices[p];
       const {tt} av = a_data[p];
       const {it} f = b_indptr[k + 1];
-      for ({it} q = b_indptr[k]; q < f; ++q, ++o) {{ keys[o] = row * nb + (xp::i64)b_indices[q]; vals[o] = av * b_data[q]; }}
+      for ({it} q = b_indptr[k]; q < f; ++q, ++o) {{ keys[o] = row * nb + (xp::i64)b_indices[q]; vals[o] = {prod}; }}
     }}
   }}
 }}
@@ -335,8 +370,9 @@ pub fn builtin_kernels() -> Vec<Rendered> {
         v.push(offsets(i));
         v.push(spgemm_count(i));
         for t in VALUE_DTYPES {
-            v.extend([spmv(t, i), spmm(t, i), rmm(t, i), todense(t, i), segsum(t, i), get(t, i), spgemm_expand(t, i)]);
+            v.extend([spmv(t, i), spmm(t, i), todense(t, i), segsum(t, i), get(t, i), spgemm_expand(t, i)]);
         }
+        v.extend(ATOMIC_DTYPES.map(|t| rmm(t, i)));
     }
     v
 }

@@ -5,16 +5,17 @@
 //! are shifted by the block's offsets (or, for `kron`, multiplied out by broadcasting, one entry
 //! per pair of stored entries), concatenated and sorted into CSR form by the radix sort of
 //! `tocsr`. Stored zeros are kept, as SciPy keeps them. The value dtype is the promotion of the
-//! operands' (see the module docs of [`crate::sparse`]).
+//! operands' (NumPy's rules, as SciPy's): integer and bool matrices stay integer and bool,
+//! `hstack` of int32 and float32 blocks is float64.
 
 use xp_backend_api::{DType, Error, Result};
 
-use super::{common_device, from_coords, value_dtype, CsrMatrix};
+use super::{common_device, from_coords, product_dtype, value_dtype, CsrMatrix};
 use crate::Array;
 
 /// The common value dtype of `blocks`.
-fn common_dtype(blocks: &[&CsrMatrix]) -> DType {
-    value_dtype(blocks.iter().skip(1).fold(blocks[0].dtype(), |a, b| crate::promote_types(a, b.dtype())))
+fn common_dtype(op: &str, blocks: &[&CsrMatrix]) -> Result<DType> {
+    value_dtype(op, blocks.iter().skip(1).fold(blocks[0].dtype(), |a, b| product_dtype(a, b.dtype())))
 }
 
 fn nonempty(op: &str, blocks: &[&CsrMatrix]) -> Result<()> {
@@ -28,8 +29,8 @@ fn nonempty(op: &str, blocks: &[&CsrMatrix]) -> Result<()> {
 
 /// The entries of `blocks`, each shifted by its `(row, col)` offset, as one CSR matrix of
 /// `shape`.
-fn place(blocks: &[&CsrMatrix], offsets: &[(usize, usize)], shape: (usize, usize)) -> Result<CsrMatrix> {
-    let t = common_dtype(blocks);
+fn place(op: &str, blocks: &[&CsrMatrix], offsets: &[(usize, usize)], shape: (usize, usize)) -> Result<CsrMatrix> {
+    let t = common_dtype(op, blocks)?;
     let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
     for (b, &(r0, c0)) in blocks.iter().zip(offsets) {
         let coo = b.tocoo()?;
@@ -48,7 +49,7 @@ pub fn kron(a: &CsrMatrix, b: &CsrMatrix) -> Result<CsrMatrix> {
     nonempty(op, &[a, b])?;
     let ((ma, na), (mb, nb)) = (a.shape, b.shape);
     let shape = (ma * mb, na * nb);
-    let t = common_dtype(&[a, b]);
+    let t = common_dtype(op, &[a, b])?;
     let (ca, cb) = (a.tocoo()?, b.tocoo()?);
     let (ka, kb) = (ca.data.size(), cb.data.size());
     let col = |x: &Array| x.reshape(&[x.size() as isize, 1]);
@@ -80,7 +81,7 @@ pub fn hstack(blocks: &[&CsrMatrix]) -> Result<CsrMatrix> {
         offsets.push((0, n));
         n += b.shape.1;
     }
-    place(blocks, &offsets, (m, n))
+    place(op, blocks, &offsets, (m, n))
 }
 
 /// `scipy.sparse.vstack(blocks)`: one above the other; every block must have the same columns.
@@ -103,12 +104,13 @@ pub fn vstack(blocks: &[&CsrMatrix]) -> Result<CsrMatrix> {
         offsets.push((m, 0));
         m += b.shape.0;
     }
-    place(blocks, &offsets, (m, n))
+    place(op, blocks, &offsets, (m, n))
 }
 
 /// `scipy.sparse.block_diag(mats)`: the blocks along the diagonal, zeros elsewhere.
 pub fn block_diag(mats: &[&CsrMatrix]) -> Result<CsrMatrix> {
-    nonempty("block_diag", mats)?;
+    let op = "block_diag";
+    nonempty(op, mats)?;
     let mut offsets = Vec::with_capacity(mats.len());
     let (mut m, mut n) = (0, 0);
     for b in mats {
@@ -116,7 +118,7 @@ pub fn block_diag(mats: &[&CsrMatrix]) -> Result<CsrMatrix> {
         m += b.shape.0;
         n += b.shape.1;
     }
-    place(mats, &offsets, (m, n))
+    place(op, mats, &offsets, (m, n))
 }
 
 /// The entries of `a` whose `col - row` passes `keep`.

@@ -1,7 +1,8 @@
 //! Sparse linear algebra, as `scipy.sparse.linalg` / `cupyx.scipy.sparse.linalg`: [`norm`],
 //! [`matrix_power`], the direct solvers [`spsolve`] and [`spsolve_triangular`], the Krylov
 //! solvers [`cg`], [`cgs`], [`bicgstab`], [`gmres`], [`minres`], [`lsqr`] and [`lsmr`], the
-//! eigensolvers [`eigsh`] and [`svds`], and [`LinearOperator`] with [`aslinearoperator`].
+//! eigensolvers [`eigsh`], [`svds`] and [`lobpcg`], the factorisations [`splu`] and
+//! [`factorized`], and [`LinearOperator`] with [`aslinearoperator`].
 //!
 //! **Where the work runs.** Every data-sized step of the iterative solvers and eigensolvers
 //! is an xp op on the operator's device: sparse mat-vecs, dot products (reduced on the device),
@@ -14,8 +15,9 @@
 //! **Direct solvers.** [`spsolve`] and [`spsolve_triangular`] form the dense matrix on the
 //! device and solve it with xp's dense LU ([`crate::linalg::solve`]) and triangular solve
 //! ([`crate::linalg::solve_triangular`]), so they are for systems whose dense form fits in
-//! memory (`n²` elements); a sparse factorisation is to come. A singular system gives NaNs,
-//! as SciPy's (which also warns).
+//! memory (`n²` elements); a sparse factorisation is to come. [`splu`] (a [`SuperLu`]
+//! object) and [`factorized`] keep such a factorisation for many right-hand sides. A singular
+//! system gives NaNs in `spsolve`, as SciPy's (which also warns).
 //!
 //! **Algorithms.** CG: Hestenes & Stiefel (1952), preconditioned. CGS: Sonneveld (1989).
 //! BiCGSTAB: van der Vorst (1992). GMRES: Saad & Schultz (1986), restarted, right
@@ -37,6 +39,8 @@ use std::sync::Arc;
 
 use xp_backend_api::{DType, DynDevice, Error, Result};
 
+pub use super::factor::{factorized, spilu, splu, SuperLu};
+pub use super::lobpcg::{lobpcg, LobpcgOptions};
 use super::{CscMatrix, CsrMatrix};
 use crate::linalg::Trans;
 use crate::Array;
@@ -909,7 +913,7 @@ impl FromStr for Which {
 /// The eigenvalues and eigenvectors of a small symmetric matrix (row-major `n × n`) by cyclic
 /// Jacobi rotations: values, and `vecs[i][j]` the `i`-th component of the `j`-th vector.
 #[allow(clippy::needless_range_loop)]
-fn jacobi_eigh(a: &[Vec<f64>]) -> (Vec<f64>, Vec<Vec<f64>>) {
+pub(super) fn jacobi_eigh(a: &[Vec<f64>]) -> (Vec<f64>, Vec<Vec<f64>>) {
     let n = a.len();
     let mut a: Vec<Vec<f64>> = a.to_vec();
     let mut v = vec![vec![0.0; n]; n];
@@ -1200,10 +1204,11 @@ impl FromStr for SparseNormOrd {
 /// largest/smallest column sum of magnitudes, `inf`/`-inf` the row sums) as a 0-d array, or
 /// the vector norms of the rows (`axis` 1) or columns (`axis` 0): Frobenius is the 2-norm
 /// there, `P(p)` the `p`-norm (`inf`/`-inf` the largest/smallest magnitude, `0` the count of
-/// nonzeros). The result is of the real dtype of the matrix.
+/// nonzeros). The result is of the real dtype of the matrix (float64 for integers and bool).
 pub fn norm(x: &CsrMatrix, ord: Option<SparseNormOrd>, axis: Option<isize>) -> Result<Array> {
     let op = "norm";
-    let mut c = x.clone();
+    // Integer and bool matrices have float64 norms, as SciPy's.
+    let mut c = x.astype(super::float_dtype(x.dtype()))?;
     c.sum_duplicates()?;
     let absd = c.data.abs()?;
     let rt = absd.dtype();
@@ -1320,7 +1325,7 @@ pub fn spsolve(a: &CsrMatrix, b: &Array) -> Result<Array> {
     let op = "spsolve";
     square_check(op, a)?;
     rhs_check(op, a, b)?;
-    let t = super::value_dtype(crate::promote_types(a.dtype(), b.dtype()));
+    let t = super::float_dtype(crate::promote_types(a.dtype(), b.dtype()));
     let dense = a.toarray()?.astype(t)?;
     let b = b.astype(t)?;
     match crate::linalg::solve(&dense, &b) {
@@ -1344,7 +1349,7 @@ pub fn spsolve_triangular(a: &CsrMatrix, b: &Array, lower: bool, unit_diagonal: 
     if !unit_diagonal && a.diagonal(0)?.eq(0.0)?.any(None, false)?.item::<bool>()? {
         return Err(Error::LinAlg { op: op.into(), reason: "A is singular: zero entry on diagonal.".into() });
     }
-    let t = super::value_dtype(crate::promote_types(a.dtype(), b.dtype()));
+    let t = super::float_dtype(crate::promote_types(a.dtype(), b.dtype()));
     let dense = a.toarray()?.astype(t)?;
     crate::linalg::solve_triangular(&dense, &b.astype(t)?, Trans::N, lower, unit_diagonal)
 }

@@ -8,9 +8,10 @@
 //! counts them: a row with fewer stored entries than columns has a zero in it, so its `max` is
 //! at least zero and its `argmax` is the first unstored column when no stored value is larger
 //! than zero. `argmax`/`argmin` are int64; along no axis they are the flat (row-major) index.
-//! `mean` is float64 for integer data (stored as float64), else the value dtype. `max`, `min`
-//! and the arg forms of complex matrices are a `DType` error (SciPy orders complex values, CuPy
-//! refuses them; xp follows CuPy).
+//! `max`/`min` keep the value dtype (integers and bool included, as SciPy's). `mean` is
+//! float64 for integer and bool data (summed in float64, as SciPy's), else the value dtype.
+//! `max`, `min` and the arg forms of complex matrices are a `DType` error (SciPy orders
+//! complex values, CuPy refuses them; xp follows CuPy).
 //!
 //! **How it runs.** A row gather is one user elementwise kernel with a thread per output row
 //! copying its entries (offsets by an exclusive scan of the row lengths); columns are gathered
@@ -229,7 +230,7 @@ impl CsrMatrix {
     }
 
     /// The canonical form: duplicates summed, columns sorted.
-    fn canonical(&self) -> Result<CsrMatrix> {
+    pub(super) fn canonical(&self) -> Result<CsrMatrix> {
         let mut c = self.clone();
         c.sum_duplicates()?;
         Ok(c)
@@ -299,6 +300,10 @@ impl CsrMatrix {
     /// SciPy's `mean(axis)`: the mean of each column (`Some(0)`, 1-d), row (`Some(1)`) or of
     /// every element (`None`, 0-d), implicit zeros included.
     pub fn mean(&self, axis: Option<isize>) -> Result<Array> {
+        let ft = super::float_dtype(self.dtype());
+        if ft != self.dtype() {
+            return CsrMatrix { data: contig(&self.data, ft)?, ..self.clone() }.mean(axis);
+        }
         let (m, n) = self.shape;
         let (s, count) = match axis {
             None => (self.sum(None)?, m * n),

@@ -5,16 +5,36 @@
 //!
 //! **Storage.** A matrix keeps its arrays on one device: CSR as `data`, `indices` (columns)
 //! and `indptr` (`m + 1` row offsets); CSC as the CSR of its transpose; COO as `data`, `row`
-//! and `col`. Values are float32, float64, complex64 or complex128 (as CuPy's); integer and
-//! bool data is stored as float64 and float16 as float32, where CuPy refuses them. Indices are
-//! int32 when every index and offset fits, else int64, as SciPy chooses; a CSR given by its
-//! arrays keeps their integer type (int32 or int64; other integers become int64).
+//! and `col`.
+//!
+//! **Value dtypes.** A matrix keeps the dtype of its data when SciPy does: bool, every signed
+//! and unsigned integer, float32, float64, complex64 and complex128. float16 and bfloat16 are
+//! a `DType` error naming the op (SciPy stores float16 but refuses it in nearly every
+//! operation). The dtype of each operation's result is SciPy's:
+//! - constructors, conversions, indexing, `kron`, `hstack`, `vstack`, `block_diag`, `tril`,
+//!   `triu`, `transpose`, `max`/`min` keep the dtype; blocks of several dtypes promote;
+//! - products and sums with a dense array or another matrix (`dot`, `add`, `sub`, `multiply`)
+//!   promote by NumPy's rules, float16 operands counting as float32 (`int8 @ float32` is
+//!   float32, `int32 @ float32` float64); integer arithmetic wraps, bool sums are a logical
+//!   or, bool products a logical and, and the difference of bool matrices is their exclusive
+//!   or; `mul_scalar` follows NumPy's rules for a Python scalar (`int8 * 2` stays int8);
+//! - `sum` is int64 for bool and signed integers, uint64 for unsigned ones; `mean` and
+//!   `linalg.norm` are float64 for them; the solvers (`spsolve`, the Krylov solvers,
+//!   eigensolvers) work in float64 for integer matrices;
+//! - `diags` without a dtype takes NumPy's `common_type` (integers give float64; bool needs a
+//!   dtype), as SciPy's.
+//!
+//! **Indices** are int32 when every index and offset fits, else int64, as SciPy chooses; a
+//! CSR given by its arrays keeps their integer type (int32 or int64; other integers become
+//! int64).
 //!
 //! **How it runs.** Every operation is xp's own kernels (`xp_kernels::sparse`) and array
 //! primitives, so it runs on the CPU, CUDA and HIP alike:
 //! - `A @ x` gives each row to a group of lanes of a warp sized by the mean row length, which
 //!   add their sums with shuffles; `A @ X` a thread per output element; `A.T @ x` (and a CSC
-//!   matrix's products) adds into its result with atomics, without forming the transpose.
+//!   matrix's products) adds into its result with atomics, without forming the transpose,
+//!   for floating values; integer and bool values (which GPUs do not all add atomically)
+//!   form the transpose and take the row-wise product.
 //! - COO to CSR (`tocsr`, `sum_duplicates`, `sort_indices`, `tocsc`, sums of matrices) is a
 //!   stable radix sort of the keys `row * n + col` (32-bit when they fit), a sum of each run of
 //!   equal keys in order, and a binary search of the row offsets: no host round trip but the
@@ -37,7 +57,9 @@ use std::sync::Arc;
 
 pub mod construct;
 pub mod csgraph;
+mod factor;
 pub mod linalg;
+mod lobpcg;
 mod methods;
 
 pub use construct::{block_diag, hstack, kron, tril, triu, vstack};
@@ -51,12 +73,48 @@ use crate::exec::{run_launches, target_of, Bindings};
 use crate::layout::SliceArg;
 use crate::Array;
 
-/// The value dtype a sparse matrix stores `dt` as (see the module docs).
-fn value_dtype(dt: DType) -> DType {
-    match dt {
-        DType::F32 | DType::F64 | DType::C64 | DType::C128 => dt,
+/// `dt` when sparse matrices can hold it (SciPy's value dtypes: bool, the integers, float32,
+/// float64, complex64, complex128), else a `DType` error naming `op`.
+fn value_dtype(op: &str, dt: DType) -> Result<DType> {
+    if ks::VALUE_DTYPES.contains(&dt) {
+        Ok(dt)
+    } else {
+        Err(Error::DType {
+            op: op.into(),
+            reason: format!(
+                "sparse matrices do not support dtype {dt}; the supported value dtypes are bool, \
+                 int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32, float64, \
+                 complex64 and complex128"
+            ),
+        })
+    }
+}
+
+/// The dtype of a product or sum of values of dtypes `a` and `b`: NumPy's promotion, with
+/// float16 raised to float32 (SciPy's `upcast`).
+fn product_dtype(a: DType, b: DType) -> DType {
+    match crate::promote_types(a, b) {
         DType::F16 | DType::BF16 => DType::F32,
-        _ => DType::F64,
+        t => t,
+    }
+}
+
+/// The dtype SciPy sums values of `dt` in (`get_sum_dtype`): bool and signed integers in
+/// int64, unsigned integers in uint64, floats and complex in their own dtype.
+fn sum_dtype(dt: DType) -> DType {
+    match dt.kind() {
+        DTypeKind::Bool | DTypeKind::Signed => DType::I64,
+        DTypeKind::Unsigned => DType::U64,
+        _ => dt,
+    }
+}
+
+/// The floating dtype of computations that need one (solvers, means, norms): bool and
+/// integers become float64, as SciPy's `upcast` to `'fdFD'`.
+pub(crate) fn float_dtype(dt: DType) -> DType {
+    match dt.kind() {
+        DTypeKind::Bool | DTypeKind::Signed | DTypeKind::Unsigned => DType::F64,
+        _ => product_dtype(dt, dt),
     }
 }
 
@@ -243,7 +301,7 @@ impl CooMatrix {
                 return Err(Error::Index { op: op.into(), reason: format!("negative column index found: {clo}") });
             }
         }
-        Ok(CooMatrix { data: contig(data, value_dtype(data.dtype()))?, row: r, col: c, shape })
+        Ok(CooMatrix { data: contig(data, value_dtype(op, data.dtype())?)?, row: r, col: c, shape })
     }
 
     /// The shape `(rows, columns)`.
@@ -517,7 +575,7 @@ impl CsrMatrix {
             }
         }
         Ok(CsrMatrix {
-            data: contig(data, value_dtype(data.dtype()))?,
+            data: contig(data, value_dtype(op, data.dtype())?)?,
             indices: ind,
             indptr: ptr,
             shape,
@@ -534,7 +592,7 @@ impl CsrMatrix {
         let (m, n) = (a.shape()[0], a.shape()[1]);
         let flat = a.ravel()?;
         let pos = flat.nonzero()?.remove(0);
-        let data = contig(&flat.take(&pos, None)?, value_dtype(a.dtype()))?;
+        let data = contig(&flat.take(&pos, None)?, value_dtype(op, a.dtype())?)?;
         let idx = index_dtype_for(m.max(n).max(pos.size()));
         let rows = pos.floor_divide(n.max(1) as i64)?;
         let cols = pos.sub(&rows.mul_scalar(n as i64)?)?;
@@ -698,7 +756,7 @@ impl CsrMatrix {
                 ),
             });
         }
-        let t = value_dtype(crate::promote_types(self.dtype(), x.dtype()));
+        let t = value_dtype(op, product_dtype(self.dtype(), x.dtype()))?;
         Ok((contig(&self.data, t)?, contig(x, t)?))
     }
 
@@ -751,6 +809,10 @@ impl CsrMatrix {
         let (data, x) = self.operand(op, x, m, true)?;
         let dev = self.device_arc();
         let t = data.dtype();
+        if !ks::ATOMIC_DTYPES.contains(&t) {
+            // No atomic adds for integers and bool: the product of the formed transpose.
+            return CsrMatrix { data, ..self.clone() }.tocsc()?.t.dot(&x);
+        }
         let k = if x.ndim() == 1 { 1 } else { x.shape()[1] };
         let shape: Vec<usize> = if x.ndim() == 1 { vec![n] } else { vec![n, k] };
         let y = Array::full_on(&dev, &shape, 0, t)?;
@@ -779,7 +841,7 @@ impl CsrMatrix {
                 reason: format!("dimension mismatch: {} @ {}", shape_str(self.shape), shape_str(other.shape)),
             });
         }
-        let t = value_dtype(crate::promote_types(self.dtype(), other.dtype()));
+        let t = value_dtype(op, product_dtype(self.dtype(), other.dtype()))?;
         let idx = if self.indices.dtype() == other.indices.dtype() { self.indices.dtype() } else { DType::I64 };
         let (mut a, mut b) = (self.with_types(t, idx)?, other.with_types(t, idx)?);
         if let Some(c) = spgemm_by_library(&dev, &mut a, &mut b)? {
@@ -859,7 +921,15 @@ impl CsrMatrix {
 
     fn combine(&self, op: &str, other: &CsrMatrix, negate: bool) -> Result<CsrMatrix> {
         self.same_shape(op, other)?;
-        let t = value_dtype(crate::promote_types(self.dtype(), other.dtype()));
+        let t = value_dtype(op, product_dtype(self.dtype(), other.dtype()))?;
+        if t == DType::Bool && negate {
+            // SciPy's difference of bool matrices is their exclusive or: the difference of the
+            // canonical 0/1 values in int8, nonzero where they differ.
+            let (a, b) = (self.canonical()?.astype(DType::I8)?, other.canonical()?.astype(DType::I8)?);
+            let mut c = a.combine(op, &b, true)?.astype(DType::Bool)?;
+            c.eliminate_zeros()?;
+            return Ok(c);
+        }
         let (a, b) = (self.tocoo()?, other.tocoo()?);
         let bd = if negate { b.data.astype(t)?.negative()? } else { b.data.astype(t)? };
         let rows = crate::concatenate(&[&a.row, &b.row], 0)?;
@@ -871,7 +941,7 @@ impl CsrMatrix {
     /// `self * s` for a scalar (the structure is kept).
     pub fn mul_scalar(&self, s: impl Into<crate::Scalar>) -> Result<CsrMatrix> {
         let data = self.data.mul_scalar(s)?;
-        let data = contig(&data, value_dtype(data.dtype()))?;
+        let data = contig(&data, value_dtype("csr_matrix.mul_scalar", data.dtype())?)?;
         Ok(CsrMatrix { data, ..self.clone() })
     }
 
@@ -880,7 +950,7 @@ impl CsrMatrix {
     pub fn multiply(&self, other: &CsrMatrix) -> Result<CsrMatrix> {
         let op = "csr_matrix.multiply";
         self.same_shape(op, other)?;
-        let t = value_dtype(crate::promote_types(self.dtype(), other.dtype()));
+        let t = value_dtype(op, product_dtype(self.dtype(), other.dtype()))?;
         let mut a = self.clone();
         a.sum_duplicates()?;
         let a = a.with_types(t, a.indices.dtype())?;
@@ -923,26 +993,29 @@ impl CsrMatrix {
 
     /// SciPy's `sum(axis)`: every entry (`None`, a 0-d array), the columns' sums (`Some(0)`,
     /// shape `(1, n)`) or the rows' sums (`Some(1)`, shape `(m, 1)`); negative axes count from
-    /// the end.
+    /// the end. Bool and signed integer values sum in int64, unsigned in uint64 (SciPy's
+    /// `get_sum_dtype`), floats and complex in their own dtype.
     pub fn sum(&self, axis: Option<isize>) -> Result<Array> {
         let (m, n) = self.shape;
         let dev = self.device_arc();
+        let st = sum_dtype(self.dtype());
+        let data = contig(&self.data, st)?;
         match axis {
-            None if self.nnz() == 0 => Array::full_on(&dev, &[], 0, self.dtype()),
-            None => self.data.sum(None, false),
+            None if self.nnz() == 0 => Array::full_on(&dev, &[], 0, st),
+            None => data.sum(None, false)?.astype(st),
             Some(0) | Some(-2) => {
-                let ones = Array::full_on(&dev, &[m], 1, self.dtype())?;
-                self.rdot(&ones)?.reshape(&[1, n as isize])
+                let ones = Array::full_on(&dev, &[m], 1, st)?;
+                CsrMatrix { data, ..self.clone() }.rdot(&ones)?.reshape(&[1, n as isize])
             }
             Some(1) | Some(-1) => {
-                let out = Array::empty_on(&dev, &[m], self.dtype())?;
+                let out = Array::empty_on(&dev, &[m], st)?;
                 launch(
                     &dev,
-                    ks::segsum(self.dtype(), self.w()),
+                    ks::segsum(st, self.w()),
                     m,
                     vec![PlanArg::Operand(0), PlanArg::Operand(1), PlanArg::Output, PlanArg::I64(m as i64)],
                     Some(&out),
-                    &[&self.data, &self.indptr],
+                    &[&data, &self.indptr],
                 )?;
                 out.reshape(&[m as isize, 1])
             }
@@ -955,7 +1028,7 @@ impl CsrMatrix {
 
     /// The same matrix with values of `dtype` (a value dtype, see the module docs).
     pub fn astype(&self, dtype: DType) -> Result<CsrMatrix> {
-        Ok(CsrMatrix { data: contig(&self.data, value_dtype(dtype))?, ..self.clone() })
+        Ok(CsrMatrix { data: contig(&self.data, value_dtype("csr_matrix.astype", dtype)?)?, ..self.clone() })
     }
 }
 
@@ -1046,7 +1119,7 @@ pub fn eye(m: usize, n: Option<usize>, k: isize, dtype: DType) -> Result<CsrMatr
     let len = (m as i64 - r0).min(n as i64 - c0).max(0);
     let rows = range_i64(&dev, r0, r0 + len)?;
     let cols = rows.add_scalar(c0 - r0)?;
-    let data = Array::full_on(&dev, &[len as usize], 1, value_dtype(dtype))?;
+    let data = Array::full_on(&dev, &[len as usize], 1, value_dtype("eye", dtype)?)?;
     from_keys(&rows.mul_scalar(n as i64)?.add(&cols)?, &data, (m, n), false)
 }
 
@@ -1057,7 +1130,8 @@ pub fn identity(n: usize, dtype: DType) -> Result<CsrMatrix> {
 
 /// `scipy.sparse.diags(diagonals, offsets, shape, dtype)` as CSR: `diagonals[i]` on the
 /// `offsets[i]`-th diagonal, a one-element diagonal broadcast along it. `shape` `None` is
-/// square, sized by the first diagonal; `dtype` `None` promotes the diagonals' dtypes.
+/// square, sized by the first diagonal; `dtype` `None` is NumPy's `common_type` of the
+/// diagonals, as SciPy's (integer diagonals give float64; bool ones need a `dtype`).
 pub fn diags(
     diagonals: &[&Array],
     offsets: &[isize],
@@ -1077,9 +1151,27 @@ pub fn diags(
         (m, m)
     });
     let (m, n) = (shape.0 as i64, shape.1 as i64);
-    let t = value_dtype(dtype.unwrap_or_else(|| {
-        diagonals.iter().skip(1).fold(diagonals[0].dtype(), |a, d| crate::promote_types(a, d.dtype()))
-    }));
+    let t = match dtype {
+        Some(t) => value_dtype(op, t)?,
+        None => {
+            // NumPy's `common_type`, as SciPy's: integers count as float64, bool has none.
+            let mut t: Option<DType> = None;
+            for d in diagonals {
+                let dt = match d.dtype().kind() {
+                    DTypeKind::Bool => {
+                        return Err(Error::DType {
+                            op: op.into(),
+                            reason: "can't get common type for non-numeric array (bool diagonals need a dtype)".into(),
+                        })
+                    }
+                    DTypeKind::Signed | DTypeKind::Unsigned => DType::F64,
+                    _ => d.dtype(),
+                };
+                t = Some(t.map_or(dt, |a| crate::promote_types(a, dt)));
+            }
+            value_dtype(op, t.unwrap_or(DType::F64))?
+        }
+    };
     let mut seen = std::collections::HashSet::new();
     let (mut keys, mut vals) = (Vec::new(), Vec::new());
     for (d, &k) in diagonals.iter().zip(offsets) {
@@ -1120,9 +1212,11 @@ pub fn diags(
 }
 
 /// `scipy.sparse.random(m, n, density, dtype, random_state=seed)` as CSR: `round(density * m *
-/// n)` distinct positions drawn uniformly, values uniform in [0, 1), from
-/// `xp::random::default_rng(seed)`. Positions are drawn with replacement and the repeats drawn
-/// again until enough are distinct, so a density near 1 costs a few rounds.
+/// n)` distinct positions drawn uniformly, from `xp::random::default_rng(seed)`. Values are as
+/// SciPy draws them: uniform in [0, 1) for floats, real and imaginary parts so for complex,
+/// integers uniform over the dtype's range without its largest value (`[min, max)`; uint64
+/// draws below `i64::MAX`), `true` for bool. Positions are drawn with replacement and the
+/// repeats drawn again until enough are distinct, so a density near 1 costs a few rounds.
 pub fn random(m: usize, n: usize, density: f64, dtype: DType, seed: u64) -> Result<CsrMatrix> {
     let op = "random";
     if !(0.0..=1.0).contains(&density) {
@@ -1133,10 +1227,7 @@ pub fn random(m: usize, n: usize, density: f64, dtype: DType, seed: u64) -> Resu
         return Err(Error::Overflow { op: op.into(), reason: format!("shape ({m}, {n}) has too many cells") });
     }
     let k = (density * cells as f64).round() as usize;
-    let t = value_dtype(dtype);
-    if !matches!(t, DType::F32 | DType::F64) {
-        return Err(Error::unsupported_dtype(op, dtype));
-    }
+    let t = value_dtype(op, dtype)?;
     let mut rng = crate::random::default_rng(seed);
     let dev = crate::current_device()?;
     let mut keys = Array::empty_on(&dev, &[0], DType::I64)?;
@@ -1144,6 +1235,28 @@ pub fn random(m: usize, n: usize, density: f64, dtype: DType, seed: u64) -> Resu
         let more = rng.integers(0, cells as i64, &[k - keys.size()], DType::I64, false)?;
         keys = crate::sort::unique(&crate::concatenate(&[&keys, &more], 0)?)?;
     }
-    let vals = rng.random(&[k], t)?;
+    let vals = match t.kind() {
+        DTypeKind::Float => rng.random(&[k], t)?,
+        DTypeKind::Complex => {
+            let ft = if t == DType::C64 { DType::F32 } else { DType::F64 };
+            let re = rng.random(&[k], ft)?.astype(t)?;
+            let im = rng.random(&[k], ft)?.astype(t)?;
+            re.add(&im.mul_scalar(crate::Scalar::Complex(0.0, 1.0))?)?.astype(t)?
+        }
+        DTypeKind::Bool => Array::full_on(&dev, &[k], true, t)?,
+        DTypeKind::Signed | DTypeKind::Unsigned => {
+            let (lo, hi) = match t {
+                DType::I8 => (i8::MIN as i64, i8::MAX as i64),
+                DType::I16 => (i16::MIN as i64, i16::MAX as i64),
+                DType::I32 => (i32::MIN as i64, i32::MAX as i64),
+                DType::U8 => (0, u8::MAX as i64),
+                DType::U16 => (0, u16::MAX as i64),
+                DType::U32 => (0, u32::MAX as i64),
+                DType::U64 => (0, i64::MAX),
+                _ => (i64::MIN, i64::MAX),
+            };
+            rng.integers(lo, hi, &[k], t, false)?
+        }
+    };
     from_keys(&keys, &vals, (m, n), false)
 }

@@ -91,6 +91,7 @@ macro_rules! parity_tests {
             sparse: [
                 coo_to_csr_and_products_match_dense_arithmetic,
                 sparse_products_sums_and_elementwise_match_dense,
+                integer_and_bool_sparse_keep_their_dtype_and_match_integer_arithmetic,
             ],
             signal: [
                 convolve2d_matches_host_sums_on_every_boundary_and_tile,

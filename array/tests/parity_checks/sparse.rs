@@ -217,3 +217,112 @@ pub fn sparse_products_sums_and_elementwise_match_dense(d: &Arc<dyn DynDevice>) 
         }
     });
 }
+
+/// The integer and bool value dtypes (SciPy's, beyond the floating ones).
+const INT_DTYPES: [DType; 9] =
+    [DType::Bool, DType::I8, DType::I16, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::U64];
+
+/// An `m` by `n` dense host matrix of small integers (`-1..=1`, or `0..=1` for bool and
+/// unsigned dtypes: every sum below stays in int8), about `fill` of its cells nonzero, row
+/// `m / 2` full when `long`.
+fn small_ints(m: usize, n: usize, fill: f64, signed: bool, long: bool, seed: u64) -> Vec<i64> {
+    let mut g = Lcg::new(seed);
+    (0..m * n)
+        .map(|k| {
+            let (u, s) = ((g.next() + 1.0) / 2.0, g.next());
+            let v = if signed && s < 0.0 { -1 } else { 1 };
+            if u < fill || (long && k / n == m / 2) {
+                v
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
+/// The host product of two dense integer matrices (`bool`: nonzero where any product is).
+fn int_mm(a: &[i64], b: &[i64], (m, k, n): (usize, usize, usize), bool_: bool) -> Vec<i64> {
+    let mut out = vec![0i64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let s: i64 = (0..k).map(|l| a[i * k + l] * b[l * n + j]).sum();
+            out[i * n + j] = if bool_ { (s != 0) as i64 } else { s };
+        }
+    }
+    out
+}
+
+fn as_i64s(a: &Array) -> Vec<i64> {
+    a.astype(DType::I64).unwrap().to_vec::<i64>().unwrap()
+}
+
+pub fn integer_and_bool_sparse_keep_their_dtype_and_match_integer_arithmetic(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        for dtype in INT_DTYPES {
+            let signed = dtype.is_signed_integer();
+            let bool_ = dtype == DType::Bool;
+            // Short rows, and a long row, so that every lane group of the vector product runs.
+            for (m, n, fill, long) in [(7, 9, 0.3, false), (60, 90, 0.05, true)] {
+                let what = format!("{m}x{n} {dtype} on {}", d.label());
+                let da = small_ints(m, n, fill, signed, long, (m * n) as u64);
+                let host = Array::from_slice(&da, &[m, n]).unwrap().to_device(d).unwrap();
+                let a = CsrMatrix::from_dense(&host.astype(dtype).unwrap()).unwrap();
+                assert_eq!(a.dtype(), dtype, "{what}");
+                let dense = a.toarray().unwrap();
+                assert_eq!(dense.dtype(), dtype, "{what}");
+                assert_eq!(as_i64s(&dense), da, "toarray {what}");
+                // COO with every entry twice: duplicates add (bool: or).
+                let coo = a.tocoo().unwrap();
+                let twice = sparse::coo_matrix(
+                    &concatenate(&[coo.data(), coo.data()], 0).unwrap(),
+                    &concatenate(&[coo.row(), coo.row()], 0).unwrap(),
+                    &concatenate(&[coo.col(), coo.col()], 0).unwrap(),
+                    Some((m, n)),
+                )
+                .unwrap()
+                .tocsr()
+                .unwrap();
+                let want2: Vec<i64> = da.iter().map(|&v| if bool_ { v } else { 2 * v }).collect();
+                assert_eq!((twice.dtype(), as_i64s(&twice.toarray().unwrap())), (dtype, want2), "duplicates {what}");
+
+                let xs = small_ints(n, 3, 0.6, signed, false, 99);
+                let x = Array::from_slice(&xs, &[n, 3]).unwrap().to_device(d).unwrap().astype(dtype).unwrap();
+                let y = a.dot(&x).unwrap();
+                assert_eq!((y.dtype(), as_i64s(&y)), (dtype, int_mm(&da, &xs, (m, n, 3), bool_)), "A @ X {what}");
+                let x1 = x.slice(&[layout::SliceArg::ALL, layout::SliceArg::Index(0)]).unwrap();
+                let y1 = a.dot(&x1).unwrap();
+                let want1: Vec<i64> = int_mm(&da, &xs, (m, n, 3), bool_).iter().step_by(3).copied().collect();
+                assert_eq!((y1.dtype(), as_i64s(&y1)), (dtype, want1), "A @ x {what}");
+                let at: Vec<i64> = (0..n * m).map(|k| da[(k % m) * n + k / m]).collect();
+                let ws = small_ints(m, 2, 0.6, signed, false, 98);
+                let w = Array::from_slice(&ws, &[m, 2]).unwrap().to_device(d).unwrap().astype(dtype).unwrap();
+                let z = a.rdot(&w).unwrap();
+                assert_eq!((z.dtype(), as_i64s(&z)), (dtype, int_mm(&at, &ws, (n, m, 2), bool_)), "A.T @ W {what}");
+                let z = a.T().dot(&w).unwrap();
+                assert_eq!(as_i64s(&z), int_mm(&at, &ws, (n, m, 2), bool_), "csc @ W {what}");
+
+                let aat = a.dot_sparse(&a.T().tocsr().unwrap()).unwrap();
+                assert_eq!(aat.dtype(), dtype, "{what}");
+                assert_eq!(as_i64s(&aat.toarray().unwrap()), int_mm(&da, &at, (m, n, m), bool_), "A @ A.T {what}");
+
+                let rows: Vec<i64> = (0..m).map(|i| da[i * n..(i + 1) * n].iter().sum()).collect();
+                let s1 = a.sum(Some(1)).unwrap();
+                let sum_t = if dtype.is_unsigned_integer() { DType::U64 } else { DType::I64 };
+                assert_eq!((s1.dtype(), as_i64s(&s1)), (sum_t, rows.clone()), "sum 1 {what}");
+                let cols: Vec<i64> = (0..n).map(|j| (0..m).map(|i| da[i * n + j]).sum()).collect();
+                assert_eq!(as_i64s(&a.sum(Some(0)).unwrap()), cols, "sum 0 {what}");
+                assert_eq!(as_i64s(&a.sum(None).unwrap().reshape(&[1]).unwrap())[0], rows.iter().sum::<i64>());
+
+                let k = sparse::kron(&a, &a.slice_rows(Some(0), Some(2), None).unwrap()).unwrap();
+                assert_eq!((k.dtype(), k.shape()), (dtype, (2 * m, n * n)), "kron {what}");
+                let kd = as_i64s(&k.toarray().unwrap());
+                assert_eq!(kd[n * n + 1], da[0] * da[n + 1], "kron entry {what}");
+                let both = sparse::hstack(&[&a, &a]).unwrap();
+                assert_eq!((both.dtype(), both.nnz()), (dtype, 2 * a.nnz()), "hstack {what}");
+                let mx = a.max(Some(1)).unwrap();
+                let want_max: Vec<i64> = (0..m).map(|i| *da[i * n..(i + 1) * n].iter().max().unwrap()).collect();
+                assert_eq!((mx.dtype(), as_i64s(&mx)), (dtype, want_max), "max {what}");
+            }
+        }
+    });
+}
