@@ -75,9 +75,10 @@ struct DeviceTree {
 ///   (one short kernel and an argsort), so that the threads of a warp walk the same nodes.
 /// - **On the host.** `k` above 64, a tree deeper than 64 levels, 2^31 points or more, points
 ///   of dimension 0 and the CPU backend take the host search: the queries are read to the host,
-///   spread over its threads, and the answers made arrays on the data's device. On the CPU
-///   the host search is the quicker (it is compiled ahead and needs no launch); the kernel
-///   runs there too with [`KDTree::query_with`] and [`KDTreeSearch::Device`], as its tests do.
+///   spread over its threads, and the answers made arrays on the data's device. The CPU
+///   backend keeps the host search: it is compiled ahead, where the kernel's first use would
+///   wait for the C++ compiler, and both walk the same tree on the same cores. The kernel runs
+///   there too with [`KDTree::query_with`] and [`KDTreeSearch::Device`], as its tests do.
 ///
 /// Not taken: SciPy's `compact_nodes`, `copy_data`, `balanced_tree` (the tree is always
 /// sliding-midpoint; answers do not depend on it), `boxsize` (periodic spaces), `workers`, and

@@ -64,7 +64,8 @@ template <int NORM> XP_DEVICE double combine(double acc, double t) { return NORM
 // (ad, ai) after (bd, bi) in the order of the answers: by distance, then by index.
 XP_DEVICE bool worse(double ad, int ai, double bd, int bi) { return ad > bd || (ad == bd && ai > bi); }
 
-// The query point: M coordinates in registers, or (M = 0) read from memory.
+// The query point: M coordinates in registers, or (M = 0) read from memory. Loops over the
+// coordinates have a constant trip count for M > 0, which the compilers unroll.
 template <int M> struct Query {
   double v[M];
   XP_DEVICE void load(const double* q, int) {
@@ -94,7 +95,6 @@ template <> struct Query<0> {
 template <int NORM, int M> XP_DEVICE double cell_distance(const double* __restrict__ cell, const Query<M>& q, int m, double p) {
   const int mm = q.dims(m);
   double acc = 0.0;
-#pragma unroll
   for (int d = 0; d < mm; ++d) {
     const double t = fmax(fmax(cell[d] - q.at(d), q.at(d) - cell[mm + d]), 0.0);
     acc = combine<NORM>(acc, term<NORM>(t, p));
@@ -138,7 +138,6 @@ XP_DEVICE void search(xp::i64 qi, const double* __restrict__ qs, const int* __re
         for (int pos = nodes[4 * node + 2]; pos < end; ++pos) {
           const double* pp = pts + (xp::i64)pos * mm;
           double acc = 0.0;
-#pragma unroll
           for (int d = 0; d < mm; ++d) acc = combine<NORM>(acc, term<NORM>(pp[d] - q.at(d), p));
           const int ci = index[pos];
           if (acc >= bound || acc != acc || !worse(kd, ki, acc, ci)) continue;
