@@ -71,8 +71,8 @@ struct DeviceTree {
 ///   64, each norm, and points of dimension 2, 3 or any other). Its steps and roundings are the
 ///   host search's, so both give the same neighbours and, for `p` = 1, 2 and inf, the same
 ///   distances bit for bit (another `p` takes the device's `pow`, within an ulp or two of the
-///   C library's). On a GPU, more than 4096 queries are first sorted by the leaf they fall in
-///   (one short kernel and an argsort), so that the threads of a warp walk the same nodes.
+///   C library's). 4096 queries or more are first sorted by the leaf they fall in (one short
+///   kernel and an argsort), so that the threads of a warp walk the same nodes.
 /// - **On the host.** `k` above 64, a tree deeper than 64 levels, 2^31 points or more, points
 ///   of dimension 0 and the CPU backend take the host search: the queries are read to the host,
 ///   spread over its threads, and the answers made arrays on the data's device. The CPU
@@ -558,9 +558,10 @@ impl KDTree {
             .reshape(&[count as isize, self.m as isize])?
             .ascontiguous()?;
         let target = target_of(dev);
-        // On GPUs many queries are searched in the order of the leaves they fall in, so that
-        // the threads of a warp walk the same nodes and read the same points.
-        let order = if count >= SORT_FROM && !dev.properties().is_host {
+        // Many queries are searched in the order of the leaves they fall in, so that the threads
+        // of a warp (on the CPU, one worker's run of queries) walk the same nodes and read the
+        // same points.
+        let order = if count >= SORT_FROM {
             let keys = Array::empty_on(dev, &[count], DType::I32)?;
             let operands = [&q, &dt.nodes, &dt.splits, &keys];
             run_launches(
@@ -637,5 +638,5 @@ impl KDTree {
     }
 }
 
-/// The number of queries from which a GPU search sorts them by leaf first.
+/// The number of queries from which the device search sorts them by leaf first.
 const SORT_FROM: usize = 4096;

@@ -1,7 +1,7 @@
 //! `spatial::KDTree`'s device search against its host search: the same neighbours, and the same
 //! distances bit for bit for p = 1, 2 and inf (on the CPU backend for every p; a GPU's `pow`
 //! may differ from the C library's by an ulp or two), for random points, many queries (sorted
-//! by leaf on GPUs), k from 1 to 64, eps > 0, finite bounds, fewer points than k and duplicate
+//! by leaf first), k from 1 to 64, eps > 0, finite bounds, fewer points than k and duplicate
 //! points whose ties go by index.
 
 use std::sync::Arc;
