@@ -73,7 +73,7 @@ struct DeviceTree {
 ///   distances bit for bit (another `p` takes the device's `pow`, within an ulp or two of the
 ///   C library's). 4096 queries or more are first sorted by the leaf they fall in (one short
 ///   kernel and an argsort), so that the threads of a warp walk the same nodes.
-/// - **On the host.** `k` above 64, a tree deeper than 64 levels, 2^31 points or more, points
+/// - **On the host.** `k` above 64, a tree deeper than 64 levels, without points or with 2^31 or more, points
 ///   of dimension 0 and the CPU backend take the host search: the queries are read to the host,
 ///   spread over its threads, and the answers made arrays on the data's device. The CPU
 ///   backend keeps the host search: it is compiled ahead, where the kernel's first use would
