@@ -73,12 +73,13 @@ struct DeviceTree {
 ///   distances bit for bit (another `p` takes the device's `pow`, within an ulp or two of the
 ///   C library's). 4096 queries or more are first sorted by the leaf they fall in (one short
 ///   kernel and an argsort), so that the threads of a warp walk the same nodes.
-/// - **On the host.** `k` above 64, a tree deeper than 64 levels, without points or with 2^31 or more, points
-///   of dimension 0 and the CPU backend take the host search: the queries are read to the host,
-///   spread over its threads, and the answers made arrays on the data's device. The CPU
-///   backend keeps the host search: it is compiled ahead, where the kernel's first use would
-///   wait for the C++ compiler, and both walk the same tree on the same cores. The kernel runs
-///   there too with [`KDTree::query_with`] and [`KDTreeSearch::Device`], as its tests do.
+/// - **On the host.** `k` above 64, a tree deeper than 64 levels, without points or with 2^31
+///   or more, points of dimension 0 and the CPU backend take the host search: the queries are
+///   read to the host, spread over its threads, and the answers made arrays on the data's
+///   device. The CPU backend keeps the host search: it is compiled ahead, where the kernel's
+///   first use would wait for the C++ compiler, and both walk the same tree on the same cores.
+///   The kernel runs there too with [`KDTree::query_with`] and [`KDTreeSearch::Device`], as
+///   its tests do.
 ///
 /// Not taken: SciPy's `compact_nodes`, `copy_data`, `balanced_tree` (the tree is always
 /// sliding-midpoint; answers do not depend on it), `boxsize` (periodic spaces), `workers`, and
