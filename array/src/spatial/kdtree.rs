@@ -2,9 +2,43 @@
 
 use std::sync::Arc;
 
-use xp_backend_api::{DynDevice, Error, Result};
+use xp_backend_api::{DType, DynDevice, Error, Result};
 
+use super::kdtree_kernels::{self as kk, KernelNorm, SearchParams};
+use crate::exec::{run_launches, target_of, Bindings};
 use crate::Array;
+
+/// Which search answers [`KDTree::query_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KDTreeSearch {
+    /// The device search where the tree has one and `k` is at most 64 on a GPU, the host
+    /// search otherwise (what [`KDTree::query`] does).
+    #[default]
+    Auto,
+    /// The search kernel, on any device (the CPU backend's included); an error where the tree
+    /// has no device search or `k` is above 64.
+    Device,
+    /// The search on the host: the queries are read to the host.
+    Host,
+}
+
+/// The tree's arrays on its device, for the search kernel (see `kdtree_kernels.rs`).
+#[derive(Clone)]
+struct DeviceTree {
+    /// int32 `(nodes, 4)`: split dimension (-1 for a leaf), left child, points start, end.
+    nodes: Array,
+    /// float64 `(nodes,)`.
+    splits: Array,
+    /// float64 `(nodes, 2m)`: each cell's lower corner, then its upper one.
+    cells: Array,
+    /// float64 `(n, m)`, the points in the tree's order.
+    points: Array,
+    /// int32 `(n,)`, the row of `data` of each point.
+    index: Array,
+    /// Every split lies inside its node's cell, so that a near child's cell distance is its
+    /// parent's (the kernel then skips computing it; the values are the same bits).
+    near_same: bool,
+}
 
 /// SciPy's `scipy.spatial.KDTree(data, leafsize)`: a k-d tree over the rows of `data` `(n, m)`
 /// for nearest-neighbour queries ([`KDTree::query`]).
@@ -21,15 +55,31 @@ use crate::Array;
 /// their points in the tree's order, the cells), built from the points read to the host once.
 ///
 /// # Queries
-/// Queries run on the host in float64, spread over its threads, each a depth-first search
-/// visiting the nearer child first and pruning a cell farther than the current k-th neighbour
-/// (scaled by `1 + eps`) or not nearer than `distance_upper_bound` (S. Arya and D. M. Mount,
-/// "Algorithms for fast vector quantization", 1993). The queries are read to the host and the
-/// answers made arrays on the data's device; a device search (one thread per query over the
-/// node arrays, which are kept flat for that) is not written yet. Neighbours are ordered by
-/// distance, then by
-/// index (SciPy's order of equal distances depends on its traversal; here it is always the
-/// smaller index first).
+/// A query is a depth-first search visiting the nearer child first and pruning a cell farther
+/// than the current k-th neighbour (scaled by `1 + eps`) or not nearer than
+/// `distance_upper_bound` (S. Arya and D. M. Mount, "Algorithms for fast vector quantization",
+/// 1993), in float64, distances compared as powers (`sum |dx|^p`, `max |dx|` for `p = inf`)
+/// and rooted at the end. Neighbours are ordered by distance, then by index (SciPy's order of
+/// equal distances depends on its traversal; here it is always the smaller index first).
+///
+/// - **On the device.** The tree is built on the host once; its node arrays (split dimension,
+///   split value, children, point ranges, cells, the points in the tree's order and their rows)
+///   go to the data's device at construction. A generated kernel runs one thread per query
+///   point: an iterative search with an explicit stack of at most 64 entries (the tree's depth
+///   bounds it), the far child pushed and the near one searched at once, and a sorted list of
+///   the k best (distance, index) pairs in registers (a kernel for each list size 1, 2, 4, …,
+///   64, each norm, and points of dimension 2, 3 or any other). Its steps and roundings are the
+///   host search's, so both give the same neighbours and, for `p` = 1, 2 and inf, the same
+///   distances bit for bit (another `p` takes the device's `pow`, within an ulp or two of the
+///   C library's). 4096 queries or more are first sorted by the leaf they fall in (one short
+///   kernel and an argsort), so that the threads of a warp walk the same nodes.
+/// - **On the host.** `k` above 64, a tree deeper than 64 levels, without points or with 2^31
+///   or more, points of dimension 0 and the CPU backend take the host search: the queries are
+///   read to the host, spread over its threads, and the answers made arrays on the data's
+///   device. The CPU backend keeps the host search: it is compiled ahead, where the kernel's
+///   first use would wait for the C++ compiler, and both walk the same tree on the same cores.
+///   The kernel runs there too with [`KDTree::query_with`] and [`KDTreeSearch::Device`], as
+///   its tests do.
 ///
 /// Not taken: SciPy's `compact_nodes`, `copy_data`, `balanced_tree` (the tree is always
 /// sliding-midpoint; answers do not depend on it), `boxsize` (periodic spaces), `workers`, and
@@ -74,6 +124,11 @@ pub struct KDTree {
     cell_lo: Vec<f64>,
     /// Per node: its cell's upper corner.
     cell_hi: Vec<f64>,
+    /// The depth of the deepest leaf (the root's is 0).
+    depth: usize,
+    /// The tree's arrays on its device; `None` where only the host searches it (see
+    /// [`KDTree::query`]).
+    dev: Option<DeviceTree>,
 }
 
 impl std::fmt::Debug for KDTree {
@@ -162,13 +217,55 @@ impl KDTree {
             range: Vec::new(),
             cell_lo: Vec::new(),
             cell_hi: Vec::new(),
+            depth: 0,
+            dev: None,
         };
         if n > 0 {
             tree.build(&host);
         }
         tree.points =
             tree.index.iter().flat_map(|&r| host[r as usize * m..(r as usize + 1) * m].iter().copied()).collect();
+        tree.dev = tree.upload()?;
         Ok(tree)
+    }
+
+    /// The node arrays on the tree's device, where the kernel can search them: a tree with
+    /// points of dimension at least 1, at most `kdtree_kernels::STACK` deep, with fewer than
+    /// 2^31 points and nodes (int32 positions).
+    fn upload(&self) -> Result<Option<DeviceTree>> {
+        let (n, m, nodes) = (self.n, self.m, self.nodes());
+        if n == 0 || m == 0 || self.depth > kk::STACK || nodes >= i32::MAX as usize || n >= i32::MAX as usize {
+            return Ok(None);
+        }
+        let dev = &self.device;
+        let mut node_i = Vec::with_capacity(nodes * 4);
+        let mut cells = Vec::with_capacity(nodes * 2 * m);
+        let mut near_same = true;
+        for k in 0..nodes {
+            let [start, end] = self.range[k];
+            let dim = self.split_dim[k];
+            let (lo, hi) = (&self.cell_lo[k * m..(k + 1) * m], &self.cell_hi[k * m..(k + 1) * m]);
+            if dim == usize::MAX {
+                node_i.extend([-1, 0, start as i32, end as i32]);
+            } else {
+                // The right child is pushed right after the left one.
+                debug_assert_eq!(self.children[k][1], self.children[k][0] + 1);
+                node_i.extend([dim as i32, self.children[k][0] as i32, start as i32, end as i32]);
+                let s = self.split[k];
+                near_same &= lo[dim] <= s && s <= hi[dim];
+            }
+            cells.extend_from_slice(lo);
+            cells.extend_from_slice(hi);
+        }
+        let index: Vec<i32> = self.index.iter().map(|&i| i as i32).collect();
+        Ok(Some(DeviceTree {
+            nodes: Array::from_slice_on(dev, &node_i, &[nodes, 4])?,
+            splits: Array::from_slice_on(dev, &self.split, &[nodes])?,
+            cells: Array::from_slice_on(dev, &cells, &[nodes, 2 * m])?,
+            points: Array::from_slice_on(dev, &self.points, &[n, m])?,
+            index: Array::from_slice_on(dev, &index, &[n])?,
+            near_same,
+        }))
     }
 
     /// The points, float64 `(n, m)` on their device (SciPy's `KDTree.data`).
@@ -218,9 +315,10 @@ impl KDTree {
             }
         }
         let root = self.push_node(0, self.n, &lo, &hi);
-        let mut stack = vec![root];
+        let mut stack = vec![(root, 0)];
         let (mut blo, mut bhi) = (vec![0.0; m], vec![0.0; m]);
-        while let Some(node) = stack.pop() {
+        while let Some((node, depth)) = stack.pop() {
+            self.depth = self.depth.max(depth);
             let [start, end] = self.range[node].map(|v| v as usize);
             if end - start <= self.leafsize {
                 continue;
@@ -277,8 +375,8 @@ impl KDTree {
             self.split_dim[node] = dim;
             self.split[node] = split;
             self.children[node] = [left as u32, right as u32];
-            stack.push(left);
-            stack.push(right);
+            stack.push((left, depth + 1));
+            stack.push((right, depth + 1));
         }
     }
 
@@ -348,9 +446,32 @@ impl KDTree {
     /// k-th answer is at most `1 + eps` times the true k-th distance (a negative `eps` counts as
     /// 0, as in SciPy); only points strictly nearer than `distance_upper_bound` are answered.
     ///
+    /// On a GPU the search runs on the device for `k <= 64` (one thread per query point), on
+    /// the host otherwise; see the type's docs. `x` on another device is copied to the tree's.
+    ///
     /// Errors (`Value`): `k = 0`, `p < 1` or NaN, a NaN `eps` or bound, `x` whose last axis is
     /// not `m` long.
     pub fn query(&self, x: &Array, k: usize, eps: f64, p: f64, distance_upper_bound: f64) -> Result<(Array, Array)> {
+        self.query_with(x, k, eps, p, distance_upper_bound, KDTreeSearch::Auto)
+    }
+
+    /// [`KDTree::query`] by the search `search` picks. The device and host searches give the
+    /// same neighbours and the same distances, bit for bit for `p` = 1, 2 and inf and on the
+    /// CPU backend (for another `p` on a GPU, `|t|^p` and the root are the vendor's `pow`,
+    /// within an ulp or two of the C library's).
+    ///
+    /// Errors: those of [`KDTree::query`]; `KDTreeSearch::Device` with `k` above 64 or a tree
+    /// without a device search (no points, points of dimension 0, deeper than 64 levels, 2^31
+    /// points or more) is a `Value` error.
+    pub fn query_with(
+        &self,
+        x: &Array,
+        k: usize,
+        eps: f64,
+        p: f64,
+        distance_upper_bound: f64,
+        search: KDTreeSearch,
+    ) -> Result<(Array, Array)> {
         let op = "KDTree.query";
         if k < 1 {
             return Err(Error::value(op, format!("k must be at least 1, not {k}")));
@@ -379,6 +500,106 @@ impl KDTree {
             _ => norm.to_power(1.0 + eps),
         };
         let bound = norm.to_power(distance_upper_bound);
+        let mut shape = x.shape()[..x.ndim() - 1].to_vec();
+        if k > 1 {
+            shape.push(k);
+        }
+        let kernel = self.dev.as_ref().filter(|_| k <= kk::KMAX[kk::KMAX.len() - 1]);
+        let use_kernel = match search {
+            KDTreeSearch::Auto => kernel.is_some() && !self.device.properties().is_host,
+            KDTreeSearch::Host => false,
+            KDTreeSearch::Device => match kernel {
+                Some(_) => true,
+                None => {
+                    return Err(Error::value(
+                        op,
+                        format!(
+                            "the device search takes k up to {} on a tree with points, of dimension at least 1, \
+                             at most {} levels deep (k = {k}, {} points of dimension {}, {} levels)",
+                            kk::KMAX[kk::KMAX.len() - 1],
+                            kk::STACK,
+                            self.n,
+                            self.m,
+                            self.depth
+                        ),
+                    ))
+                }
+            },
+        };
+        if let (true, Some(dt)) = (use_kernel, kernel) {
+            let (dist, idx) = self.query_device(dt, x, k, norm, p, eps_factor, bound)?;
+            let shape: Vec<isize> = shape.iter().map(|&s| s as isize).collect();
+            return Ok((dist.reshape(&shape)?, idx.reshape(&shape)?));
+        }
+        let (dist, idx) = self.query_host(x, k, norm, eps_factor, bound)?;
+        Ok((Array::from_slice_on(&self.device, &dist, &shape)?, Array::from_slice_on(&self.device, &idx, &shape)?))
+    }
+
+    /// The search kernel over `x`: the distances and indices `(count, k)` on the tree's device.
+    #[allow(clippy::too_many_arguments)]
+    fn query_device(
+        &self,
+        dt: &DeviceTree,
+        x: &Array,
+        k: usize,
+        norm: Norm,
+        p: f64,
+        eps_factor: f64,
+        bound: f64,
+    ) -> Result<(Array, Array)> {
+        let op = "KDTree.query";
+        let dev = &self.device;
+        let count: usize = x.shape()[..x.ndim() - 1].iter().product();
+        let dist = Array::empty_on(dev, &[count, k], DType::F64)?;
+        let idx = Array::empty_on(dev, &[count, k], DType::I64)?;
+        if count == 0 {
+            return Ok((dist, idx));
+        }
+        let q = super::distance::to_f64(op, &x.to_device(dev)?)?
+            .reshape(&[count as isize, self.m as isize])?
+            .ascontiguous()?;
+        let target = target_of(dev);
+        // Many queries are searched in the order of the leaves they fall in, so that the threads
+        // of a warp (on the CPU, one worker's run of queries) walk the same nodes and read the
+        // same points.
+        let order = if count >= SORT_FROM {
+            let keys = Array::empty_on(dev, &[count], DType::I32)?;
+            let operands = [&q, &dt.nodes, &dt.splits, &keys];
+            run_launches(
+                dev,
+                &[kk::plan_leaf_key(count, self.m, target)],
+                Bindings { operands: &operands, ..Default::default() },
+            )?;
+            Some(keys.argsort(Some(-1))?)
+        } else {
+            None
+        };
+        let params = SearchParams {
+            norm: match norm {
+                Norm::One => KernelNorm::One,
+                Norm::Two => KernelNorm::Two,
+                Norm::Inf => KernelNorm::Inf,
+                Norm::P(_) => KernelNorm::P,
+            },
+            count,
+            m: self.m,
+            k,
+            n: self.n,
+            near_same: dt.near_same,
+            p,
+            eps_factor,
+            bound,
+            ordered: order.is_some(),
+        };
+        let operands =
+            [&q, order.as_ref().unwrap_or(&q), &dt.nodes, &dt.splits, &dt.cells, &dt.points, &dt.index, &dist, &idx];
+        run_launches(dev, &[kk::plan_search(&params, target)], Bindings { operands: &operands, ..Default::default() })?;
+        Ok((dist, idx))
+    }
+
+    /// The host search over `x`: the distances and indices, `k` a query.
+    fn query_host(&self, x: &Array, k: usize, norm: Norm, eps_factor: f64, bound: f64) -> Result<(Vec<f64>, Vec<i64>)> {
+        let op = "KDTree.query";
         let q = super::distance::to_f64(op, x)?.to_vec::<f64>()?;
         let count: usize = x.shape()[..x.ndim() - 1].iter().product();
         let mut dist = vec![f64::INFINITY; count * k];
@@ -414,10 +635,9 @@ impl KDTree {
                 }
             });
         }
-        let mut shape = x.shape()[..x.ndim() - 1].to_vec();
-        if k > 1 {
-            shape.push(k);
-        }
-        Ok((Array::from_slice_on(&self.device, &dist, &shape)?, Array::from_slice_on(&self.device, &idx, &shape)?))
+        Ok((dist, idx))
     }
 }
+
+/// The number of queries from which the device search sorts them by leaf first.
+const SORT_FROM: usize = 4096;

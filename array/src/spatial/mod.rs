@@ -7,19 +7,26 @@
 //! - [`distance_matrix`], [`minkowski_distance`], [`minkowski_distance_p`]: SciPy's Minkowski
 //!   helpers of `scipy.spatial`, the same kernels.
 //! - [`KDTree`]: a k-d tree built with the sliding-midpoint rule and queried for the k nearest
-//!   neighbours under any p-norm, with `eps` and `distance_upper_bound` (on the host; see its
-//!   docs).
+//!   neighbours under any p-norm, with `eps` and `distance_upper_bound` (searched on the
+//!   device, one thread per query, on GPUs; see its docs).
 //!
 //! Answers are float64 (SciPy converts float32 and integer points to float64); indices int64.
 
 pub mod distance;
 mod kdtree;
+mod kdtree_kernels;
 
-pub use kdtree::KDTree;
+pub use kdtree::{KDTree, KDTreeSearch};
 
 use xp_backend_api::{Error, Result};
 
 use crate::Array;
+
+/// The generated kernels of this module in every variant it launches (the k-d tree's search
+/// and leaf keys), for a cross-vendor compile check.
+pub fn builtin_kernels() -> Vec<xp_kernels::render::Rendered> {
+    kdtree_kernels::all()
+}
 
 /// SciPy's `distance_matrix(x, y, p)`: the `(m, n)` float64 matrix of the Minkowski
 /// `p`-distances between the rows of `x` `(m, k)` and `y` `(n, k)` (`p = ±inf`: the largest

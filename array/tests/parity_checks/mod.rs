@@ -1,7 +1,8 @@
 //! NumPy-parity checks of `put`, `fill`, the order of complex numbers, `numpy.linalg`'s
 //! solvers and decompositions, sorting and searching, random bits identical across devices,
-//! long scans, `convolve2d` and sparse matrices, float → integer casts, indices beyond int64's
-//! range and ufuncs whose `out` overlaps an input, written once for any device and listed once, in
+//! long scans, `convolve2d`, sparse matrices, the k-d tree's device search, float → integer
+//! casts, indices beyond int64's range and ufuncs whose `out` overlaps an input, written once
+//! for any device and listed once, in
 //! `parity_tests!`: `array/tests/parity.rs` makes each a test on the CPU backend, the root
 //! package's `tests/parity_gpu.rs` a test on every GPU found.
 //!
@@ -13,6 +14,7 @@ pub mod complex_order;
 pub mod fill;
 pub mod host;
 pub mod index_range;
+pub mod kdtree;
 pub mod lazy;
 pub mod linalg;
 pub mod op_chains;
@@ -36,6 +38,10 @@ macro_rules! parity_tests {
                 host_float_to_integer_conversions_match_the_device_cast,
             ],
             index_range: [uint64_indices_beyond_int64_are_out_of_bounds],
+            kdtree: [
+                kdtree_device_search_matches_the_host_search,
+                kdtree_device_search_ties_missing_neighbours_and_errors,
+            ],
             ufunc_out: [out_overlapping_an_input_gives_numpy_values],
             op_chains: [random_views_and_op_chains_match_the_cpu, broadcast_rows_of_four_match_the_cpu],
             lazy: [
