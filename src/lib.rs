@@ -141,6 +141,8 @@ pub use xp_array::linalg::{diag, dot, einsum, inner, kron, matmul, outer, tensor
 /// N-d image processing (`scipy.ndimage`, CuPy's `cupyx.scipy.ndimage`): filters, spline
 /// interpolation, morphology and measurements.
 pub use xp_array::ndimage;
+/// `num_complex`, whose `Complex<f32>` and `Complex<f64>` are xp's complex elements and scalars.
+pub use xp_array::num_complex;
 /// Random numbers (`numpy.random`, CuPy's `cupy.random`): `default_rng(seed)` and the legacy
 /// functions, the same bits on every device.
 pub use xp_array::random;
@@ -176,7 +178,7 @@ pub use xp_array::user::rust_kernel::{Float, Int, RustElementwiseKernel, RustKer
 pub use xp_array::{
     arange, concatenate, empty, empty_like, eye, full, full_like, get_array_module, identity, linspace, load_npy,
     load_npz, meshgrid, ones, ones_like, save_npz, stack, where_, with_device, with_stream, zeros, zeros_like, Array,
-    ArrayModule, Operand, Scalar, SliceArg,
+    ArrayModule, Operand, Scalar, ScalarOperand, SliceArg, J,
 };
 /// Sorting, searching and sets at the top level, as `cupy.sort`, `cupy.argsort`, `cupy.unique`
 /// and `cupy.searchsorted` are.

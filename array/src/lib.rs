@@ -88,6 +88,10 @@ pub mod ufunc;
 pub mod user;
 
 pub use array::Array;
+/// `num_complex`, whose `Complex<f32>` and `Complex<f64>` are the complex elements and scalars.
+pub use num_complex;
+/// The imaginary unit as a scalar operand, Python's `1j`: `&x + &y * xp::J` is NumPy's `x + 1j * y`.
+pub const J: num_complex::Complex<f64> = num_complex::Complex::new(0.0, 1.0);
 pub use array_module::{get_array_module, ArrayModule};
 pub use creation::*;
 pub use device::{
@@ -107,6 +111,6 @@ pub use sort::{
     argpartition, argsort, lexsort, partition, searchsorted, sort, sort_complex, unique, unique_all, Side, Unique,
 };
 pub use stream::{get_elapsed_time, with_stream, Event, Graph, Stream, StreamGuard};
-pub use ufunc::{call, clip, where_, Operand};
+pub use ufunc::{call, clip, where_, Operand, ScalarOperand};
 pub use user::{fuse, ElementwiseKernel, FuseVar, LaunchArg, RawKernel, RawModule, ReductionKernel};
 pub use xp_backend_api::{DType, Error, Result};

@@ -46,7 +46,23 @@ impl From<Scalar> for Operand<'_> {
 macro_rules! operand_from_scalar {
     ($($t:ty),*) => { $(impl From<$t> for Operand<'_> { fn from(v: $t) -> Self { Operand::Scalar(v.into()) } })* };
 }
-operand_from_scalar!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
+operand_from_scalar!(
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    f32,
+    f64,
+    num_complex::Complex<f32>,
+    num_complex::Complex<f64>
+);
 
 /// The op named `name` (NumPy's name), if xp has it.
 pub fn find_op(name: &str) -> Option<&'static ElementwiseOp> {
@@ -445,8 +461,44 @@ impl Array {
     }
 }
 
-// Scalar operands of the operators are `f64` and `i64` only, so that literals infer
-// (`&a * 2.0`, `&a + 1`); weak promotion keeps the array's dtype either way.
+/// A Rust number (`i8` … `u64`, `isize`, `usize`, `f32`, `f64`) or `num_complex::Complex` of
+/// `f32`/`f64`: the scalar operands of the operators (`&a * 2.0f32`, `&a + 1u8`,
+/// `&x + &y * xp::J`, `x += 1`). Sealed.
+///
+/// Scalars are weak, as Python's scalars in NumPy: the array's dtype stays unless the scalar's
+/// kind is higher (a float scalar with an integer array gives float64, a complex one with a
+/// float32 array complex64), and an integer scalar out of the array's range is an error. An
+/// array on the right takes any of them through one generic impl, so an untyped literal
+/// (`&a * 2.0`) infers; a scalar on the left (`2.0 * &a`) is `f64` or `i64`, for the same reason.
+pub trait ScalarOperand: Copy + Into<Scalar> + sealed::Sealed {}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! scalar_operand {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl ScalarOperand for $t {}
+    )*};
+}
+scalar_operand!(
+    i8,
+    i16,
+    i32,
+    i64,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    f32,
+    f64,
+    num_complex::Complex<f32>,
+    num_complex::Complex<f64>
+);
+
 macro_rules! operators {
     ($($tr:ident $m:ident => $op:literal),*) => {$(
         impl std::ops::$tr<&Array> for &Array {
@@ -477,23 +529,23 @@ macro_rules! operators {
                 std::ops::$tr::$m(self, &rhs)
             }
         }
-        operators!(@scalar $tr $m $op: i64, f64);
-    )*};
-    (@scalar $tr:ident $m:ident $op:literal: $($t:ty),*) => {$(
-        impl std::ops::$tr<$t> for &Array {
+        impl<T: ScalarOperand> std::ops::$tr<T> for &Array {
             type Output = Array;
             #[track_caller]
-            fn $m(self, rhs: $t) -> Array {
+            fn $m(self, rhs: T) -> Array {
                 call($op, &[Operand::Array(self), Operand::Scalar(rhs.into())], None).unwrap_or_else(|e| panic!("{e}"))
             }
         }
-        impl std::ops::$tr<$t> for Array {
+        impl<T: ScalarOperand> std::ops::$tr<T> for Array {
             type Output = Array;
             #[track_caller]
-            fn $m(self, rhs: $t) -> Array {
+            fn $m(self, rhs: T) -> Array {
                 std::ops::$tr::$m(&self, rhs)
             }
         }
+        operators!(@left $tr $m $op: i64, f64);
+    )*};
+    (@left $tr:ident $m:ident $op:literal: $($t:ty),*) => {$(
         impl std::ops::$tr<&Array> for $t {
             type Output = Array;
             #[track_caller]
@@ -538,16 +590,10 @@ macro_rules! assign_operators {
                 Array::$m(self, &rhs).unwrap_or_else(|e| panic!("{e}"))
             }
         }
-        impl std::ops::$tr<f64> for Array {
+        impl<T: ScalarOperand> std::ops::$tr<T> for Array {
             #[track_caller]
-            fn $m(&mut self, rhs: f64) {
-                Array::$m(self, rhs).unwrap_or_else(|e| panic!("{e}"))
-            }
-        }
-        impl std::ops::$tr<i64> for Array {
-            #[track_caller]
-            fn $m(&mut self, rhs: i64) {
-                Array::$m(self, rhs).unwrap_or_else(|e| panic!("{e}"))
+            fn $m(&mut self, rhs: T) {
+                Array::$m(self, Operand::Scalar(rhs.into())).unwrap_or_else(|e| panic!("{e}"))
             }
         }
         )*

@@ -82,3 +82,47 @@ fn the_operator_form_panics_with_the_error() {
     let mut x = i64s(&[1, 2, 3], &[3]);
     x += 0.5;
 }
+
+#[test]
+fn operators_take_every_rust_number_and_complex_scalars() {
+    let d = cpu();
+    // Typed scalars are weak: the array's dtype stays within a kind.
+    let b = Array::from_slice_on(&d, &[1u8, 2, 250], &[3]).unwrap();
+    let c = &b + 1u8;
+    assert_eq!((c.dtype(), c.to_vec::<u8>().unwrap()), (DType::U8, vec![2, 3, 251]));
+    let c = &b + 5u64;
+    assert_eq!((c.dtype(), c.to_vec::<u8>().unwrap()), (DType::U8, vec![6, 7, 255]));
+    assert_eq!((&b * 2i32).to_vec::<u8>().unwrap(), [2, 4, 244], "uint8 wraps as NumPy's");
+    let e = b.add(300u16).unwrap_err().to_string();
+    assert!(e.contains("300") && e.contains("uint8"), "{e}");
+    let x = f32s(&[1.0, 2.0], &[2]);
+    let y = &x * 2.5f32;
+    assert_eq!((y.dtype(), y.to_vec::<f32>().unwrap()), (DType::F32, vec![2.5, 5.0]));
+    let y = 1i64 - &x;
+    assert_eq!((y.dtype(), y.to_vec::<f32>().unwrap()), (DType::F32, vec![0.0, -1.0]));
+    // A float scalar with integers gives float64, as NumPy's weak Python float.
+    let n = i64s(&[1, 2], &[2]);
+    let y = &n * 0.5f32;
+    assert_eq!((y.dtype(), y.to_vec::<f64>().unwrap()), (DType::F64, vec![0.5, 1.0]));
+    // Complex scalars and the imaginary unit: `x + 1j * y`.
+    let z = &x + &x * J;
+    assert_eq!(z.dtype(), DType::C64, "a complex scalar with float32 gives complex64");
+    assert_eq!(
+        z.to_vec::<num_complex::Complex<f32>>().unwrap(),
+        [num_complex::Complex::new(1.0, 1.0), num_complex::Complex::new(2.0, 2.0)]
+    );
+    let w = &n + num_complex::Complex::new(0.0f32, 2.0);
+    assert_eq!(w.dtype(), DType::C128);
+    // In place, with typed scalars.
+    let mut m = Array::from_slice_on(&d, &[1i16, -2], &[2]).unwrap();
+    m += 3i8;
+    m *= 2u32;
+    assert_eq!((m.dtype(), m.to_vec::<i16>().unwrap()), (DType::I16, vec![8, 2]));
+    let mut f = f32s(&[1.0, 2.0], &[2]);
+    f -= 0.5f32;
+    assert_eq!(f.to_vec::<f32>().unwrap(), [0.5, 1.5]);
+    let mut r = f32s(&[1.0], &[1]);
+    assert!(r.add_assign(J).is_err(), "complex cannot be written into float32 (same_kind)");
+    r += 1;
+    assert_eq!(r.to_vec::<f32>().unwrap(), [2.0]);
+}
