@@ -46,23 +46,7 @@ impl From<Scalar> for Operand<'_> {
 macro_rules! operand_from_scalar {
     ($($t:ty),*) => { $(impl From<$t> for Operand<'_> { fn from(v: $t) -> Self { Operand::Scalar(v.into()) } })* };
 }
-operand_from_scalar!(
-    bool,
-    i8,
-    i16,
-    i32,
-    i64,
-    isize,
-    u8,
-    u16,
-    u32,
-    u64,
-    usize,
-    f32,
-    f64,
-    num_complex::Complex<f32>,
-    num_complex::Complex<f64>
-);
+operand_from_scalar!(bool);
 
 /// The op named `name` (NumPy's name), if xp has it.
 pub fn find_op(name: &str) -> Option<&'static ElementwiseOp> {
@@ -476,10 +460,12 @@ mod sealed {
     pub trait Sealed {}
 }
 
+// Every scalar operand of the operators is an `Operand` too.
 macro_rules! scalar_operand {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {}
         impl ScalarOperand for $t {}
+        operand_from_scalar!($t);
     )*};
 }
 scalar_operand!(

@@ -442,3 +442,18 @@ fn new_functions_keep_scipys_dtypes_and_check_their_arguments() {
     assert_eq!(special::gamma(&c).unwrap_err().kind(), "DType");
     assert_eq!(special::beta(&arr(&d, &[1.0, 2.0]), &arr(&d, &[1.0, 2.0, 3.0])).unwrap_err().kind(), "ShapeMismatch");
 }
+
+#[test]
+fn bessel_orders_far_past_the_argument_end_quickly() {
+    // Forward recurrence stops where Y has overflowed; orders past 1000 at large x go to the
+    // platform's jn rather than recurring element by element (values: SciPy).
+    let d = cpu();
+    let n = arr(&d, &[1e9, 300.0, 3.0, 5000.0]);
+    let x = arr(&d, &[10.0, 50.0, 1500.25, 2000.5]);
+    let y = f64s(&special::yn(&n, &x).unwrap());
+    assert_eq!(y[0], f64::NEG_INFINITY);
+    within_ulps("yn", &y[1..2], &[-1.097866815690371e+193], 1e4);
+    let j = f64s(&special::jn(&n, &x).unwrap());
+    within_ulps("jn", &j[2..3], &[0.016486187150956056], 1e3);
+    assert!(j[3].abs() < 1e-300, "{j:?}");
+}

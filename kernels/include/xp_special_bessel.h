@@ -250,6 +250,7 @@ XP_SP_OUTLINE double jn_int(double n, double x) {
   // The GPU libraries' jn is off by up to thousands of ulp past x = 8 (the CPU's libm is not).
   if (ax >= 8.0 && ax > m) {
     double b;
+    if (ax > 1000.0 && m > 1000) return ::jn(k, x);  // too many steps to recur: the library's jn
     if (ax > 1000.0) {
       // Forward recurrence J_{i+1} = (2i/x) J_i - J_{i-1} from J0 and J1, far past the orders.
       double a = j0(ax);
@@ -300,10 +301,11 @@ XP_SP_OUTLINE double yn_int(double n, double x) {
   if (x == 0) return -sg * inf();
   if (k == 0) return y0(x);
   if (k == 1) return sg * y1(x);
-  if (x >= 8.0) {
-    // Forward recurrence from Y0 and Y1 (stable for Y at every order).
+  if (x >= 8.0 && k <= 100000) {
+    // Forward recurrence from Y0 and Y1 (stable for Y at every order), ending where Y has
+    // overflowed to -inf (past the turning point it grows without bound).
     double a = y0(x), b = y1(x);
-    for (int i = 1; i < k; ++i) {
+    for (int i = 1; i < k && !xp::isinf(b); ++i) {
       const double c = (2.0 * i / x) * b - a;
       a = b;
       b = c;
