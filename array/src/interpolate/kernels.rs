@@ -22,17 +22,20 @@ fn kernel(
 
 const PPOLY_EVAL: &str = r#"
 const double xx = xv;
-const double key = desc ? -xx : xx;
-long long a = 0, b = m + 1;
-while (a < b) {
-    const long long mid = (a + b) >> 1;
-    const double e = desc ? -bp[mid] : bp[mid];
-    if (e <= key) a = mid + 1; else b = mid;
+// The last breakpoint <= xx (>= for descending ones) by a halving search whose trip count is
+// the same for every query (no divergence in a warp); NaN finds interval 0.
+long long base = 0, len = m + 1;
+if (desc) {
+    while (len > 1) { const long long h = len >> 1; base = (bp[base + h] >= xx) ? base + h : base; len -= h; }
+    if (bp[base] >= xx) ++base;
+} else {
+    while (len > 1) { const long long h = len >> 1; base = (bp[base + h] <= xx) ? base + h : base; len -= h; }
+    if (bp[base] <= xx) ++base;
 }
-long long idx = a - 1;
+long long idx = base - 1;
 if (idx < 0) idx = 0;
 if (idx > m - 1) idx = m - 1;
-const long long col = (long long)i % t;
+const long long col = t == 1 ? 0 : (long long)i % t;
 const double dx = xx - bp[idx];
 const double* c = cf + idx * k1 * t + col;
 double r = c[0];
@@ -83,16 +86,16 @@ pub(crate) fn ppoly_eval(
 
 const LINEAR_EVAL: &str = r#"
 const T xx = xv;
-long long a = 0, b = npts;
-while (a < b) {
-    const long long mid = (a + b) >> 1;
-    if (xs[mid] < xx) a = mid + 1; else b = mid;
-}
-long long hi = a;
+// searchsorted(xs, xx, 'left'): the count of points below xx, by a halving search of one trip
+// count for every query.
+long long base = 0, len = npts;
+while (len > 1) { const long long h = len >> 1; base = (xs[base + h] < xx) ? base + h : base; len -= h; }
+if (xs[base] < xx) ++base;
+long long hi = base;
 if (hi > npts - 1) hi = npts - 1;
 if (hi < 1) hi = 1;
 const long long lo = hi - 1;
-const long long col = (long long)i % t;
+const long long col = t == 1 ? 0 : (long long)i % t;
 const T xl = xs[lo];
 const T yl = ys[lo * t + col];
 const T slope = (ys[hi * t + col] - yl) / (xs[hi] - xl);
