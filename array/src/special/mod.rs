@@ -12,7 +12,11 @@
 //! are SciPy's: poles give ±inf, points outside the domain give NaN, NaN propagates.
 //!
 //! Algorithms (the C++ is in `kernels/include/xp_special*.h`, one header per family; float32
-//! computes in double and rounds once):
+//! computes in double and rounds once, except three loops made for speed that stay within a
+//! few float ulp of that: `erf` is the platform's `erff` (2 ulp), `gammaln` moves its argument
+//! into `[2, 3]` and evaluates a degree-12 polynomial, or Stirling's series from 13 on, in
+//! double with one logarithm, and `i0e` sums its expansions cut to the terms a float needs,
+//! past 8 in float arithmetic (3 ulp)):
 //! - logistic, `xlogy`, entropies, Huber and Box-Cox functions: their definitions in the forms
 //!   that cancel least (`log1p`/`expm1`, `2 atanh(2p - 1)` for `logit` near 1/2,
 //!   `r² / (1 + sqrt(1 + (r/δ)²))` for `pseudo_huber`).
@@ -24,7 +28,7 @@
 //! - `ndtr`, `log_ndtr`: `erfc` at `-x/√2` carried as a double-double; `log_ndtr` below -1 as
 //!   `log(erfcx(t)/2) - x²/2`.
 //! - gamma family (`kernels/include/xp_special_gamma.h`): `gamma`, `gammaln` the platform's
-//!   `tgamma`/`lgamma` with SciPy's pole values; `digamma` by reflection, recurrence and the
+//!   `tgamma`/`lgamma` (float32 `gammaln`: see above) with SciPy's pole values; `digamma` by reflection, recurrence and the
 //!   asymptotic series; `zeta` (Riemann and Hurwitz) by Euler-Maclaurin summation and Riemann's
 //!   functional equation for negative arguments; `polygamma(n, x) = (-1)^(n+1) n! zeta(n+1, x)`;
 //!   `beta`, `betaln` from gamma products, or Stirling's series about `log1p(a/b)` for large
@@ -36,11 +40,13 @@
 //!   from Numerical Recipes' first guesses, solving in whichever variable is below 1/2; the
 //!   distribution functions (`bdtr`, `chdtr`, `fdtr`, `gdtr`, `nbdtr`, `pdtr`, `stdtr` and
 //!   their complements and inverses) from their definitions in `P`, `Q` and `I`.
-//! - Bessel functions (`xp_special_bessel.h`): `j0`, `j1`, `y0`, `y1`, `jn`, `yn` are the
-//!   platform's (libm, CUDA's and HIP's device libraries); `i0`…`k1e`, `iv`, `kv` by Temme's
-//!   method (Numerical Recipes' `bessik`: Temme's series or Steed's continued fraction for `K`,
-//!   the continued fraction CF1 and the Wronskian for `I`), the power series for `I` at small
-//!   arguments.
+//! - Bessel functions (`xp_special_bessel.h`): `j0`, `j1`, `y0`, `y1` the platform's below 8 and
+//!   Hankel's asymptotic form with Chebyshev expansions of P and Q above; `jn` by Miller's
+//!   backward recurrence on GPUs (libm on the CPU), `yn` by forward recurrence; `i0`…`k1e` by
+//!   Chebyshev expansions summed with Clenshaw's recurrence (coefficients from
+//!   `kernels/tools/bessel_cheb.py`); `iv`, `kv` by Temme's method (Numerical Recipes'
+//!   `bessik`: Temme's series or Steed's continued fraction for `K`, the continued fraction
+//!   CF1 and the Wronskian for `I`), the power series for `I` at small arguments.
 //! - `expn`, `exp1`, `expi`, `lambertw`, `ellipk`, `ellipkm1`, `ellipj`
 //!   (`xp_special_expint.h`): power series and continued fractions for the exponential
 //!   integrals; Halley's iteration for Lambert W (Corless et al.); the AGM for `K`; the
