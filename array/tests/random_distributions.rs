@@ -375,6 +375,23 @@ fn discrete_families_follow_their_probabilities() {
             });
         }
 
+        // Binomial by inversion (n min(p, 1 - p) < 10) and by BTRD, either side of 1/2.
+        for (n, p) in [(10i64, 0.3), (100, 0.3), (25, 0.6), (1000, 0.5), (60, 0.9), (5000, 0.02)] {
+            let x = i64s(&g.binomial(n, p, &[N]).unwrap());
+            let xf: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+            let nf = n as f64;
+            check_moments("binomial", &xf, nf * p, nf * p * (1.0 - p));
+            assert!(x.iter().all(|&k| (0..=n).contains(&k)), "binomial {n} {p}: a draw outside [0, n]");
+            let c = lgamma(nf + 1.0);
+            check_chi2("binomial", &x, 0, |k| {
+                let k = k as f64;
+                if k > nf {
+                    return 0.0;
+                }
+                (c - lgamma(k + 1.0) - lgamma(nf - k + 1.0) + k * p.ln() + (nf - k) * (1.0 - p).ln()).exp()
+            });
+        }
+
         for p in [0.2, 0.6, 0.95] {
             let x = i64s(&g.logseries(p, &[N]).unwrap());
             let xf: Vec<f64> = x.iter().map(|&v| v as f64).collect();

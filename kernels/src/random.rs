@@ -388,8 +388,10 @@ pub enum Rejection {
 /// The kernel of a distribution drawn by rejection.
 ///
 /// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1,
-/// double a, double b` (`T` double for gamma and beta, int64 for the counts).
-pub fn rejection_kernel(kind: Rejection) -> Rendered {
+/// double a, double b` (`T` double for gamma and beta, or float with `single`: the float64
+/// draw rounded once, written without a float64 array between; int64 for the counts, where
+/// `single` is ignored).
+pub fn rejection_kernel(kind: Rejection, single: bool) -> Rendered {
     let (tag, t, expr) = match kind {
         Rejection::Gamma => ("gamma", "double", "xp::rng::M(xp::rng::gamma1(s, a), b)"),
         Rejection::Beta => (
@@ -400,14 +402,15 @@ pub fn rejection_kernel(kind: Rejection) -> Rendered {
         Rejection::Poisson => ("poisson", "xp::i64", "xp::rng::poisson(s, a)"),
         Rejection::Binomial => ("binomial", "xp::i64", "xp::rng::binomial(s, (xp::i64)a, b)"),
     };
-    let name = format!("xp_rng_{tag}");
+    let single = single && t == "double";
+    let (name, t) = if single { (format!("xp_rng_{tag}_f32"), "float") } else { (format!("xp_rng_{tag}"), t) };
     kernel(
         name.clone(),
         format!(
             "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, double a, double b) {{
   XP_FOR_EACH(xp::i64, i, n) {{
     xp::rng::Stream s = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1, 0u);
-    out[i] = {expr};
+    out[i] = ({t})({expr});
   }}
 }}
 "
@@ -518,11 +521,20 @@ pub fn plan_integers(n: usize, draw: Draw, low: i64, range: u64, target: Target)
     (PlannedLaunch { kernel: integers_kernel(), config: plan_flat(blocks, target), args }, blocks as u64)
 }
 
-/// The launch of `n` draws by rejection, and the blocks it uses (one stream per element).
-pub fn plan_rejection(kind: Rejection, n: usize, draw: Draw, a: f64, b: f64, target: Target) -> (PlannedLaunch, u64) {
+/// The launch of `n` draws by rejection, and the blocks it uses (one stream per element);
+/// `single`: float32 output for gamma and beta (see [`rejection_kernel`]).
+pub fn plan_rejection(
+    kind: Rejection,
+    single: bool,
+    n: usize,
+    draw: Draw,
+    a: f64,
+    b: f64,
+    target: Target,
+) -> (PlannedLaunch, u64) {
     let mut args = draw.head(n);
     args.extend([f64_arg(a), f64_arg(b)]);
-    (PlannedLaunch { kernel: rejection_kernel(kind), config: plan_flat(n, target), args }, n as u64)
+    (PlannedLaunch { kernel: rejection_kernel(kind, single), config: plan_flat(n, target), args }, n as u64)
 }
 
 /// The launch of raw blocks (tests).
@@ -548,8 +560,10 @@ pub fn builtin_kernels() -> Vec<Rendered> {
     }
     v.push(integers_kernel());
     for kind in [Rejection::Gamma, Rejection::Beta, Rejection::Poisson, Rejection::Binomial] {
-        v.push(rejection_kernel(kind));
+        v.push(rejection_kernel(kind, false));
     }
+    v.push(rejection_kernel(Rejection::Gamma, true));
+    v.push(rejection_kernel(Rejection::Beta, true));
     v.push(philox_kernel());
     v
 }
