@@ -460,8 +460,9 @@ fn bessel_orders_far_past_the_argument_end_quickly() {
 
 #[test]
 fn float32_loops_round_the_float64_answer_to_a_few_ulp() {
-    // gammaln, i0e and erf have float32 loops of their own (shorter series, one log, the
-    // platform's erff); each stays within a few float ulp of the float64 answer rounded.
+    // gammaln, i0e and erf have float32 loops of their own, in float arithmetic (shorter series,
+    // one log, the platform's erff); each stays within a few float ulp of the float64 answer
+    // rounded.
     let d = cpu();
     let n = 20_000usize;
     let xs: Vec<f64> = (0..n)
@@ -479,8 +480,8 @@ fn float32_loops_round_the_float64_answer_to_a_few_ulp() {
     let x32_as_64 = x32.astype(DType::F64).unwrap();
     type F = fn(&Array) -> Result<Array>;
     let cases: [(&str, F, f64); 3] = [
-        ("gammaln", |a| special::gammaln(a), 2.0),
-        ("i0e", |a| special::i0e(a), 4.0),
+        ("gammaln", |a| special::gammaln(a), 6.0),
+        ("i0e", |a| special::i0e(a), 10.0),
         ("erf", |a| special::erf(a), 2.0),
     ];
     for (name, f, tol) in cases {

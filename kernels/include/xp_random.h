@@ -261,14 +261,13 @@ XP_DEVICE Stream stream_of(u64 b, u32 stream, u32 k0, u32 k1, u32 first) {
   return s;
 }
 // Marsaglia and Tsang's gamma(k, 1).
-XP_DEVICE double gamma1(Stream& s, double k) {
+// Marsaglia and Tsang's loop for gamma(k, 1) with its constants d = k' - 1/3 and
+// c = 1/sqrt(9 d) (k' = k + 1 below 1, boosted by u^(1/k)) given, so that a kernel of one shape
+// takes them from the host rather than computing a root and a quotient per element.
+XP_DEVICE double gamma_dc(Stream& s, double k, double d, double c) {
   if (k <= 0.0) return 0.0;
   double boost = 1.0;
-  if (k < 1.0) {
-    boost = ex(ln(s.open()) / k);
-    k += 1.0;
-  }
-  const double d = k - 1.0 / 3.0, c = 1.0 / sqrt(M(9.0, d));
+  if (k < 1.0) boost = ex(ln(s.open()) / k);
   for (;;) {
     double x, v;
     do {
@@ -281,6 +280,11 @@ XP_DEVICE double gamma1(Stream& s, double k) {
     if (u < 1.0 - M(0.0331, M(x2, x2))) return M(M(d, v), boost);
     if (ln(u) < F(0.5, x2, M(d, 1.0 - v + ln(v)))) return M(M(d, v), boost);
   }
+}
+XP_DEVICE double gamma1(Stream& s, double k) {
+  if (k <= 0.0) return 0.0;
+  const double d = (k < 1.0 ? k + 1.0 : k) - 1.0 / 3.0;
+  return gamma_dc(s, k, d, 1.0 / sqrt(M(9.0, d)));
 }
 // NumPy's Poisson: multiplication for lam < 10, PTRS (Hoermann) above.
 XP_DEVICE i64 poisson(Stream& s, double lam) {
@@ -320,74 +324,111 @@ XP_DEVICE double stirling_fc(double k) {
 }
 // Binomial(n, p): inversion while n min(p, 1-p) < 10, else Hoermann's BTRD (transformed
 // rejection with decomposition, "The generation of binomial random variates", J. Statist.
-// Comput. Simul. 46, 1993), both on q = min(p, 1 - p) and mapped back.
+// Comput. Simul. 46, 1993), both on q = min(p, 1 - p) and mapped back. BTRD's constants
+// (`Btrd`) depend on n and p only: a kernel of one (n, p) takes them from the host.
+struct Btrd {
+  double m, r, nr, npq, b, a, c, alpha, inv_vr, urvr, vr;
+};
+XP_DEVICE Btrd btrd_setup(double dn, double q) {
+  Btrd t;
+  const double qq = 1.0 - q;
+  t.m = xp::floor(M(dn + 1.0, q));
+  t.r = q / qq;
+  t.nr = M(dn + 1.0, t.r);
+  t.npq = M(M(dn, q), qq);
+  const double sq = sqrt(t.npq);
+  t.b = F(2.53, sq, 1.15);
+  t.a = F(0.01, q, F(0.0248, t.b, -0.0873));
+  t.c = F(dn, q, 0.5);
+  t.alpha = M(2.83 + 5.1 / t.b, sq);
+  t.vr = 0.92 - 4.2 / t.b;
+  t.inv_vr = 1.0 / t.vr;
+  t.urvr = M(0.86, t.vr);
+  return t;
+}
+XP_DEVICE i64 binomial_btrd(Stream& s, i64 n, const Btrd& t) {
+  const double dn = (double)n;
+  for (;;) {
+    double v = s.uniform(), u;
+    if (v <= t.urvr) {
+      u = F(v, t.inv_vr, -0.43);
+      return (i64)xp::floor(F(M(2.0, t.a) / (0.5 - xp::fabs(u)) + t.b, u, t.c));
+    }
+    if (v >= t.vr) {
+      u = s.uniform() - 0.5;
+    } else {
+      u = F(v, t.inv_vr, -0.93);
+      u = (u < 0.0 ? -0.5 : 0.5) - u;
+      v = M(s.uniform(), t.vr);
+    }
+    const double us = 0.5 - xp::fabs(u);
+    const double kf = xp::floor(F(M(2.0, t.a) / us + t.b, u, t.c));
+    if (kf < 0.0 || kf > dn) continue;
+    v = M(v, t.alpha) / (t.a / M(us, us) + t.b);
+    const double km = xp::fabs(kf - t.m);
+    if (km <= 15.0) {
+      // f(k)/f(m) as a product of (nr - r i)/i, numerators and denominators apart (no
+      // quotient per step; at most 15 factors of at most n + 1 each, so no overflow).
+      double num = 1.0, den = 1.0;
+      const double lo = t.m < kf ? t.m : kf, hi = t.m < kf ? kf : t.m;
+      for (double i = lo + 1.0; i <= hi; i += 1.0) {
+        num = M(num, t.nr - M(t.r, i));
+        den = M(den, i);
+      }
+      const bool ok = t.m < kf ? M(v, den) <= num : M(v, num) <= den;
+      if (ok) return (i64)kf;
+      continue;
+    }
+    v = ln(v);
+    const double rho = M(km / t.npq, (F(km / 3.0, km, M(0.625, km)) + 1.0 / 6.0) / t.npq + 0.5);
+    const double tt = -M(km, km) / M(2.0, t.npq);
+    if (v < tt - rho) return (i64)kf;
+    if (v > tt + rho) continue;
+    const double nm = dn - t.m + 1.0;
+    const double h = F(t.m + 0.5, ln((t.m + 1.0) / M(t.r, nm)), stirling_fc(t.m) + stirling_fc(dn - t.m));
+    const double nk = dn - kf + 1.0;
+    const double bound = h + M(dn + 1.0, ln(nm / nk)) + M(kf + 0.5, ln(M(nk, t.r) / (kf + 1.0))) -
+                         stirling_fc(kf) - stirling_fc(dn - kf);
+    if (v <= bound) return (i64)kf;
+  }
+}
+// Inversion on q for n q < 10.
+XP_DEVICE i64 binomial_inv(Stream& s, i64 n, double q) {
+  const double qn = ex(M((double)n, ln(1.0 - q))), r = q / (1.0 - q);
+  double u = s.uniform(), pk = qn;
+  i64 x = 0;
+  while (u > pk && x < n) {
+    u -= pk;
+    pk = M(pk, M(r, (double)(n - x) / (double)(x + 1)));
+    ++x;
+  }
+  return x;
+}
 XP_DEVICE i64 binomial(Stream& s, i64 n, double p) {
   if (n <= 0 || p <= 0.0) return 0;
   if (p >= 1.0) return n;
   const bool flip = p > 0.5;
   const double q = flip ? 1.0 - p : p;
-  const double dn = (double)n;
-  if (M(dn, q) < 10.0) {
-    const double qn = ex(M(dn, ln(1.0 - q))), r = q / (1.0 - q);
-    double u = s.uniform(), pk = qn;
-    i64 x = 0;
-    while (u > pk && x < n) {
-      u -= pk;
-      pk = M(pk, M(r, (double)(n - x) / (double)(x + 1)));
-      ++x;
-    }
-    return flip ? n - x : x;
+  const i64 x = M((double)n, q) < 10.0 ? binomial_inv(s, n, q) : binomial_btrd(s, n, btrd_setup((double)n, q));
+  return flip ? n - x : x;
+}
+// The same with BTRD's constants given (`pre`: m, r, nr, npq, b, a, c, alpha, inv_vr, urvr,
+// vr, as `btrd_setup` makes them).
+XP_DEVICE i64 binomial_pre(Stream& s, i64 n, double p, const double* pre) {
+  if (n <= 0 || p <= 0.0) return 0;
+  if (p >= 1.0) return n;
+  const bool flip = p > 0.5;
+  const double q = flip ? 1.0 - p : p;
+  i64 x;
+  if (M((double)n, q) < 10.0) {
+    x = binomial_inv(s, n, q);
+  } else {
+    Btrd t;
+    t.m = pre[0]; t.r = pre[1]; t.nr = pre[2]; t.npq = pre[3]; t.b = pre[4]; t.a = pre[5];
+    t.c = pre[6]; t.alpha = pre[7]; t.inv_vr = pre[8]; t.urvr = pre[9]; t.vr = pre[10];
+    x = binomial_btrd(s, n, t);
   }
-  const double qq = 1.0 - q;
-  const double m = xp::floor(M(dn + 1.0, q));
-  const double r = q / qq, nr = M(dn + 1.0, r), npq = M(M(dn, q), qq);
-  const double sq = sqrt(npq);
-  const double b = F(2.53, sq, 1.15);
-  const double a = F(0.01, q, F(0.0248, b, -0.0873));
-  const double c = F(dn, q, 0.5);
-  const double alpha = M(2.83 + 5.1 / b, sq);
-  const double vr = 0.92 - 4.2 / b, urvr = M(0.86, vr);
-  for (;;) {
-    double v = s.uniform(), u;
-    if (v <= urvr) {
-      u = v / vr - 0.43;
-      const i64 k = (i64)xp::floor(F(M(2.0, a) / (0.5 - xp::fabs(u)) + b, u, c));
-      return flip ? n - k : k;
-    }
-    if (v >= vr) {
-      u = s.uniform() - 0.5;
-    } else {
-      u = v / vr - 0.93;
-      u = (u < 0.0 ? -0.5 : 0.5) - u;
-      v = M(s.uniform(), vr);
-    }
-    const double us = 0.5 - xp::fabs(u);
-    const double kf = xp::floor(F(M(2.0, a) / us + b, u, c));
-    if (kf < 0.0 || kf > dn) continue;
-    v = M(v, alpha) / (a / M(us, us) + b);
-    const double km = xp::fabs(kf - m);
-    if (km <= 15.0) {
-      double f = 1.0;
-      if (m < kf) {
-        for (double i = m + 1.0; i <= kf; i += 1.0) f = M(f, nr / i - r);
-      } else {
-        for (double i = kf + 1.0; i <= m; i += 1.0) v = M(v, nr / i - r);
-      }
-      if (v <= f) return flip ? n - (i64)kf : (i64)kf;
-      continue;
-    }
-    v = ln(v);
-    const double rho = M(km / npq, (F(km / 3.0, km, M(0.625, km)) + 1.0 / 6.0) / npq + 0.5);
-    const double t = -M(km, km) / M(2.0, npq);
-    if (v < t - rho) return flip ? n - (i64)kf : (i64)kf;
-    if (v > t + rho) continue;
-    const double nm = dn - m + 1.0;
-    const double h = F(m + 0.5, ln((m + 1.0) / M(r, nm)), stirling_fc(m) + stirling_fc(dn - m));
-    const double nk = dn - kf + 1.0;
-    const double bound = h + M(dn + 1.0, ln(nm / nk)) + M(kf + 0.5, ln(M(nk, r) / (kf + 1.0))) -
-                         stirling_fc(kf) - stirling_fc(dn - kf);
-    if (v <= bound) return flip ? n - (i64)kf : (i64)kf;
-  }
+  return flip ? n - x : x;
 }
 }  // namespace rng
 }  // namespace xp

@@ -72,44 +72,49 @@ XP_DEVICE double gammaln(double x) {
   if (xp::isinf(x)) return x;  // SciPy: gammaln(-inf) = -inf
   return lgamma_plat(x);       // inf at the poles, NaN for NaN
 }
-// gammaln for a float32 answer (the `f->f` loop), in float64 at a fraction of the library's
-// lgamma work. For 0 < x < 13 the argument is moved into [2, 3) by Gamma's recurrence with a
-// running product p (log Gamma(x) = log Gamma(2 + z) -+ log p) and log Gamma(2 + z) = z g(z) is a
-// degree-12 polynomial (kernels/tools/lgamma_poly.py: 2e-14 relative on [2, 3]); from 13 on,
-// Stirling's series to 1/x^7. One log either way (taken outside the branch), so a warp with
-// both kinds of arguments pays for one. Zero, negative and non-finite x take the float64
-// function.
-XP_DEVICE float gammaln_f32(float xf) {
-  const double x = xf;
-  if (!(x > 0.0) || xp::isinf(x)) return (float)gammaln(x);
-  const bool small = x < 13.0;
-  double z = x, prod = 1.0;
-  if (x < 2.0) {
-    while (z < 2.0) { prod *= z; z += 1.0; }
-  } else if (small) {
-    while (z >= 3.0) { z -= 1.0; prod *= z; }
+// gammaln for a float32 answer (the `f->f` loop), in float arithmetic, within 5 float ulp of
+// the float64 answer rounded wherever gammaln is well conditioned. Below 13 the argument is
+// moved into [1.5, 2.5) by Gamma's recurrence with a running product p, the shift u = z - 2
+// exact (log Gamma(x) = log Gamma(2 + u) -+ log p), and log Gamma(2 + u) = u g(u) with g a
+// degree-9 polynomial (kernels/tools/lgamma_poly.py: 5e-10 relative); from 13 on, Stirling's
+// series to 1/x^5. One log either way (taken outside the branch). Zero, negative and
+// non-finite x take the float64 function.
+XP_DEVICE float gammaln_f32(float x) {
+  if (!(x > 0.0f) || xp::isinf(x)) return (float)gammaln((double)x);
+  const bool big = x >= 13.0f;
+  float u = 0.0f, prod = 1.0f;
+  const bool up = x < 1.5f;
+  if (x < 0.5f) {
+    u = x;
+    prod = xp::xp_fma(x, x, x);  // x (x + 1)
+  } else if (up) {
+    u = x - 1.0f;
+    prod = x;
+  } else if (!big) {
+    float z = x;
+    while (z >= 2.5f) {
+      z -= 1.0f;
+      prod *= z;
+    }
+    u = z - 2.0f;
   }
-  const double l = xp::log(small ? prod : x);
-  if (small) {
-    const double u = z - 2.0;
-    double g = -7.25737070590874194e-07;
-    g = xp::xp_fma(g, u, 6.30718533921580008e-06);
-    g = xp::xp_fma(g, u, -2.74717183674072112e-05);
-    g = xp::xp_fma(g, u, 8.38018941514577699e-05);
-    g = xp::xp_fma(g, u, -2.13043366920301461e-04);
-    g = xp::xp_fma(g, u, 5.05018781858543385e-04);
-    g = xp::xp_fma(g, u, -1.19125671318986255e-03);
-    g = xp::xp_fma(g, u, 2.89018266095888293e-03);
-    g = xp::xp_fma(g, u, -7.38550454460618847e-03);
-    g = xp::xp_fma(g, u, 2.05808044760287662e-02);
-    g = xp::xp_fma(g, u, -6.73523008777620891e-02);
-    g = xp::xp_fma(g, u, 3.22467033421041382e-01);
-    g = xp::xp_fma(g, u, 4.22784335098476072e-01);
-    return (float)((x < 2.0 ? -l : l) + u * g);
+  const float l = xp::log(big ? x : prod);
+  if (!big) {
+    float g = 1.15003557684015785e-04f;
+    g = xp::xp_fma(g, u, -2.53861846508772286e-04f);
+    g = xp::xp_fma(g, u, 5.05657420194373613e-04f);
+    g = xp::xp_fma(g, u, -1.18583769807322414e-03f);
+    g = xp::xp_fma(g, u, 2.89095619143147796e-03f);
+    g = xp::xp_fma(g, u, -7.38617763720478271e-03f);
+    g = xp::xp_fma(g, u, 2.05807883317342781e-02f);
+    g = xp::xp_fma(g, u, -6.73522812986548647e-02f);
+    g = xp::xp_fma(g, u, 3.22467033676928694e-01f);
+    g = xp::xp_fma(g, u, 4.22784334999111389e-01f);
+    return xp::xp_fma(u, g, up ? -l : l);
   }
-  const double w = 1.0 / x, w2 = w * w;
-  const double s = w * (1.0 / 12.0 - w2 * (1.0 / 360.0 - w2 * (1.0 / 1260.0 - w2 * (1.0 / 1680.0))));
-  return (float)((x - 0.5) * l - x + 0.91893853320467274178 + s);
+  const float w = 1.0f / x, w2 = w * w;
+  const float s = w * (1.0f / 12.0f - w2 * (1.0f / 360.0f - w2 * (1.0f / 1260.0f)));
+  return xp::xp_fma(x - 0.5f, l, -x) + (0.91893853320467274178f + s);
 }
 XP_DEVICE double loggamma(double x) {
   if (xp::isnan(x)) return x;

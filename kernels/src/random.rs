@@ -385,29 +385,77 @@ pub enum Rejection {
     Binomial,
 }
 
+/// The constants a kernel of a distribution drawn by rejection takes beside `a` and `b`
+/// (`REJECTION_CONSTANTS` of them, unused ones 0), computed here with the operations the device
+/// code would use (`M` a product, `F` a fused multiply-add, IEEE quotients and roots), so the
+/// draws have the same bits as if each element had computed them: Marsaglia and Tsang's `d`
+/// and `c` for each gamma shape, and BTRD's constants for the binomial.
+pub fn rejection_constants(kind: Rejection, a: f64, b: f64) -> [f64; REJECTION_CONSTANTS] {
+    let mut c = [0.0; REJECTION_CONSTANTS];
+    let gamma_dc = |k: f64| {
+        let d = (if k < 1.0 { k + 1.0 } else { k }) - 1.0 / 3.0;
+        (d, 1.0 / (9.0 * d).sqrt())
+    };
+    match kind {
+        Rejection::Gamma => (c[0], c[1]) = gamma_dc(a),
+        Rejection::Beta => {
+            (c[0], c[1]) = gamma_dc(a);
+            (c[2], c[3]) = gamma_dc(b);
+        }
+        Rejection::Poisson => {}
+        Rejection::Binomial => {
+            let (dn, p) = (a, b);
+            if p > 0.0 && p < 1.0 {
+                let q = if p > 0.5 { 1.0 - p } else { p };
+                let qq = 1.0 - q;
+                let m = ((dn + 1.0) * q).floor();
+                let r = q / qq;
+                let nr = (dn + 1.0) * r;
+                let npq = (dn * q) * qq;
+                let sq = npq.sqrt();
+                let bb = 2.53f64.mul_add(sq, 1.15);
+                let aa = 0.01f64.mul_add(q, 0.0248f64.mul_add(bb, -0.0873));
+                let cc = dn.mul_add(q, 0.5);
+                let alpha = (2.83 + 5.1 / bb) * sq;
+                let vr = 0.92 - 4.2 / bb;
+                c = [m, r, nr, npq, bb, aa, cc, alpha, 1.0 / vr, 0.86 * vr, vr];
+            }
+        }
+    }
+    c
+}
+
+/// How many constants [`rejection_constants`] gives.
+pub const REJECTION_CONSTANTS: usize = 11;
+
 /// The kernel of a distribution drawn by rejection.
 ///
 /// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1,
-/// double a, double b` (`T` double for gamma and beta, or float with `single`: the float64
-/// draw rounded once, written without a float64 array between; int64 for the counts, where
-/// `single` is ignored).
+/// double a, double b, double c0, …, double c10` (the constants of [`rejection_constants`];
+/// `T` double for gamma and beta, or float with `single`: the float64 draw rounded once,
+/// written without a float64 array between; int64 for the counts, where `single` is ignored).
 pub fn rejection_kernel(kind: Rejection, single: bool) -> Rendered {
     let (tag, t, expr) = match kind {
-        Rejection::Gamma => ("gamma", "double", "xp::rng::M(xp::rng::gamma1(s, a), b)"),
+        Rejection::Gamma => ("gamma", "double", "xp::rng::M(xp::rng::gamma_dc(s, a, c0, c1), b)"),
         Rejection::Beta => (
             "beta",
             "double",
-            "[&]() { const double x = xp::rng::gamma1(s, a); xp::rng::Stream t = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1, 0x80000000u); const double y = xp::rng::gamma1(t, b); return x / (x + y); }()",
+            "[&]() { const double x = xp::rng::gamma_dc(s, a, c0, c1); xp::rng::Stream t = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1, 0x80000000u); const double y = xp::rng::gamma_dc(t, b, c2, c3); return x / (x + y); }()",
         ),
         Rejection::Poisson => ("poisson", "xp::i64", "xp::rng::poisson(s, a)"),
-        Rejection::Binomial => ("binomial", "xp::i64", "xp::rng::binomial(s, (xp::i64)a, b)"),
+        Rejection::Binomial => (
+            "binomial",
+            "xp::i64",
+            "[&]() { const double pre[11] = {c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10}; return xp::rng::binomial_pre(s, (xp::i64)a, b, pre); }()",
+        ),
     };
     let single = single && t == "double";
     let (name, t) = if single { (format!("xp_rng_{tag}_f32"), "float") } else { (format!("xp_rng_{tag}"), t) };
+    let consts: String = (0..REJECTION_CONSTANTS).map(|k| format!(", double c{k}")).collect();
     kernel(
         name.clone(),
         format!(
-            "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, double a, double b) {{
+            "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, double a, double b{consts}) {{
   XP_FOR_EACH(xp::i64, i, n) {{
     xp::rng::Stream s = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1, 0u);
     out[i] = ({t})({expr});
@@ -534,6 +582,7 @@ pub fn plan_rejection(
 ) -> (PlannedLaunch, u64) {
     let mut args = draw.head(n);
     args.extend([f64_arg(a), f64_arg(b)]);
+    args.extend(rejection_constants(kind, a, b).iter().map(|&c| f64_arg(c)));
     (PlannedLaunch { kernel: rejection_kernel(kind, single), config: plan_flat(n, target), args }, n as u64)
 }
 

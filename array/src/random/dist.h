@@ -53,6 +53,11 @@ XP_DEVICE double student_t(Stream& s, double df) {
   const double z = s.normal();
   return z / sqrt(chisq(s, df) / df);
 }
+// The same with the gamma constants of df / 2 given (`gamma_dc`).
+XP_DEVICE double student_t_dc(Stream& s, double df, double d, double c) {
+  const double z = s.normal();
+  return z / sqrt(M(2.0, gamma_dc(s, M(0.5, df), d, c)) / df);
+}
 // Noncentral chi-square: for df > 1 a chi-square of df - 1 plus a squared normal of mean
 // sqrt(nonc); otherwise a chi-square of df + 2 K, K Poisson of mean nonc / 2 (the Poisson
 // mixture of its definition).

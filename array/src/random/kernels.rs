@@ -43,8 +43,8 @@ impl Dist {
         use Dist::*;
         match self {
             StandardCauchy => ("cauchy", "xp::rng::cauchy(s)"),
-            StandardT => ("t", "xp::rng::student_t(s, a)"),
-            Chisquare => ("chisquare", "xp::rng::chisq(s, a)"),
+            StandardT => ("t", "xp::rng::student_t_dc(s, a, b, c)"),
+            Chisquare => ("chisquare", "xp::rng::M(2.0, xp::rng::gamma_dc(s, xp::rng::M(0.5, a), b, c))"),
             NoncentralChisquare => ("ncchisquare", "xp::rng::ncchisq(s, a, b)"),
             F => ("f", "[&]() { const double x = xp::rng::chisq(s, a) / a; return x / (xp::rng::chisq(s, b) / b); }()"),
             NoncentralF => (

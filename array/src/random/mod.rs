@@ -342,13 +342,15 @@ impl Generator {
     /// Student's t floats of `df` > 0 degrees of freedom.
     pub fn standard_t(&mut self, df: f64, shape: &[usize], dtype: DType) -> Result<Array> {
         require("standard_t", "df <= 0", df > 0.0)?;
-        self.continuous("standard_t", Dist::StandardT, shape, dtype, [df, 0.0, 0.0])
+        let [d, c, ..] = kr::rejection_constants(Rejection::Gamma, 0.5 * df, 1.0);
+        self.continuous("standard_t", Dist::StandardT, shape, dtype, [df, d, c])
     }
 
     /// Chi-square floats of `df` > 0 degrees of freedom.
     pub fn chisquare(&mut self, df: f64, shape: &[usize], dtype: DType) -> Result<Array> {
         require("chisquare", "df <= 0", df > 0.0)?;
-        self.continuous("chisquare", Dist::Chisquare, shape, dtype, [df, 0.0, 0.0])
+        let [d, c, ..] = kr::rejection_constants(Rejection::Gamma, 0.5 * df, 1.0);
+        self.continuous("chisquare", Dist::Chisquare, shape, dtype, [df, d, c])
     }
 
     /// Noncentral chi-square floats of `df` > 0 degrees of freedom and noncentrality `nonc` ≥ 0.

@@ -12,11 +12,11 @@
 //! are SciPy's: poles give ±inf, points outside the domain give NaN, NaN propagates.
 //!
 //! Algorithms (the C++ is in `kernels/include/xp_special*.h`, one header per family; float32
-//! computes in double and rounds once, except three loops made for speed that stay within a
-//! few float ulp of that: `erf` is the platform's `erff` (2 ulp), `gammaln` moves its argument
-//! into `[2, 3]` and evaluates a degree-12 polynomial, or Stirling's series from 13 on, in
-//! double with one logarithm, and `i0e` sums its expansions cut to the terms a float needs,
-//! past 8 in float arithmetic (3 ulp)):
+//! computes in double and rounds once, except three loops made for speed that compute in float
+//! and stay within a few float ulp of that: `erf` is the platform's `erff` (2 ulp), `gammaln`
+//! moves its argument into `[1.5, 2.5)` and evaluates a degree-9 polynomial, or Stirling's
+//! series from 13 on, with one logarithm (5 ulp where it is well conditioned), and `i0e` sums
+//! its expansions cut to the terms a float needs (8 ulp)):
 //! - logistic, `xlogy`, entropies, Huber and Box-Cox functions: their definitions in the forms
 //!   that cancel least (`log1p`/`expm1`, `2 atanh(2p - 1)` for `logit` near 1/2,
 //!   `r² / (1 + sqrt(1 + (r/δ)²))` for `pseudo_huber`).
