@@ -138,6 +138,11 @@ pub use xp_array::lazy::eval;
 /// matrices, ...); the products are also at `xp::`.
 pub use xp_array::linalg;
 pub use xp_array::linalg::{diag, dot, einsum, inner, kron, matmul, outer, tensordot, trace, vdot, TensorAxes};
+/// Memory order, as NumPy's `order=` argument and `a.flags` (see [`xp_array::memory_order`]).
+pub use xp_array::memory_order::{
+    ascontiguousarray, asfortranarray, empty_like_order, empty_order, full_like_order, full_order, ones_like_order,
+    ones_order, zeros_like_order, zeros_order, Flags, Order,
+};
 /// N-d image processing (`scipy.ndimage`, CuPy's `cupyx.scipy.ndimage`): filters, spline
 /// interpolation, morphology and measurements.
 pub use xp_array::ndimage;

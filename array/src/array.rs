@@ -32,6 +32,9 @@ pub(crate) struct Storage {
     /// Host views ([`Array::as_ndarray_view`]) alive over the buffer: writes are refused
     /// while any is.
     pub(crate) host_views: std::sync::atomic::AtomicUsize,
+    /// The layout and dtype of the array the storage was made for, when xp made it: the array
+    /// with exactly these owns its data (`flags().owndata`); other views of it do not.
+    pub(crate) base: OnceLock<(Layout, DType)>,
 }
 
 impl Storage {
@@ -44,6 +47,7 @@ impl Storage {
             device: Arc::clone(device),
             read_only: false,
             host_views: Default::default(),
+            base: OnceLock::new(),
         }
     }
 
@@ -57,6 +61,7 @@ impl Storage {
             device: Arc::clone(device),
             read_only: false,
             host_views: Default::default(),
+            base: OnceLock::new(),
         });
         for a in expr.arrays() {
             a.storage.add_reader(&s);
@@ -273,12 +278,14 @@ impl Array {
         self.storage.is_pending()
     }
 
-    /// A pending array of `shape` (C-contiguous) computed by `expr`.
+    /// A pending array computed by `expr`, laid out as `expr.layout` says.
     pub(crate) fn pending(expr: Arc<Expr>) -> Array {
-        let layout = Layout::contiguous("lazy", &expr.shape).expect("the shape of an existing result");
+        let layout = expr.layout.clone();
         let dtype = expr.dtype;
         let device = Arc::clone(&expr.device);
-        Array { storage: Storage::pending(expr, &device), layout, dtype }
+        let storage = Storage::pending(expr, &device);
+        let _ = storage.base.set((layout.clone(), dtype));
+        Array { storage, layout, dtype }
     }
 
     /// The buffer of a freshly made array that nothing else views (for moving the result of
@@ -321,7 +328,9 @@ impl Array {
     /// filled).
     pub(crate) fn from_buffer(device: &Arc<dyn DynDevice>, buffer: Buffer, shape: &[usize], dtype: DType) -> Array {
         let layout = Layout::contiguous("from_buffer", shape).expect("a shape whose buffer exists");
-        Array { storage: Arc::new(Storage::ready(buffer, device)), layout, dtype }
+        let storage = Storage::ready(buffer, device);
+        let _ = storage.base.set((layout.clone(), dtype));
+        Array { storage: Arc::new(storage), layout, dtype }
     }
 
     /// The buffer and the byte offset of the first element, to be read by a library call.
@@ -331,14 +340,21 @@ impl Array {
 
     /// An uninitialised array (its elements are whatever the memory held) on `device`.
     pub fn empty_on(device: &Arc<dyn DynDevice>, shape: &[usize], dtype: DType) -> Result<Array> {
-        let layout = Layout::contiguous("empty", shape)?;
+        Array::empty_laid_out(device, Layout::contiguous("empty", shape)?, dtype)
+    }
+
+    /// An uninitialised array on `device` laid out as `layout`, which must be dense (offset 0,
+    /// its elements filling `[0, size)` once each: a C, F or permuted contiguous layout).
+    pub(crate) fn empty_laid_out(device: &Arc<dyn DynDevice>, layout: Layout, dtype: DType) -> Result<Array> {
         let bytes = layout.size().checked_mul(dtype.size()).ok_or_else(|| Error::Overflow {
             op: "empty".into(),
-            reason: format!("{shape:?} elements of {dtype} do not fit in memory addresses"),
+            reason: format!("{:?} elements of {dtype} do not fit in memory addresses", layout.shape()),
         })?;
         let stream = current_stream(device);
         let buffer = device.alloc(bytes.max(1), &stream)?;
-        Ok(Array { storage: Arc::new(Storage::ready(buffer, device)), layout, dtype })
+        let storage = Storage::ready(buffer, device);
+        let _ = storage.base.set((layout.clone(), dtype));
+        Ok(Array { storage: Arc::new(storage), layout, dtype })
     }
 
     /// An array of `shape` and `dtype` from its bytes in C order (little-endian).
@@ -459,7 +475,7 @@ impl Array {
     }
 
     /// Write `v` (one element of this array's dtype) to every element.
-    fn fill_bytes(&self, v: &[u8]) -> Result<()> {
+    pub(crate) fn fill_bytes(&self, v: &[u8]) -> Result<()> {
         let (device, shape, dtype) = (&self.storage.device, self.shape(), self.dtype);
         let src = if crate::exec::target_of(device).prebuilt_loops() {
             Some(Array::from_bytes_on(device, &[], dtype, v)?.broadcast_to(shape)?)
@@ -709,25 +725,12 @@ impl Array {
     /// infinities, beyond int64) one answer on every backend: NaN gives 0, the others
     /// saturate to the target's range ([`crate::promote::float_to_int`]).
     ///
+    /// The result keeps `self`'s memory order (NumPy's default `order='K'`: an F-ordered
+    /// array gives an F-ordered copy); [`Array::astype_order`] chooses it.
+    ///
     /// To another dtype the result is pending when lazy fusion is on ([`crate::lazy`]).
     pub fn astype(&self, dtype: DType) -> Result<Array> {
-        if dtype != self.dtype && crate::lazy::should_defer(&self.storage.device, self.size())? {
-            return crate::lazy::defer(
-                crate::lazy::Kind::Cast,
-                vec![crate::lazy::Arg::Array(self.clone())],
-                self.shape().to_vec(),
-                dtype,
-                self.device_arc(),
-            );
-        }
-        self.astype_now(dtype)
-    }
-
-    /// [`Array::astype`] computed at the call.
-    pub(crate) fn astype_now(&self, dtype: DType) -> Result<Array> {
-        let out = Array::empty_on(&self.storage.device, self.shape(), dtype)?;
-        self.copy_into(&out)?;
-        Ok(out)
+        self.astype_order(dtype, crate::Order::K)
     }
 }
 

@@ -27,21 +27,22 @@ pub fn full(shape: &[usize], value: impl Into<Scalar>, dtype: DType) -> Result<A
 pub fn empty(shape: &[usize], dtype: DType) -> Result<Array> {
     Array::empty_on(&current_device()?, shape, dtype)
 }
-/// Zeros shaped like `a` (same dtype and device).
+/// Zeros shaped like `a` (same dtype and device), in `a`'s memory order (NumPy's default
+/// `order='K'`; [`crate::zeros_like_order`] chooses it).
 pub fn zeros_like(a: &Array) -> Result<Array> {
-    Array::full_on(&a.device_arc(), a.shape(), 0, a.dtype())
+    crate::zeros_like_order(a, crate::Order::K)
 }
-/// Ones shaped like `a`.
+/// Ones shaped like `a`, in `a`'s memory order.
 pub fn ones_like(a: &Array) -> Result<Array> {
-    Array::full_on(&a.device_arc(), a.shape(), 1, a.dtype())
+    crate::ones_like_order(a, crate::Order::K)
 }
-/// `value` shaped like `a`.
+/// `value` shaped like `a`, in `a`'s memory order.
 pub fn full_like(a: &Array, value: impl Into<Scalar>) -> Result<Array> {
-    Array::full_on(&a.device_arc(), a.shape(), value, a.dtype())
+    crate::full_like_order(a, value, crate::Order::K)
 }
-/// Uninitialised, shaped like `a`.
+/// Uninitialised, shaped like `a`, in `a`'s memory order.
 pub fn empty_like(a: &Array) -> Result<Array> {
-    Array::empty_on(&a.device_arc(), a.shape(), a.dtype())
+    crate::empty_like_order(a, crate::Order::K)
 }
 
 /// An empty host vector with room for `n` elements of `T`, or [`Error::OutOfMemory`] when the

@@ -260,6 +260,12 @@ pub(crate) fn run_launches(device: &Arc<dyn DynDevice>, launches: &[PlannedLaunc
     Ok(())
 }
 
+/// Whether `a` is F-contiguous and not C-contiguous (a launch writing it runs over the
+/// transposes, see [`launch_elementwise`]).
+pub(crate) fn fortran_only(a: &Array) -> bool {
+    crate::memory_order::fortran_only(a.layout())
+}
+
 /// An input of an elementwise launch.
 pub(crate) enum EwIn<'a> {
     /// An array already broadcast to the output shape.
@@ -305,6 +311,29 @@ pub(crate) fn launch_elementwise(
     outputs: &[&Array],
 ) -> Result<()> {
     let out0 = outputs[0];
+    if fortran_only(out0) {
+        // A Fortran-ordered result: the same kernel over every operand's transpose (a view),
+        // so the planner sees C order and merges dimensions. Elementwise kernels compute each
+        // element from the same index of each operand, so the order of the axes is free.
+        let held: Vec<Array> = inputs
+            .iter()
+            .filter_map(|i| match i {
+                EwIn::Array(a) => Some(a.t()),
+                EwIn::Value(_) => None,
+            })
+            .collect();
+        let mut held_iter = held.iter();
+        let t_inputs: Vec<EwIn<'_>> = inputs
+            .iter()
+            .map(|i| match i {
+                EwIn::Array(_) => EwIn::Array(held_iter.next().expect("one view per array")),
+                EwIn::Value(v) => EwIn::Value(v),
+            })
+            .collect();
+        let t_outputs: Vec<Array> = outputs.iter().map(|o| o.t()).collect();
+        let t_refs: Vec<&Array> = t_outputs.iter().collect();
+        return launch_elementwise(op, key, spec, &t_inputs, &t_refs);
+    }
     let device = out0.device_arc();
     let shape = out0.shape();
     let arrays = inputs

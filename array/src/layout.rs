@@ -211,6 +211,57 @@ impl Layout {
         true
     }
 
+    /// Whether elements are laid out in Fortran order (first index fastest) without gaps
+    /// (extent-1 dimensions ignored; an empty layout is).
+    pub fn is_f_contiguous(&self) -> bool {
+        let mut expect: isize = 1;
+        if self.size() == 0 {
+            return true;
+        }
+        for d in 0..self.ndim() {
+            if self.shape[d] == 1 {
+                continue;
+            }
+            if self.strides[d] != expect {
+                return false;
+            }
+            expect *= self.shape[d] as isize;
+        }
+        true
+    }
+
+    /// A Fortran-contiguous layout of `shape` at offset 0 (first index fastest).
+    pub fn contiguous_f(op: &str, shape: &[usize]) -> Result<Layout> {
+        let rev: Vec<usize> = shape.iter().rev().copied().collect();
+        Ok(Layout::contiguous(op, &rev)?.transposed())
+    }
+
+    /// A dense layout at offset 0 of this layout's shape whose dimensions are in the order
+    /// of this layout's strides (NumPy's `order='K'` for a new array): C when this layout is
+    /// C-contiguous or holds at most one element, F when it is F-contiguous and not C, else the dimensions ordered by
+    /// decreasing absolute stride (ties keep C order), each contiguous in that order.
+    pub fn dense_like(&self) -> Layout {
+        if self.size() <= 1 || self.is_c_contiguous() {
+            return Layout { shape: self.shape.clone(), strides: c_dims(&self.shape), offset: 0 };
+        }
+        let perm: Vec<usize> = if self.is_f_contiguous() {
+            // The Fortran layout itself (extent-1 dimensions in place).
+            (0..self.ndim()).rev().collect()
+        } else {
+            let mut p: Vec<usize> = (0..self.ndim()).collect();
+            // A stable sort: extent-1 dimensions (no stride that matters) last, ties in C order.
+            p.sort_by_key(|&d| std::cmp::Reverse(if self.shape[d] <= 1 { 0 } else { self.strides[d].unsigned_abs() }));
+            p
+        };
+        let shape: Dims<usize> = perm.iter().map(|&d| self.shape[d]).collect();
+        let st = c_dims(&shape);
+        let mut strides: Dims<isize> = smallvec::smallvec![0isize; self.ndim()];
+        for (k, &d) in perm.iter().enumerate() {
+            strides[d] = st[k];
+        }
+        Layout { shape: self.shape.clone(), strides, offset: 0 }
+    }
+
     /// The lowest and one past the highest element offset this layout reaches (equal when
     /// the array is empty).
     pub fn extent(&self) -> (usize, usize) {

@@ -22,7 +22,7 @@
 //!
 //! Views need nothing: a reshape, slice or transpose of a pending array is pending too, and
 //! its consumer reads it as any array. An elementwise op on a pending operand of its own shape
-//! (C order, on the same stream) inlines the operand's expression; other pending operands are
+//! (in its own layout, on the same stream) inlines the operand's expression; other pending operands are
 //! computed first, as their own kernels.
 //!
 //! The evaluation lowers the expressions through the elementwise code generator of the
@@ -42,10 +42,18 @@
 //! values are never stored, and the array stays pending (a later consumer computes it again,
 //! fused into its own kernel). So `sum(x*x + 2*y)` reads `x` and `y` once, and a softmax
 //! `e = exp(x - max(x)); e / sum(e)` reads `x` three times and writes once. This applies to the
-//! whole pending array (a reshape or slice of one is computed first) on the stream it was
+//! whole pending array in C order (a reshape or slice of one, or a Fortran-ordered one, is
+//! computed first) on the stream it was
 //! made on, while its arrays and scalars fit the kernel's parameters. On the CPU, whose cores
 //! rather than its memory bound a transcendental map, a map holding anything but arithmetic,
 //! comparisons, selections and casts is computed first (once) and then reduced.
+//!
+//! # Memory order
+//! A pending array has the layout its op gives a result computed at the call
+//! ([`crate::memory_order`]: Fortran order when its array inputs are F-ordered, else C; `astype`
+//! keeps its input's order). The fused kernel writes each output in that layout, planned over
+//! the transposes when the outputs are Fortran-ordered, so the planner merges dimensions as
+//! it does for C.
 //!
 //! # The same bits
 //! Every kernel of xp is compiled without floating-point contraction
@@ -148,6 +156,9 @@ pub(crate) struct Expr {
     pub(crate) kind: Kind,
     pub(crate) args: Vec<Arg>,
     pub(crate) shape: Vec<usize>,
+    /// The result's layout: dense at offset 0, C order unless the op keeps a Fortran (or,
+    /// for `astype`, another) order of its inputs ([`crate::memory_order`]).
+    pub(crate) layout: crate::layout::Layout,
     pub(crate) dtype: DType,
     pub(crate) device: Arc<dyn DynDevice>,
     /// The stream current at the call: the evaluation queues its kernel there.
@@ -422,12 +433,12 @@ pub(crate) fn should_defer(device: &Arc<dyn DynDevice>, size: usize) -> Result<b
     Ok(size > 0 && enabled()? && can_fuse_on(device))
 }
 
-/// A pending array computing `kind` of `args` (checked by the caller) into `shape` of `dtype`
-/// on `device`. Pending operands past a bound are computed first.
+/// A pending array computing `kind` of `args` (checked by the caller) into `layout` (dense,
+/// offset 0) of `dtype` on `device`. Pending operands past a bound are computed first.
 pub(crate) fn defer(
     kind: Kind,
     args: Vec<Arg>,
-    shape: Vec<usize>,
+    layout: crate::layout::Layout,
     dtype: DType,
     device: Arc<dyn DynDevice>,
 ) -> Result<Array> {
@@ -440,7 +451,8 @@ pub(crate) fn defer(
         measure = Measure::of(&args);
     }
     let stream = current_stream(&device);
-    let a = Array::pending(Arc::new(Expr { kind, args, shape, dtype, device, stream, measure }));
+    let shape = layout.shape().to_vec();
+    let a = Array::pending(Arc::new(Expr { kind, args, shape, layout, dtype, device, stream, measure }));
     remember(&a.storage);
     Ok(a)
 }
@@ -526,11 +538,17 @@ pub(crate) fn evaluate(roots: &[&Storage], why: Reason) -> Result<()> {
 /// Whether `a`, a pending operand of an expression of `shape` queued on `stream`, is inlined
 /// into it (else it is computed as a kernel of its own and read as an array).
 fn inlinable(a: &Array, e: &Expr, shape: &[usize], stream: &Arc<dyn Stream>) -> bool {
+    // The view must map each index to the element the expression computes there: the whole
+    // pending array in its own layout (a dense C or F layout of one shape is the same map
+    // whatever the strides of its extent-1 dimensions).
+    let (l, own) = (a.layout(), &e.layout);
     Arc::ptr_eq(&e.stream, stream)
         && e.shape == shape
         && a.shape() == shape
-        && a.layout().offset() == 0
-        && a.is_contiguous()
+        && l.offset() == 0
+        && ((own.is_c_contiguous() && l.is_c_contiguous())
+            || (own.is_f_contiguous() && l.is_f_contiguous())
+            || l == own)
 }
 
 fn run_group(group: &[(&Storage, Arc<Expr>)], why: Reason) -> Result<()> {
@@ -571,11 +589,21 @@ fn run_single(e: &Expr) -> Result<Array> {
                     Arg::Scalar(s) => crate::ufunc::Operand::Scalar(*s),
                 })
                 .collect();
-            crate::ufunc::call_op_now(op, &ops, None)
+            let r = crate::ufunc::call_op_now(op, &ops, None)?;
+            if *r.layout() == e.layout {
+                return Ok(r);
+            }
+            // The op lays its result out by the same rule; should it ever differ, the pending
+            // array's layout is the one its views were made with.
+            let out = Array::empty_laid_out(&e.device, e.layout.clone(), e.dtype)?;
+            r.copy_into(&out)?;
+            Ok(out)
         }
         Kind::Cast => {
             let Some(Arg::Array(a)) = e.args.first() else { unreachable!("a cast has one array operand") };
-            a.astype_now(e.dtype)
+            let out = Array::empty_laid_out(&e.device, e.layout.clone(), e.dtype)?;
+            a.copy_into(&out)?;
+            Ok(out)
         }
     }
 }
@@ -804,12 +832,28 @@ fn run_fused(group: &[(&Storage, Arc<Expr>)], why: Reason) -> Result<()> {
         return Ok(());
     }
     let outputs: Vec<usize> = live.iter().map(|&k| outputs[k]).collect();
-    let results: Vec<Array> =
-        outputs.iter().map(|&o| Array::empty_on(device, &e0.shape, lw.nodes[o].dtype)).collect::<Result<_>>()?;
+    let results: Vec<Array> = live
+        .iter()
+        .zip(&outputs)
+        .map(|(&k, &o)| Array::empty_laid_out(device, group[k].1.layout.clone(), lw.nodes[o].dtype))
+        .collect::<Result<_>>()?;
     let sig = lw.signature(&outputs);
-    let operands = elementwise_operands("lazy", &e0.shape, device, lw.leaves.iter().chain(results.iter()))?;
+    // Fortran-ordered results: planned over every operand's transpose, as
+    // `launch_elementwise` does (the kernel reads and writes each index alike).
+    let flip = results.iter().all(crate::exec::fortran_only);
+    let (t_leaves, t_results): (Vec<Array>, Vec<Array>) = if flip {
+        (lw.leaves.iter().map(Array::t).collect(), results.iter().map(Array::t).collect())
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let rev_shape: Vec<usize> = e0.shape.iter().rev().copied().collect();
+    let (plan_shape, operands) = if flip {
+        (&rev_shape, elementwise_operands("lazy", &rev_shape, device, t_leaves.iter().chain(t_results.iter()))?)
+    } else {
+        (&e0.shape, elementwise_operands("lazy", &e0.shape, device, lw.leaves.iter().chain(results.iter()))?)
+    };
     let mut compiled = false;
-    if let Some(plan) = plan_elementwise("lazy", &e0.shape, &operands, 0, target_of(device))? {
+    if let Some(plan) = plan_elementwise("lazy", plan_shape, &operands, 0, target_of(device))? {
         let (layout, index) = (plan.layout, plan.index);
         let key = KernelKey::Lazy { sig, layout, index };
         let f = match elementwise_kernel(device, key, || {
@@ -843,6 +887,8 @@ fn run_fused(group: &[(&Storage, Arc<Expr>)], why: Reason) -> Result<()> {
         s.fused_ops += lw.nodes.len() as u64;
     });
     trace(why, e0, lw.nodes.len(), outputs.len(), if compiled { "fused, new kernel" } else { "fused" });
+    // The transposed views share the results' storages, which move into the pending arrays.
+    drop((t_leaves, t_results));
     for (&k, r) in live.iter().zip(results) {
         group[k].0.fulfil(r.into_buffer().expect("a fresh result"));
     }
@@ -875,6 +921,7 @@ pub(crate) fn reduce_pending(
         || !Arc::ptr_eq(&e.device, device)
         || !Arc::ptr_eq(&e.stream, &current_stream(device))
         || !inlinable(x, &e, &e.shape, &e.stream)
+        || !e.layout.is_c_contiguous()
         || e.shape.len() > MAX_RANK
     {
         return Ok(false);

@@ -18,6 +18,9 @@
 //!   (NaN, infinities, beyond int64) xp gives one answer on every backend: NaN gives 0, the
 //!   others saturate to the target's range.
 //! - Ops are queued on the current stream and return at once; reading to the host waits.
+//! - Memory order is NumPy's: `order='F'` is [`Order::F`] in the `_order` forms
+//!   (`zeros_order`, `copy_order`, `reshape_order`, …), `a.flags` is [`Array::flags`], and
+//!   elementwise results keep a Fortran layout of their inputs ([`memory_order`]).
 //! - `a[.., 1::2, -1]` is `a.at(s![.., 1..;2, -1])`, `a[mask] = 0` is `a.set(s![&mask], 0.0)`
 //!   ([`s!`], [`indexing::slicing`]).
 //!
@@ -71,6 +74,7 @@ pub mod io;
 pub mod layout;
 pub mod lazy;
 pub mod linalg;
+pub mod memory_order;
 pub mod ndarray_interop;
 pub mod ndimage;
 pub mod promote;
@@ -104,6 +108,10 @@ pub use exec::{current_stream, with_stream as with_stream_on};
 pub use io::{load_npy, load_npz, save_npz};
 pub use layout::{Layout, SliceArg};
 pub use lazy::eval;
+pub use memory_order::{
+    ascontiguousarray, asfortranarray, empty_like_order, empty_order, full_like_order, full_order, ones_like_order,
+    ones_order, zeros_like_order, zeros_order, Flags, Order,
+};
 pub use promote::{can_cast_safe, promote_types, result_type, Scalar};
 pub use routines::*;
 pub use signal::numpy::{convolve, correlate};

@@ -233,6 +233,10 @@ fn call_op_impl(
             });
         }
     }
+    // NumPy's order='K' for a new result: Fortran order when the inputs of the result's shape
+    // all are ([`crate::memory_order`]).
+    let layout =
+        crate::memory_order::elementwise_layout(op.name, &arrays[..arrays.len() - out.is_some() as usize], &shape)?;
     if allow_lazy && out.is_none() && crate::lazy::should_defer(&device, shape.iter().product())? {
         // Every error of the call is raised here, as without fusion: a scalar the loop's
         // dtype cannot hold, or cannot take at all.
@@ -249,13 +253,13 @@ fn call_op_impl(
                 }
             });
         }
-        return crate::lazy::defer(crate::lazy::Kind::Op { op, lp }, args, shape, out_dt, device);
+        return crate::lazy::defer(crate::lazy::Kind::Op { op, lp }, args, layout, out_dt, device);
     }
     // The kernel writes `out` itself when it has the loop's dtype; otherwise, or when an input
     // overlaps it (below), a temporary that is then copied into it.
     let mut result = match out {
         Some(o) if o.dtype() == out_dt => o.clone(),
-        _ => Array::empty_on(&device, &shape, out_dt)?,
+        _ => Array::empty_laid_out(&device, layout, out_dt)?,
     };
     let cpu = target_of(&device).prebuilt_loops();
     // Inputs as the kernel sees them: arrays as given where they have the result's shape (and,

@@ -19,6 +19,7 @@ mod inplace;
 mod interop;
 mod interpolate;
 mod linalg;
+mod memory_order;
 mod mixed_devices;
 mod more_routines;
 mod ndimage_filters;

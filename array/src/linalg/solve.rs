@@ -98,7 +98,7 @@ pub(super) fn column_major(x: &Array, dtype: DType) -> Result<Array> {
     if t.dtype() == dtype {
         t.copy()
     } else {
-        t.astype(dtype)
+        t.astype_order(dtype, crate::Order::C)
     }
 }
 

@@ -17,6 +17,7 @@ pub mod index_range;
 pub mod kdtree;
 pub mod lazy;
 pub mod linalg;
+pub mod memory_order;
 pub mod op_chains;
 pub mod put_last_write;
 pub mod random;
@@ -94,6 +95,7 @@ macro_rules! parity_tests {
                 eig_of_general_and_complex_matrices,
             ],
             random: [random_draws_have_the_same_bits_as_on_the_cpu],
+            memory_order: [fortran_arrays_give_the_values_of_c_arrays],
             sparse: [
                 coo_to_csr_and_products_match_dense_arithmetic,
                 sparse_products_sums_and_elementwise_match_dense,
