@@ -35,6 +35,7 @@ fn units(batch: usize, part: Part) -> Vec<Vec<(String, String)>> {
         .chain(xp::kernels::index::gpu_only_kernels())
         .chain(xp::kernels::sort::gpu_only_kernels())
         .chain(xp::kernels::signal::gpu_only_kernels())
+        .chain(xp::kernels::iir::all_kernels())
         .chain(xp::kernels::reduce::fused::sample_kernels())
         .chain(xp::random::builtin_kernels())
         .chain(xp::spatial::builtin_kernels())
