@@ -259,7 +259,7 @@ pub fn block_length(lines: usize, n: usize, target: Target) -> usize {
 pub fn plan_blocks(dt: DType, k: usize, lines: usize, n: usize, len: usize, target: Target) -> Result<PlannedLaunch> {
     let op = "lfilter";
     check(op, dt, k)?;
-    if len == 0 || len % STAGE != 0 {
+    if len == 0 || !len.is_multiple_of(STAGE) {
         return Err(Error::value(op, format!("the block length {len} must be a positive multiple of {STAGE}")));
     }
     let nb = n.div_ceil(len).max(1);

@@ -410,10 +410,11 @@ fn symiir1_lines(op: &str, data: &Array, c0: C, z1: C, precision: f64) -> Result
 /// SciPy's `symiirorder1(input, c0, z1, precision)`: `input` (1-d, or 2-d filtered along its
 /// rows) through the symmetric first-order filter `c0 / ((1 − z1 q⁻¹)(1 − z1 q))` with
 /// mirror-symmetric boundaries. `c0` and `z1` are real or complex (`f64` or
-/// `num_complex::Complex64`); complex ones need complex input, as SciPy's. `precision` ≤ 0 or
-/// > 1 means the default (`1e-6` for float32 and complex64, `1e-11` otherwise). float32 and
-/// complex64 stay, complex128 stays, other reals give float64. `|z1| ≥ 1`, a rank other than
-/// 1 or 2, and a start sum that does not converge within the signal are errors, as SciPy's.
+/// `num_complex::Complex64`); complex ones need complex input, as SciPy's. A `precision` of
+/// at most 0 or above 1 means the default (`1e-6` for float32 and complex64, `1e-11`
+/// otherwise). float32 and complex64 stay, complex128 stays, other reals give float64.
+/// `|z1| ≥ 1`, a rank other than 1 or 2, and a start sum that does not converge within the
+/// signal are errors, as SciPy's.
 pub fn symiirorder1(input: &Array, c0: impl Into<C>, z1: impl Into<C>, precision: f64) -> Result<Array> {
     let op = "symiirorder1";
     let (c0, z1) = (c0.into(), z1.into());

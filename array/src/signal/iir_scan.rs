@@ -90,7 +90,7 @@ pub(super) fn iir_blocked(x: &Array, b: &Array, a: &Array, z: &Array, block: Opt
         return Ok(y);
     }
     let len = match block {
-        Some(l) if l == 0 || l % STAGE != 0 => {
+        Some(l) if l == 0 || !l.is_multiple_of(STAGE) => {
             return Err(Error::value(op, format!("the block length must be a positive multiple of {STAGE}, got {l}")))
         }
         Some(l) => l,
