@@ -70,6 +70,80 @@ fn signal_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
     })
 }
 
+/// `scipy.signal` beyond convolution (`scripts/bench/cupy_signal.py` on GPUs,
+/// `scripts/bench/numpy_signal.py` on the CPU, `XP_BENCH_ONLY=scipy_signal`): IIR filtering
+/// (Butterworth designs as float32 or float64 coefficients, along the last axis), spectral
+/// estimates, polyphase resampling, peak finding and the 2-d median filter, all on float32
+/// signals.
+fn scipy_signal_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    use xp::signal::design::{BType, Filter, Output};
+    use xp::signal::spectral::{Average, SpectralOptions};
+    use xp::signal::{self, FindPeaksOptions, PadType, PolyPad};
+    xp::with_device(d, || -> xp::Result<()> {
+        let (warm, iters) = if gpu { (2, 10) } else { (1, 3) };
+        let done = |a: Array| xp::eval(&[&a]);
+        let ba = |order: usize, dt: DType| -> xp::Result<(Array, Array)> {
+            match signal::butter(order, &[0.25], BType::Lowpass, false, Output::Ba, None)? {
+                Filter::Ba(b, a) => Ok((b.astype(dt)?, a.astype(dt)?)),
+                _ => Err(Error::value("bench", "butter gave no (b, a)")),
+            }
+        };
+        let sos8 = match signal::butter(8, &[0.25], BType::Lowpass, false, Output::Sos, None)? {
+            Filter::Sos(s) => s.astype(DType::F32)?,
+            _ => return Err(Error::value("bench", "butter gave no sos")),
+        };
+        let signals = |lines: usize, n: usize, seed: u64| -> xp::Result<Array> {
+            Array::from_vec(random(lines * n, seed))?.reshape(&[lines as isize, n as isize])
+        };
+        let sfx = if gpu { "" } else { " (scipy)" };
+        if gpu {
+            let x = Array::from_vec(random(1 << 24, 61))?;
+            for dt in [DType::F32, DType::F64] {
+                let (b, a) = ba(4, dt)?;
+                let xd = x.astype(dt)?;
+                let ms = bench(d, warm, iters, || done(signal::lfilter(&b, &a, &xd, -1, None)?.0))?;
+                r.rep(&format!("lfilter butter4 {} 2^24", dt.short()), ms, String::new());
+            }
+            let (b, a) = ba(4, DType::F32)?;
+            let xb = signals(1024, 16384, 62)?;
+            let ms = bench(d, warm, iters, || done(signal::lfilter(&b, &a, &xb, -1, None)?.0))?;
+            r.rep("lfilter butter4 f32 1024x16384", ms, String::new());
+        }
+        let (lines, tag) = if gpu { (64usize, "64x2^20") } else { (8, "8x2^20") };
+        let x = signals(lines, 1 << 20, 63)?;
+        let (b, a) = ba(8, DType::F32)?;
+        let ms = bench(d, warm, iters, || done(signal::lfilter(&b, &a, &x, -1, None)?.0))?;
+        r.rep(&format!("lfilter butter8 f32 {tag}{sfx}"), ms, String::new());
+        let ms = bench(d, warm, iters, || done(signal::sosfilt(&sos8, &x, -1, None)?.0))?;
+        r.rep(&format!("sosfilt butter8 f32 {tag}{sfx}"), ms, String::new());
+        let ms = bench(d, warm, iters, || done(signal::sosfiltfilt(&sos8, &x, -1, Some(PadType::Odd), None)?))?;
+        r.rep(&format!("sosfiltfilt butter8 f32 {tag}{sfx}"), ms, String::new());
+        drop(x);
+        let (p, ptag) = if gpu { (26, "2^26") } else { (24, "2^24") };
+        let v = Array::from_vec(random(1 << p, 64))?;
+        let o = SpectralOptions { nperseg: Some(1024), ..SpectralOptions::default() };
+        let ms = bench(d, warm, iters, || done(signal::welch(&v, &o, Average::Mean)?))?;
+        r.rep(&format!("welch f32 {ptag} nperseg=1024{sfx}"), ms, String::new());
+        if !gpu {
+            return Ok(());
+        }
+        let v24 = Array::from_vec(random(1 << 24, 65))?;
+        let o = SpectralOptions { nperseg: Some(256), ..SpectralOptions::default() };
+        let ms =
+            bench(d, warm, iters, || done(signal::stft(&v24, &o, Some(signal::spectral::BoundaryExt::Zeros), true)?))?;
+        r.rep("stft f32 2^24 nperseg=256", ms, String::new());
+        let ms = bench(d, warm, iters, || done(signal::resample_poly(&v24, 3, 2, 0, None, PolyPad::Constant)?))?;
+        r.rep("resample_poly 3/2 f32 2^24", ms, String::new());
+        let fp = FindPeaksOptions::default();
+        let ms = bench(d, warm, iters, || signal::find_peaks(&v24, &fp).map(|_| ()))?;
+        r.rep("find_peaks f32 2^24", ms, String::new());
+        let m = signals(4096, 4096, 66)?;
+        let ms = bench(d, warm, iters, || done(signal::medfilt2d(&m, Some(&[5, 5]))?))?;
+        r.rep("medfilt2d f32 4096^2 k=5", ms, String::new());
+        Ok(())
+    })
+}
+
 /// Sorting, searching, compaction and random numbers (`cupy_side_by_side.py` and `scripts/bench/cupy_sort.py`
 /// on GPUs, `numpy_side_by_side.py` and `scripts/bench/numpy_sort.py` on the CPU).
 fn sort_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
@@ -880,7 +954,7 @@ fn run() -> xp::Result<()> {
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
-    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|graphs|distributed|rust_kernels|special`
+    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|graphs|distributed|rust_kernels|special|scipy_signal`
     // runs that group of workloads alone (several, comma-separated, run in turn).
     if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
         for group in only.split(',') {
@@ -896,6 +970,7 @@ fn run() -> xp::Result<()> {
                 "distributed" => distributed_workloads(&mut r)?,
                 "rust_kernels" => rust_kernel_workloads(&d, gpu, &mut r)?,
                 "special" => special_workloads(&d, gpu, &mut r)?,
+                "scipy_signal" => scipy_signal_workloads(&d, gpu, &mut r)?,
                 other => return Err(Error::value("bench", format!("no workload group {other}"))),
             }
         }
@@ -975,6 +1050,7 @@ fn run() -> xp::Result<()> {
     product_workloads(&d, gpu, &mut r)?;
     fusion_workloads(&d, gpu, &mut r)?;
     scipy_workloads(&d, gpu, &mut r)?;
+    scipy_signal_workloads(&d, gpu, &mut r)?;
     rust_kernel_workloads(&d, gpu, &mut r)?;
     graph_workloads(&d, &mut r)?;
     // Host time per op on 1,000 elements, allocation included.

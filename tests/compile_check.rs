@@ -11,9 +11,9 @@ use xp::backend::{CompileOptions, Error, KernelSource};
 ///
 /// The element-wise ops are sampled as the op table grows: on GPUs each loop in one of the
 /// five forms, every form met by every op (`gpu_kernels_sampled`), and one row kernel (CPU
-/// code) in five; the other kernel families (indexing, reductions, scans, sorting, signal,
-/// random, sparse, fused reductions, the k-d tree's search, the seeds' raw kernels) are checked
-/// in full.
+/// code) in five; the other kernel families (indexing, reductions, scans, sorting, signal, the
+/// blocked IIR filter, random, sparse, fused reductions, the k-d tree's search, the seeds' raw
+/// kernels) are checked in full.
 ///
 /// The ops that call helpers of a preamble (SciPy's special functions: long bodies that take
 /// both compilers seconds and gigabytes per unit of 64) are sampled: each such op is checked in
@@ -35,6 +35,7 @@ fn units(batch: usize, part: Part) -> Vec<Vec<(String, String)>> {
         .chain(xp::kernels::index::gpu_only_kernels())
         .chain(xp::kernels::sort::gpu_only_kernels())
         .chain(xp::kernels::signal::gpu_only_kernels())
+        .chain(xp::kernels::iir::all_kernels())
         .chain(xp::kernels::reduce::fused::sample_kernels())
         .chain(xp::random::builtin_kernels())
         .chain(xp::spatial::builtin_kernels())

@@ -39,6 +39,7 @@ mod scipy_linalg;
 mod signal;
 mod signal_design;
 mod signal_filter;
+mod signal_more;
 mod slicing;
 mod sparse;
 mod sparse_linalg;

@@ -19,6 +19,7 @@
 pub mod binning;
 pub mod cpu;
 pub mod elementwise;
+pub mod iir;
 pub mod index;
 pub mod ops;
 pub mod plan;

@@ -36,12 +36,16 @@
 //! **dtypes**: `cspline1d`/`qspline1d` give float64; `cspline1d_eval` gives the
 //! coefficients' dtype and `qspline1d_eval` the points' (float32 or float64), as SciPy's;
 //! `gauss_spline`, `symiirorder1/2`, `cspline2d`, `qspline2d`, `sepfir2d` and
-//! `spline_filter` keep float32 (integers give float64). The symmetric IIR filters and the
-//! 2-d splines take real input only (complex is `UnsupportedDType`; SciPy's `symiirorder2`
-//! rejects it too).
+//! `spline_filter` keep float32 (integers give float64). `symiirorder1` also takes complex
+//! input (and complex `c0`, `z1` with it), and the interpolating 2-d splines (`cspline2d`
+//! with `lamb ≤ 1/144`, `qspline2d`, `spline_filter` with `lmbda ≤ 1/144`) complex input,
+//! filtered with the real pole, as SciPy's; `spline_filter` computes complex in complex64 as
+//! SciPy's does. `symiirorder2` and the smoothing splines take real input only (complex is
+//! `UnsupportedDType`; SciPy rejects it too).
 
 use std::sync::OnceLock;
 
+use num_complex::Complex64 as C;
 use xp_backend_api::{DType, Error, Result};
 
 use super::lines::{cast, device_f64, kernel, last, line_ids, Lines};
@@ -60,7 +64,7 @@ done = 1;
 
 /// The causal recursion `yp[n] = x[n] + z yp[n − 1]` from `yp[0] = y0[line]`, then the
 /// anti-causal `out[K − 1] = e yp[K − 1]`, `out[n] = z out[n + 1] + c yp[n]`, over `(lines, K)`.
-fn forward_backward(x: &Array, y0: &Array, z: f64, c: f64, e: f64) -> Result<Array> {
+fn forward_backward(x: &Array, y0: &Array, z: C, c: C, e: C) -> Result<Array> {
     static K: OnceLock<crate::ElementwiseKernel> = OnceLock::new();
     let kern = kernel(
         &K,
@@ -75,7 +79,8 @@ fn forward_backward(x: &Array, y0: &Array, z: f64, c: f64, e: f64) -> Result<Arr
     if lines == 0 || n == 0 {
         return Ok(y);
     }
-    let f = |v: f64| Operand::Scalar(Scalar::Float(v));
+    let complex = x.dtype().is_complex();
+    let f = |v: C| Operand::Scalar(if complex { Scalar::Complex(v.re, v.im) } else { Scalar::Float(v.re) });
     kern.call_all(&[
         Operand::Array(&line_ids(&dev, lines)?),
         Operand::Array(x),
@@ -114,7 +119,7 @@ fn spline_coeffs(op: &str, signal: &Array, zi: f64, gain: f64) -> Result<Array> 
     let ks = crate::with_device(&dev, || crate::arange(0i64, k as i64, 1i64, Some(DType::F64)))?;
     let w = Array::full_on(&dev, &[k], zi, DType::F64)?.pow(&ks.add_scalar(1.0)?)?;
     let y0 = start_sum(&x, &w)?.add(&last(&x, Some(0), Some(1), None)?.reshape(&[-1])?)?;
-    let out = forward_backward(&x, &y0, zi, -zi, zi / (zi - 1.0))?;
+    let out = forward_backward(&x, &y0, C::new(zi, 0.0), C::new(-zi, 0.0), C::new(zi / (zi - 1.0), 0.0))?;
     out.mul_scalar(gain)?.reshape(&[-1])
 }
 
@@ -351,7 +356,7 @@ fn real_float(op: &str, x: &Array) -> Result<DType> {
 /// `precision` ≤ 0 or > 1 replaced by SciPy's default of the C filters for `dt`.
 fn default_precision(precision: f64, dt: DType) -> f64 {
     if precision <= 0.0 || precision > 1.0 {
-        if dt == DType::F32 {
+        if matches!(dt, DType::F32 | DType::C64) {
             1e-6
         } else {
             1e-11
@@ -373,17 +378,18 @@ fn check_rows(op: &str, x: &Array) -> Result<()> {
     Ok(())
 }
 
-/// The first-order symmetric pair over `(lines, K)` data of a real float dtype (`|z1| < 1`
-/// checked by the caller); `precision` already resolved.
-fn symiir1_lines(op: &str, data: &Array, c0: f64, z1: f64, precision: f64) -> Result<Array> {
+/// The first-order symmetric pair over `(lines, K)` data of a float or complex dtype (`|z1| <
+/// 1` checked by the caller; complex `c0`, `z1` only with complex data); `precision` already
+/// resolved.
+fn symiir1_lines(op: &str, data: &Array, c0: C, z1: C, precision: f64) -> Result<Array> {
     let k = data.shape()[1];
     // Terms z1^(i+1) x[i] until |z1^m| ≤ precision (compared squared, as SciPy's C code).
     let mut w = Vec::new();
-    let mut pz = 1.0f64;
+    let mut pz = C::new(1.0, 0.0);
     loop {
         pz *= z1;
         w.push(pz);
-        if !(pz * pz > precision * precision && w.len() < k) {
+        if !(pz.norm_sqr() > precision * precision && w.len() < k) {
             break;
         }
     }
@@ -391,23 +397,42 @@ fn symiir1_lines(op: &str, data: &Array, c0: f64, z1: f64, precision: f64) -> Re
         return Err(not_converged(op));
     }
     let dev = data.device_arc();
-    let wa = cast(&Array::from_slice_on(&dev, &w, &[w.len()])?, data.dtype())?;
+    let wa = if data.dtype().is_complex() {
+        cast(&Array::from_slice_on(&dev, &w, &[w.len()])?, data.dtype())?
+    } else {
+        let re: Vec<f64> = w.iter().map(|v| v.re).collect();
+        cast(&Array::from_slice_on(&dev, &re, &[w.len()])?, data.dtype())?
+    };
     let y0 = start_sum(data, &wa)?.add(&last(data, Some(0), Some(1), None)?.reshape(&[-1])?)?;
     forward_backward(data, &y0, z1, c0, -c0 / (z1 - 1.0))
 }
 
 /// SciPy's `symiirorder1(input, c0, z1, precision)`: `input` (1-d, or 2-d filtered along its
 /// rows) through the symmetric first-order filter `c0 / ((1 − z1 q⁻¹)(1 − z1 q))` with
-/// mirror-symmetric boundaries. `precision` ≤ 0 or > 1 means the default (`1e-6` for
-/// float32, `1e-11` otherwise). `|z1| ≥ 1`, a rank other than 1 or 2, and a start sum that
-/// does not converge within the signal are errors, as SciPy's.
-pub fn symiirorder1(input: &Array, c0: f64, z1: f64, precision: f64) -> Result<Array> {
+/// mirror-symmetric boundaries. `c0` and `z1` are real or complex (`f64` or
+/// `num_complex::Complex64`); complex ones need complex input, as SciPy's. A `precision` of
+/// at most 0 or above 1 means the default (`1e-6` for float32 and complex64, `1e-11`
+/// otherwise). float32 and complex64 stay, complex128 stays, other reals give float64.
+/// `|z1| ≥ 1`, a rank other than 1 or 2, and a start sum that does not converge within the
+/// signal are errors, as SciPy's.
+pub fn symiirorder1(input: &Array, c0: impl Into<C>, z1: impl Into<C>, precision: f64) -> Result<Array> {
     let op = "symiirorder1";
-    if z1.abs() >= 1.0 {
+    let (c0, z1) = (c0.into(), z1.into());
+    if z1.norm() >= 1.0 {
         return Err(Error::value(op, "|z1| must be less than 1.0"));
     }
     check_rows(op, input)?;
-    let dt = real_float(op, input)?;
+    let dt = match input.dtype() {
+        DType::C64 => DType::C64,
+        DType::C128 => DType::C128,
+        _ => real_float(op, input)?,
+    };
+    if !dt.is_complex() && (c0.im != 0.0 || z1.im != 0.0) {
+        return Err(Error::DType {
+            op: op.into(),
+            reason: format!("complex c0 ({c0}) or z1 ({z1}) need a complex input, got {}", input.dtype()),
+        });
+    }
     let lx = Lines::new(op, input, -1, dt)?;
     let out = symiir1_lines(op, &lx.data, c0, z1, default_precision(precision, dt))?;
     lx.restore(&out)
@@ -538,14 +563,24 @@ fn along(op: &str, x: &Array, axis: isize, dt: DType, f: impl Fn(&Array) -> Resu
 
 /// The dtype and default precision of the 2-d spline functions (SciPy's `1e-3` for float32,
 /// `1e-6` otherwise, when `precision` is negative or at least 1).
-fn spline2d_setup(op: &str, signal: &Array, precision: f64) -> Result<(DType, f64)> {
+fn spline2d_setup(op: &str, signal: &Array, precision: f64, complex_ok: bool) -> Result<(DType, f64)> {
     if signal.ndim() != 2 {
         return Err(Error::value(op, format!("the input must be a 2-d array, got shape {:?}", signal.shape())));
     }
-    let dt = real_float(op, signal)?;
+    let dt = match signal.dtype() {
+        DType::C64 | DType::C128 if complex_ok => signal.dtype(),
+        DType::C64 | DType::C128 => {
+            return Err(Error::UnsupportedDType {
+                op: op.into(),
+                dtypes: vec![signal.dtype()],
+                detail: "the smoothing spline (lamb > 1/144) takes real input".into(),
+            })
+        }
+        _ => real_float(op, signal)?,
+    };
     let precision = if (0.0..1.0).contains(&precision) {
         precision
-    } else if signal.dtype() == DType::F32 {
+    } else if matches!(signal.dtype(), DType::F32 | DType::C64) {
         1e-3
     } else {
         1e-6
@@ -574,10 +609,10 @@ fn smoothing_root(lamb: f64) -> (f64, f64) {
 /// are a non-convergence error, as SciPy's. float32 stays float32, other reals give float64.
 pub fn cspline2d(signal: &Array, lamb: f64, precision: f64) -> Result<Array> {
     let op = "cspline2d";
-    let (dt, precision) = spline2d_setup(op, signal, precision)?;
+    let (dt, precision) = spline2d_setup(op, signal, precision, lamb <= 1.0 / 144.0)?;
     if lamb <= 1.0 / 144.0 {
         let r = -2.0 + 3f64.sqrt();
-        let f = |l: &Array| symiir1_lines(op, l, -r * 6.0, r, precision);
+        let f = |l: &Array| symiir1_lines(op, l, C::new(-r * 6.0, 0.0), C::new(r, 0.0), precision);
         return along(op, &along(op, signal, -1, dt, f)?, 0, dt, f);
     }
     let (r, omega) = smoothing_root(lamb);
@@ -593,9 +628,9 @@ pub fn qspline2d(signal: &Array, lamb: f64, precision: f64) -> Result<Array> {
     if lamb > 0.0 {
         return Err(Error::value(op, "lambda must be negative or zero"));
     }
-    let (dt, precision) = spline2d_setup(op, signal, precision)?;
+    let (dt, precision) = spline2d_setup(op, signal, precision, true)?;
     let r = -3.0 + 2.0 * 2f64.sqrt();
-    let f = |l: &Array| symiir1_lines(op, l, -r * 8.0, r, precision);
+    let f = |l: &Array| symiir1_lines(op, l, C::new(-r * 8.0, 0.0), C::new(r, 0.0), precision);
     along(op, &along(op, signal, -1, dt, f)?, 0, dt, f)
 }
 
@@ -642,19 +677,28 @@ pub fn sepfir2d(input: &Array, hrow: &Array, hcol: &Array) -> Result<Array> {
 /// of fall-off `lmbda` (SciPy's default `5.0`): the coefficients of [`cspline2d`] (default
 /// precision) convolved with the cubic B-spline's samples `[1, 4, 1] / 6` along both axes by
 /// [`sepfir2d`]. Those samples are float32 values, as SciPy's, so float64 results agree
-/// with SciPy's to the last bits. The result has `Iin`'s dtype; only float32 and float64
-/// are accepted (SciPy also accepts complex, which its `symiirorder2` then rejects for the
-/// default `lmbda`; here complex is an `UnsupportedDType` error).
+/// with SciPy's to the last bits. The result has `Iin`'s dtype: float32, float64, complex64
+/// or complex128. Complex input is computed in complex64, as SciPy's (complex128 is rounded
+/// to it first), and only by the interpolating spline (`lmbda ≤ 1/144`; a larger `lmbda`
+/// with complex input is an `UnsupportedDType` error, where SciPy raises a `TypeError`).
 pub fn spline_filter(iin: &Array, lmbda: f64) -> Result<Array> {
     let op = "spline_filter";
-    if !matches!(iin.dtype(), DType::F32 | DType::F64) {
+    if !matches!(iin.dtype(), DType::F32 | DType::F64 | DType::C64 | DType::C128) {
         return Err(Error::UnsupportedDType {
             op: op.into(),
             dtypes: vec![iin.dtype()],
-            detail: "Invalid data type for Iin: float32 or float64 is needed".into(),
+            detail: "Invalid data type for Iin: float32, float64, complex64 or complex128 is needed".into(),
         });
     }
-    let ck = cspline2d(iin, lmbda, -1.0)?;
+    if iin.dtype().is_complex() && lmbda > 1.0 / 144.0 {
+        return Err(Error::UnsupportedDType {
+            op: op.into(),
+            dtypes: vec![iin.dtype()],
+            detail: format!("complex input needs lmbda <= 1/144 (the interpolating spline), got {lmbda}"),
+        });
+    }
+    let work = if iin.dtype() == DType::C128 { iin.astype(DType::C64)? } else { iin.clone() };
+    let ck = cspline2d(&work, lmbda, -1.0)?;
     let taps = [1.0f32 / 6.0, 4.0f32 / 6.0, 1.0f32 / 6.0];
     let h = Array::from_slice_on(&iin.device_arc(), &taps, &[3])?;
     cast(&sepfir2d(&ck, &h, &h)?, iin.dtype())

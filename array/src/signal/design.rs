@@ -184,7 +184,7 @@ pub enum Filter {
 // ---- host polynomial helpers ----------------------------------------------------------------
 
 /// Coefficients (highest power first) of the monic polynomial with `roots`.
-fn poly(roots: &[C]) -> Vec<C> {
+pub(super) fn poly(roots: &[C]) -> Vec<C> {
     let mut a = vec![C::new(1.0, 0.0)];
     for &r in roots {
         let mut next = a.clone();
@@ -197,7 +197,7 @@ fn poly(roots: &[C]) -> Vec<C> {
     a
 }
 
-fn polyval(c: &[C], x: C) -> C {
+pub(super) fn polyval(c: &[C], x: C) -> C {
     c.iter().fold(C::new(0.0, 0.0), |acc, &v| acc * x + v)
 }
 
@@ -275,19 +275,19 @@ fn conjugate_paired(v: &[C]) -> bool {
     pos == neg
 }
 
-fn prod(v: &[C]) -> C {
+pub(super) fn prod(v: &[C]) -> C {
     v.iter().fold(C::new(1.0, 0.0), |a, &b| a * b)
 }
 
-fn c_array(v: &[C]) -> Result<Array> {
+pub(super) fn c_array(v: &[C]) -> Result<Array> {
     Array::from_vec(v.to_vec())
 }
 
-fn host_c(a: &Array) -> Result<Vec<C>> {
+pub(super) fn host_c(a: &Array) -> Result<Vec<C>> {
     a.astype(DType::C128)?.ascontiguous()?.to_vec::<C>()
 }
 
-fn host_f(op: &str, a: &Array) -> Result<Vec<f64>> {
+pub(super) fn host_f(op: &str, a: &Array) -> Result<Vec<f64>> {
     if a.dtype().is_complex() {
         return Err(Error::UnsupportedDType {
             op: op.into(),
@@ -298,7 +298,7 @@ fn host_f(op: &str, a: &Array) -> Result<Vec<f64>> {
     a.astype(DType::F64)?.ascontiguous()?.to_vec::<f64>()
 }
 
-fn one_d(op: &str, a: &Array) -> Result<()> {
+pub(super) fn one_d(op: &str, a: &Array) -> Result<()> {
     if a.ndim() > 1 {
         return Err(Error::value(op, format!("expected a 1-d array, got shape {:?}", a.shape())));
     }
@@ -314,7 +314,7 @@ fn zpk2tf_h(z: &[C], p: &[C], k: f64) -> (Vec<C>, Vec<C>, bool, bool) {
     (b, a, conjugate_paired(z), conjugate_paired(p))
 }
 
-fn real_or_complex(v: Vec<C>, real: bool) -> Result<Array> {
+pub(super) fn real_or_complex(v: Vec<C>, real: bool) -> Result<Array> {
     if real {
         Array::from_vec(v.iter().map(|x| x.re).collect::<Vec<f64>>())
     } else {
@@ -335,7 +335,7 @@ pub fn zpk2tf(z: &Array, p: &Array, k: f64) -> Result<(Array, Array)> {
 
 /// SciPy's `normalize(b, a)` for 1-d coefficients: leading zeros of `a` and `b` removed, both
 /// divided by `a[0]`.
-fn normalize_h(b: &[f64], a: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
+pub(super) fn normalize_h(b: &[f64], a: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
     let a0 = a
         .iter()
         .position(|v| *v != 0.0)
@@ -577,7 +577,7 @@ fn convolve_h(a: &[f64], b: &[f64]) -> Vec<f64> {
 
 // ---- analog prototypes ----------------------------------------------------------------------
 
-type Zpk = (Vec<C>, Vec<C>, f64);
+pub(super) type Zpk = (Vec<C>, Vec<C>, f64);
 
 /// Butterworth analog prototype.
 fn buttap(n: usize) -> Zpk {
@@ -831,16 +831,16 @@ fn besselap(n: usize, norm: BesselNorm) -> Result<Zpk> {
 
 // ---- transforms -----------------------------------------------------------------------------
 
-fn neg_prod(v: &[C]) -> C {
+pub(super) fn neg_prod(v: &[C]) -> C {
     prod(&v.iter().map(|x| -x).collect::<Vec<_>>())
 }
 
-fn lp2lp(z: &[C], p: &[C], k: f64, wo: f64) -> Zpk {
+pub(super) fn lp2lp(z: &[C], p: &[C], k: f64, wo: f64) -> Zpk {
     let degree = p.len() as i32 - z.len() as i32;
     (z.iter().map(|v| v * wo).collect(), p.iter().map(|v| v * wo).collect(), k * wo.powi(degree))
 }
 
-fn lp2hp(z: &[C], p: &[C], k: f64, wo: f64) -> Zpk {
+pub(super) fn lp2hp(z: &[C], p: &[C], k: f64, wo: f64) -> Zpk {
     let degree = p.len() - z.len();
     let mut zh: Vec<C> = z.iter().map(|v| wo / v).collect();
     zh.extend(std::iter::repeat_n(C::new(0.0, 0.0), degree));
@@ -848,7 +848,7 @@ fn lp2hp(z: &[C], p: &[C], k: f64, wo: f64) -> Zpk {
     (zh, ph, k * (neg_prod(z) / neg_prod(p)).re)
 }
 
-fn lp2bp(z: &[C], p: &[C], k: f64, wo: f64, bw: f64) -> Zpk {
+pub(super) fn lp2bp(z: &[C], p: &[C], k: f64, wo: f64, bw: f64) -> Zpk {
     let degree = p.len() - z.len();
     let split = |v: &[C]| -> Vec<C> {
         let l: Vec<C> = v.iter().map(|x| x * bw / 2.0).collect();
@@ -861,10 +861,12 @@ fn lp2bp(z: &[C], p: &[C], k: f64, wo: f64, bw: f64) -> Zpk {
     (zb, split(p), k * bw.powi(degree as i32))
 }
 
-fn lp2bs(z: &[C], p: &[C], k: f64, wo: f64, bw: f64) -> Zpk {
+pub(super) fn lp2bs(z: &[C], p: &[C], k: f64, wo: f64, bw: f64) -> Zpk {
     let degree = p.len() - z.len();
     let split = |v: &[C]| -> Vec<C> {
-        let h: Vec<C> = v.iter().map(|x| (bw / 2.0) / x).collect();
+        // A complex quotient (not real / complex), so that the sign of a zero imaginary part,
+        // and with it the branch `sqrt` takes for real poles, is NumPy's.
+        let h: Vec<C> = v.iter().map(|x| C::new(bw / 2.0, 0.0) / x).collect();
         let mut out: Vec<C> = h.iter().map(|x| x + (x * x - wo * wo).sqrt()).collect();
         out.extend(h.iter().map(|x| x - (x * x - wo * wo).sqrt()));
         out
@@ -875,7 +877,7 @@ fn lp2bs(z: &[C], p: &[C], k: f64, wo: f64, bw: f64) -> Zpk {
     (zb, split(p), k * (neg_prod(z) / neg_prod(p)).re)
 }
 
-fn bilinear(z: &[C], p: &[C], k: f64, fs: f64) -> Zpk {
+pub(super) fn bilinear(z: &[C], p: &[C], k: f64, fs: f64) -> Zpk {
     let degree = p.len() - z.len();
     let fs2 = C::new(2.0 * fs, 0.0);
     let mut zz: Vec<C> = z.iter().map(|v| (fs2 + v) / (fs2 - v)).collect();
@@ -1429,7 +1431,7 @@ fn response_grid(op: &str, wor_n: &WorN, whole: bool, fs: f64, include_nyquist: 
 }
 
 /// `Σ c_k e^{-jωk}` on the device by Horner's rule in `e^{-jω}`.
-fn poly_at(c: &[C], zm1: &Array) -> Result<Array> {
+pub(super) fn poly_at(c: &[C], zm1: &Array) -> Result<Array> {
     let mut acc: Option<Array> = None;
     for &v in c.iter().rev() {
         acc = Some(match acc {

@@ -3,14 +3,17 @@
 //! `convolve` and `correlate` ([`numpy`], also at `xp::convolve` and `xp::correlate`).
 //!
 //! Filtering: [`lfilter`], [`lfilter_zi`], [`filtfilt`], [`sosfilt`], [`sosfilt_zi`],
-//! [`sosfiltfilt`] (recursions along lines, one device thread per line); [`savgol_coeffs`],
+//! [`sosfiltfilt`] (recursions along lines: on GPUs a blocked parallel scan, on the CPU one
+//! thread per line; [`lfilter_with`] and [`sosfilt_with`] choose); [`savgol_coeffs`],
 //! [`savgol_filter`]; [`medfilt`], [`medfilt2d`], [`wiener`]; [`hilbert`], [`resample`],
 //! [`upfirdn`]; peaks and extrema ([`find_peaks`], [`peak_prominences`], [`peak_widths`],
 //! [`argrelextrema`], [`argrelmax`], [`argrelmin`], [`correlation_lags`]); B-splines
 //! ([`cspline1d`], [`qspline1d`], [`cspline1d_eval`], [`qspline1d_eval`], [`cspline2d`],
 //! [`qspline2d`], [`spline_filter`], [`sepfir2d`], [`gauss_spline`], [`symiirorder1`],
 //! [`symiirorder2`]); filter order selection ([`buttord`], [`cheb1ord`], [`cheb2ord`],
-//! [`ellipord`], [`kaiserord`], [`iirdesign`]). Each file's docs give its algorithms and
+//! [`ellipord`], [`kaiserord`], [`iirdesign`]); analog transforms and responses ([`lp2lp`],
+//! [`lp2hp`], [`lp2bp`], [`lp2bs`], their `_zpk` forms, [`bilinear`], [`bilinear_zpk`],
+//! [`freqs`], [`freqs_zpk`]); [`iircomb`], [`gammatone`], [`minimum_phase`]. Each file's docs give its algorithms and
 //! where host work is used.
 //!
 //! **Direct methods** run one kernel family (`xp_kernels::signal`): every direct convolution
@@ -52,6 +55,7 @@ mod bsplines;
 pub mod design;
 mod fftconv;
 mod filtering;
+mod iir_scan;
 mod lines;
 mod multirate;
 mod nonlinear;
@@ -60,7 +64,9 @@ mod order;
 mod peaks;
 mod resample;
 mod savgol;
+mod special_designs;
 pub mod spectral;
+mod transforms;
 pub mod waveforms;
 pub mod windows;
 
@@ -80,7 +86,10 @@ pub use self::design::{
     kaiser_atten, kaiser_beta, sos2tf, sos2zpk, sosfreqz, tf2sos, tf2zpk, zpk2sos, zpk2tf,
 };
 pub use self::fftconv::{choose_conv_method, fftconvolve, oaconvolve};
-pub use self::filtering::{filtfilt, lfilter, lfilter_zi, sosfilt, sosfilt_zi, sosfiltfilt, FiltfiltMethod, PadType};
+pub use self::filtering::{
+    filtfilt, lfilter, lfilter_with, lfilter_zi, sosfilt, sosfilt_with, sosfilt_zi, sosfiltfilt, FiltfiltMethod,
+    IirMethod, PadType,
+};
 pub use self::multirate::{decimate, resample_poly, resample_windowed, DecimateFilter, PolyPad};
 pub use self::nonlinear::{medfilt, medfilt2d, wiener, MEDFILT_MAX_WINDOW};
 pub use self::order::{buttord, cheb1ord, cheb2ord, ellipord, iirdesign, kaiserord, DesignFamily};
@@ -90,8 +99,12 @@ pub use self::peaks::{
 };
 pub use self::resample::{hilbert, resample, upfirdn};
 pub use self::savgol::{savgol_coeffs, savgol_filter, SavgolMode, SavgolUse};
+pub use self::special_designs::{gammatone, iircomb, minimum_phase, CombType, GammatoneType, MinimumPhaseMethod};
 pub use self::spectral::{
     coherence, csd, czt, detrend, istft, lombscargle, periodogram, spectrogram, stft, welch, zoom_fft,
+};
+pub use self::transforms::{
+    bilinear, bilinear_zpk, freqs, freqs_zpk, lp2bp, lp2bp_zpk, lp2bs, lp2bs_zpk, lp2hp, lp2hp_zpk, lp2lp, lp2lp_zpk,
 };
 pub use self::waveforms::{chirp, gausspulse, max_len_seq, sawtooth, square, unit_impulse};
 pub use self::windows::get_window;

@@ -104,6 +104,7 @@ macro_rules! parity_tests {
             signal: [
                 convolve2d_matches_host_sums_on_every_boundary_and_tile,
                 spline_filters_and_gustafsson_filtfilt_match_the_cpu,
+                iir_filters_match_the_cpu,
             ],
             sort: [
                 sort_and_argsort_match_host_sorts_for_every_dtype,

@@ -147,3 +147,83 @@ pub fn spline_filters_and_gustafsson_filtfilt_match_the_cpu(d: &Arc<dyn DynDevic
         }
     }
 }
+
+/// `lfilter` (with `zi`, along either axis, orders 1 to 8), `sosfilt`, `filtfilt` and
+/// `sosfiltfilt` give the CPU's sequential values on any device (GPUs run the blocked scan),
+/// float64 to 1e-12 and float32 to 1e-4 of the largest output; the blocked scan forced on the
+/// device itself agrees too. The lengths give several levels of the block scan.
+pub fn iir_filters_match_the_cpu(d: &Arc<dyn DynDevice>) {
+    use signal::design::{BType, Filter, Output};
+    let noise = |n: usize, seed: u64| -> Vec<f64> {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+            })
+            .collect()
+    };
+    for (lines, n) in [(3usize, 5000usize), (1, 200_003)] {
+        let sig = noise(lines * n, n as u64);
+        for dt in [DType::F64, DType::F32] {
+            let tol = if dt == DType::F64 { 1e-12 } else { 1e-4 };
+            let x = || Array::from_slice(&sig, &[lines, n]).unwrap().astype(dt).unwrap();
+            for order in [1usize, 2, 5, 8] {
+                let Filter::Ba(b, a) =
+                    signal::butter(order, &[0.1 + 0.03 * order as f64], BType::Lowpass, false, Output::Ba, None)
+                        .unwrap()
+                else {
+                    unreachable!()
+                };
+                let zi = noise(lines * order, 5);
+                let (b, a) = (|| b.astype(dt).unwrap(), || a.astype(dt).unwrap());
+                let z = || Array::from_slice(&zi, &[lines, order]).unwrap().astype(dt).unwrap();
+                let what = format!("lfilter {lines}x{n} order {order} {dt}");
+                agree(&what, on_both(d, || signal::lfilter(&b(), &a(), &x(), -1, Some(&z())).unwrap().0), tol);
+                agree(
+                    &format!("{what} zf"),
+                    on_both(d, || signal::lfilter(&b(), &a(), &x(), -1, Some(&z())).unwrap().1.unwrap()),
+                    tol,
+                );
+                agree(
+                    &format!("{what} axis 0"),
+                    on_both(d, || signal::lfilter(&b(), &a(), &x().t(), 0, None).unwrap().0),
+                    tol,
+                );
+                let forced = with_device(d, || {
+                    let m = signal::IirMethod::Blocked { block: Some(32) };
+                    let y = signal::lfilter_with(&b(), &a(), &x(), -1, Some(&z()), m).unwrap().0;
+                    (y.astype(DType::F64).unwrap().to_vec::<f64>().unwrap(), y.dtype())
+                });
+                let seq = with_device(d, || {
+                    let y = signal::lfilter_with(&b(), &a(), &x(), -1, Some(&z()), signal::IirMethod::Sequential)
+                        .unwrap()
+                        .0;
+                    (y.astype(DType::F64).unwrap().to_vec::<f64>().unwrap(), y.dtype())
+                });
+                agree(&format!("{what} blocked here"), (forced, seq), tol);
+            }
+            let Filter::Sos(sos) = signal::butter(6, &[0.1, 0.3], BType::Bandpass, false, Output::Sos, None).unwrap()
+            else {
+                unreachable!()
+            };
+            let s = || sos.astype(dt).unwrap();
+            agree("sosfilt", on_both(d, || signal::sosfilt(&s(), &x(), -1, None).unwrap().0), tol);
+            let pad = Some(signal::PadType::Odd);
+            agree("sosfiltfilt", on_both(d, || signal::sosfiltfilt(&s(), &x(), -1, pad, None).unwrap()), tol);
+            let Filter::Ba(b4, a4) = signal::butter(4, &[0.2], BType::Lowpass, false, Output::Ba, None).unwrap() else {
+                unreachable!()
+            };
+            let m = signal::FiltfiltMethod::Pad;
+            agree(
+                "filtfilt",
+                on_both(d, || {
+                    signal::filtfilt(&b4.astype(dt).unwrap(), &a4.astype(dt).unwrap(), &x(), -1, pad, None, m).unwrap()
+                }),
+                tol,
+            );
+        }
+    }
+}
