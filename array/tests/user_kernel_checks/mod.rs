@@ -593,7 +593,7 @@ pub fn reduction_several_inputs(d: &Arc<dyn DynDevice>) {
             "x * r + c",
             "a > b ? a : b",
             "y = a",
-            "-INFINITY",
+            "-1e30",
             "three_max",
         )
         .unwrap();
