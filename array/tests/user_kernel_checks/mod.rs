@@ -587,16 +587,9 @@ pub fn reduction_several_inputs(d: &Arc<dyn DynDevice>) {
 
         // Three inputs, a column and a row broadcast against a matrix, max-reduced.
         let col = Array::from_slice(&[1.0f32, -1.0, 2.0, 0.5], &[4, 1]).unwrap();
-        let three = ReductionKernel::new(
-            "T x, T r, T c",
-            "T y",
-            "x * r + c",
-            "a > b ? a : b",
-            "y = a",
-            "-1e30",
-            "three_max",
-        )
-        .unwrap();
+        let three =
+            ReductionKernel::new("T x, T r, T c", "T y", "x * r + c", "a > b ? a : b", "y = a", "-1e30", "three_max")
+                .unwrap();
         let r = three.call_args(&[(&xm).into(), (&col).into(), (&w).into()], Some(&[0]), false).unwrap();
         let cv = [1.0f32, -1.0, 2.0, 0.5];
         let want: Vec<f32> =
