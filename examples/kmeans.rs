@@ -33,8 +33,9 @@ fn fit_xp(x: &Array, init: &Array, n_clusters: usize, max_iter: usize) -> xp::Re
     Ok((centers, pred, max_iter))
 }
 
-/// The same with user kernels: squared distances in one elementwise kernel, cluster sizes in a
-/// reduction kernel.
+/// The same with user kernels: squared distances in one elementwise kernel, the sums of each
+/// cluster's samples and the cluster sizes in reduction kernels (the first of two inputs, the
+/// mask broadcast over the coordinates).
 fn fit_custom(x: &Array, init: &Array, n_clusters: usize, max_iter: usize) -> xp::Result<(Array, Array, usize)> {
     let var_kernel = ElementwiseKernel::new(
         "T x0, T x1, T c0, T c1",
@@ -42,6 +43,8 @@ fn fit_custom(x: &Array, init: &Array, n_clusters: usize, max_iter: usize) -> xp
         "out = (x0 - c0) * (x0 - c0) + (x1 - c1) * (x1 - c1)",
         "var_kernel",
     )?;
+    let sum_kernel =
+        ReductionKernel::new("T x, S mask", "T out", "mask ? x : 0", "a + b", "out = a", "0", "sum_kernel")?;
     let count_kernel = ReductionKernel::new(
         "T mask",
         "float32 out",
@@ -65,7 +68,8 @@ fn fit_custom(x: &Array, init: &Array, n_clusters: usize, max_iter: usize) -> xp
         pred = new_pred;
         let i = xp.arange(0, n_clusters as i64, 1, Some(DType::I64))?;
         let mask = pred.eq(&i.at(s![.., NewAxis])?)?;
-        let sums = xp.where_(&mask.at(s![.., .., NewAxis])?, x, 0.0)?.sum(Some(&[1]), false)?;
+        let mask3 = mask.at(s![.., .., NewAxis])?;
+        let sums = sum_kernel.call_args(&[x.into(), (&mask3).into()], Some(&[1]), false)?;
         let counts = count_kernel.call(&mask, Some(&[1]), false)?.reshape(&[n_clusters as isize, 1])?;
         centers = sums / counts;
     }

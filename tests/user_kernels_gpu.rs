@@ -42,6 +42,14 @@ fn seed_sources() -> Vec<(String, String)> {
             out.push((r.name, r.code));
         }
     }
+    // CuPy's k-means `sum_kernel`: a reduction of two inputs (the fused kernel).
+    let sum_kernel =
+        xp::ReductionKernel::new("T x, S mask", "T out", "mask ? x : 0", "a + b", "out = a", "0", "sum_kernel")
+            .unwrap();
+    for index in [IndexWidth::I32, IndexWidth::I64] {
+        let r = sum_kernel.render_for(&[DType::F64, DType::Bool], index).unwrap();
+        out.push((r.name, r.code));
+    }
     for (name, code) in xp::kernels::seeds::RAW_KERNELS {
         out.push((name.to_string(), code.to_string()));
     }

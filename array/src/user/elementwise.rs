@@ -379,7 +379,10 @@ impl ElementwiseKernel {
             |layout, index| self.spec(&parts, layout, index),
             &user_in,
             &outs_ref,
-        )?;
+        )
+        .map_err(|e| {
+            super::source_lines::explain(e, &self.name, &[("operation", &self.operation), ("preamble", &self.preamble)])
+        })?;
         Ok(outs)
     }
 }
@@ -427,7 +430,8 @@ impl ElementwiseKernel {
             }
         }
         body.push_str(&flat_index_decl(layout, index));
-        let _ = writeln!(body, "{{ {}; }}\n}}", self.operation.trim());
+        // The operation keeps its own line numbers (`source_lines`): a compile error quotes it.
+        let _ = writeln!(body, "{{ {}; }}\n}}", super::source_lines::mark("operation", self.operation.trim_end()));
         ElementwiseSpec {
             op: self.name.clone(),
             inputs: parts.ops.to_vec(),
@@ -440,7 +444,7 @@ impl ElementwiseKernel {
                 if self.preamble.is_empty() {
                     math
                 } else {
-                    format!("{math}{td}{}", self.preamble)
+                    format!("{math}{td}{}", super::source_lines::mark("preamble", &self.preamble))
                 }
             },
             layout,

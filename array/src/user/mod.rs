@@ -28,12 +28,26 @@
 //! the number of elements. Reserved, so not allowed as parameter names: `i`, `n`, names of the
 //! form `inK`/`outK`, names starting or ending with `_`, and C++ keywords.
 //!
+//! # Compile errors in the user's lines
+//! When NVRTC, hiprtc or the CPU backend's C++ compiler rejects a user kernel, the error quotes
+//! the user's own text with the user's line numbers, not lines of the library's prelude or of
+//! the generated wrapper. Each piece the user wrote is compiled behind a `#line 1 "<piece>"`
+//! directive — `<source>` for a [`RawKernel`]/[`RawModule`], `<operation>` and `<preamble>` for
+//! an [`ElementwiseKernel`], `<map_expr>`, `<reduce_expr>`, `<post_map_expr>`, `<identity>`
+//! and `<preamble>` for a [`ReductionKernel`] — and the compiler's log is read back for those
+//! names: the [`Error::Compile`](crate::Error::Compile) log then starts with one entry per
+//! error (`my_kernel: operation, line 3: error: …`, the user's line, a caret under the column
+//! when the compiler gives one) and ends with the compiler's full output. See
+//! [`source_lines`]. Kernels written in Rust (`#[xp::kernel]`) are reported in the generated
+//! C++'s lines (`<source>`), which the error quotes.
+//!
 //! # Files
 //! - `params`: parameter strings, placeholder bindings and name checks;
 //! - `elementwise`: [`ElementwiseKernel`] and the launch of user elementwise kernels;
 //! - `reduction`: [`ReductionKernel`];
 //! - `raw`: [`RawKernel`], [`RawModule`] and their [`LaunchArg`]s;
 //! - `fuse`: [`fuse`], [`FuseVar`] and [`Fused`];
+//! - [`source_lines`]: the `#line` marks of the user's pieces and the quoting of compile errors;
 //! - [`rust_kernel`]: the runtime of kernels written in Rust (`#[xp::rawkernel]`, `#[xp::kernel]`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,6 +58,7 @@ mod params;
 mod raw;
 mod reduction;
 pub mod rust_kernel;
+pub mod source_lines;
 
 pub use elementwise::ElementwiseKernel;
 

@@ -180,10 +180,13 @@ impl ModuleSource {
         }
         let name = self.names.first().cloned().unwrap_or_else(|| "module".into());
         // The functions CUDA has built in and the host compiler lacks, ahead of the source;
-        // `#line 1` keeps the compiler's line numbers those of the user's source.
+        // `#line 1 "<source>"` makes the compiler's line numbers those of the user's source,
+        // and a compile error quotes the user's lines (see `source_lines`).
         let math = super::cuda_math_for_cpu(&[&self.code]);
-        let code = if math.is_empty() { self.code.clone() } else { format!("{math}#line 1\n{}", self.code) };
-        let m = device.compile(&KernelSource::new(name, code), &self.options)?;
+        let code = format!("{math}{}", super::source_lines::mark("source", &self.code));
+        let m = device
+            .compile(&KernelSource::new(&name, code), &self.options)
+            .map_err(|e| super::source_lines::explain(e, &name, &[("source", &self.code)]))?;
         self.compiled.lock().insert(id, Arc::clone(&m));
         Ok(m)
     }

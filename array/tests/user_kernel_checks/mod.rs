@@ -514,6 +514,216 @@ pub fn cuda_math_functions(d: &Arc<dyn DynDevice>) {
 /// `$run(name, check)` (`device_tests!`, `../device_tests/mod.rs`), for a test crate that mounts
 /// this module at its root as `user_kernel_checks`. A new check goes in this list, and nowhere
 /// else.
+/// CuPy's k-means `sum_kernel` (`'T x, S mask'`: the samples of each cluster summed, the
+/// mask broadcast over the coordinates), a weighted mean of two inputs, a scalar argument,
+/// three inputs, and the axis, keepdims and out arguments, each against a host loop.
+pub fn reduction_several_inputs(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        // k-means: 7 samples of 2 coordinates, 3 clusters.
+        let xs: Vec<f64> = (0..14).map(|v| (v as f64) * 0.5 - 3.0).collect();
+        let labels = [0i64, 2, 1, 0, 2, 2, 0];
+        let x = Array::from_slice(&xs, &[7, 2]).unwrap();
+        let pred = Array::from_slice(&labels, &[7]).unwrap();
+        let i = arange(0.0, 3.0, 1.0, Some(DType::I64)).unwrap().reshape(&[3, 1]).unwrap();
+        let mask = pred.eq(&i).unwrap();
+        assert_eq!(mask.shape(), &[3, 7]);
+        let sum_kernel =
+            ReductionKernel::new("T x, S mask", "T out", "mask ? x : 0", "a + b", "out = a", "0", "sum_kernel")
+                .unwrap();
+        let mask3 = mask.reshape(&[3, 7, 1]).unwrap();
+        let sums = sum_kernel.call_args(&[(&x).into(), (&mask3).into()], Some(&[1]), false).unwrap();
+        assert_eq!(sums.shape(), &[3, 2]);
+        assert_eq!(sums.dtype(), DType::F64);
+        let mut want = [0.0f64; 6];
+        for (s, &l) in labels.iter().enumerate() {
+            for c in 0..2 {
+                want[l as usize * 2 + c] += xs[s * 2 + c];
+            }
+        }
+        assert_eq!(sums.to_vec::<f64>().unwrap(), want);
+        // keepdims, a negative axis, and `out`.
+        let kd = sum_kernel.call_args(&[(&x).into(), (&mask3).into()], Some(&[-2]), true).unwrap();
+        assert_eq!(kd.shape(), &[3, 1, 2]);
+        assert_eq!(kd.to_vec::<f64>().unwrap(), want);
+        let out = zeros(&[3, 2], DType::F64).unwrap();
+        let r = sum_kernel.call_args_into(&[(&x).into(), (&mask3).into()], &out, Some(&[1]), false).unwrap();
+        assert_eq!(out.to_vec::<f64>().unwrap(), want);
+        assert_eq!(r.to_vec::<f64>().unwrap(), want);
+        // Every axis: the sum of the masked broadcast (each sample counted once, in its cluster).
+        let all = sum_kernel.call_args(&[(&x).into(), (&mask3).into()], None, false).unwrap();
+        assert_eq!(all.shape(), &[] as &[usize]);
+        assert_eq!(all.item::<f64>().unwrap(), xs.iter().sum::<f64>());
+
+        // A weighted mean of the rows of a (4, 5) float32 matrix, the weights a row vector.
+        let xv: Vec<f32> = (0..20).map(|v| ((v * 7) % 11) as f32 - 4.0).collect();
+        let wv: Vec<f32> = vec![0.5, 1.0, 2.0, 0.25, 1.25];
+        let xm = Array::from_slice(&xv, &[4, 5]).unwrap();
+        let w = Array::from_slice(&wv, &[5]).unwrap();
+        let wsum = ReductionKernel::new("T x, T w", "T y", "x * w", "a + b", "y = a", "0", "weighted_sum").unwrap();
+        let num = wsum.call_args(&[(&xm).into(), (&w).into()], Some(&[1]), false).unwrap();
+        let mean = (&num / &w.sum(None, false).unwrap()).to_vec::<f32>().unwrap();
+        let wt: f32 = wv.iter().sum();
+        let want: Vec<f32> = (0..4).map(|r| (0..5).map(|c| xv[r * 5 + c] * wv[c]).sum::<f32>() / wt).collect();
+        close(&mean, &want, 1e-6);
+        // Down the columns: each column's sum of x * w.
+        let cols = wsum.call_args(&[(&xm).into(), (&w).into()], Some(&[0]), false).unwrap();
+        let want: Vec<f32> = (0..5).map(|c| (0..4).map(|r| xv[r * 5 + c] * wv[c]).sum()).collect();
+        close(&f32s(&cols), &want, 1e-6);
+        // `_n` (the number of reduced elements) in the post-map: the plain mean of x * w.
+        let wmean = ReductionKernel::new("T x, T w", "T y", "x * w", "a + b", "y = a / _n", "0", "wmean").unwrap();
+        let m = wmean.call_args(&[(&xm).into(), (&w).into()], Some(&[1]), false).unwrap();
+        let want: Vec<f32> = (0..4).map(|r| (0..5).map(|c| xv[r * 5 + c] * wv[c]).sum::<f32>() / 5.0).collect();
+        close(&f32s(&m), &want, 1e-6);
+
+        // A scalar argument (its `T` bound by the array, so it is a float32 here) and a
+        // placeholder only a scalar binds (an int64).
+        let sq = ReductionKernel::new("T x, T c", "T y", "(x - c) * (x - c)", "a + b", "y = a", "0", "sqdev").unwrap();
+        let r = sq.call_args(&[(&xm).into(), 2.5.into()], None, false).unwrap();
+        assert_eq!(r.dtype(), DType::F32);
+        close(&[r.item::<f32>().unwrap()], &[xv.iter().map(|v| (v - 2.5) * (v - 2.5)).sum()], 1e-6);
+        let shift = ReductionKernel::new("T x, S k", "T y", "x + (T)k", "a + b", "y = a", "0", "shifted").unwrap();
+        let r = shift.call_args(&[(&w).into(), 3.into()], None, false).unwrap();
+        close(&[r.item::<f32>().unwrap()], &[wt + 15.0], 1e-6);
+
+        // Three inputs, a column and a row broadcast against a matrix, max-reduced.
+        let col = Array::from_slice(&[1.0f32, -1.0, 2.0, 0.5], &[4, 1]).unwrap();
+        let three =
+            ReductionKernel::new("T x, T r, T c", "T y", "x * r + c", "a > b ? a : b", "y = a", "-1e30", "three_max")
+                .unwrap();
+        let r = three.call_args(&[(&xm).into(), (&col).into(), (&w).into()], Some(&[0]), false).unwrap();
+        let cv = [1.0f32, -1.0, 2.0, 0.5];
+        let want: Vec<f32> =
+            (0..5).map(|c| (0..4).map(|r| xv[r * 5 + c] * cv[r] + wv[c]).fold(f32::NEG_INFINITY, f32::max)).collect();
+        assert_eq!(f32s(&r), want);
+        // A transposed (strided) view as an input.
+        let t = xm.transpose(None).unwrap();
+        let wcol = w.reshape(&[5, 1]).unwrap();
+        let r = wsum.call_args(&[(&t).into(), (&wcol).into()], Some(&[0]), false).unwrap();
+        let want: Vec<f32> = (0..4).map(|r| (0..5).map(|c| xv[r * 5 + c] * wv[c]).sum()).collect();
+        close(&f32s(&r), &want, 1e-6);
+    });
+}
+
+/// The errors of a bad call to a `ReductionKernel` of several inputs name the kernel, the
+/// dtypes and the shapes, as CuPy's.
+pub fn reduction_argument_errors(d: &Arc<dyn DynDevice>) {
+    with_device(d, || {
+        let k = ReductionKernel::new("T x, S mask", "T out", "mask ? x : 0", "a + b", "out = a", "0", "sum_kernel")
+            .unwrap();
+        let x = arange_f32(10).reshape(&[2, 5]).unwrap();
+        let m = zeros(&[2, 5], DType::Bool).unwrap();
+        // Wrong argument counts.
+        let e = k.call_args(&[(&x).into()], None, false).unwrap_err();
+        assert_eq!(e.kind(), "Value");
+        assert!(e.to_string().contains("sum_kernel: takes 2 inputs (x, mask), 1 argument given"), "{e}");
+        let e = k.call(&x, None, false).unwrap_err();
+        assert_eq!(e.kind(), "Value");
+        let e = k.call_args(&[(&x).into(), (&m).into(), (&m).into()], None, false).unwrap_err();
+        assert!(e.to_string().contains("3 arguments given"), "{e}");
+        // A placeholder bound to two dtypes.
+        let k2 = ReductionKernel::new("T x, T w", "T y", "x * w", "a + b", "y = a", "0", "weighted").unwrap();
+        let x64 = x.astype(DType::F64).unwrap();
+        let e = k2.call_args(&[(&x).into(), (&x64).into()], None, false).unwrap_err();
+        assert_eq!(e.kind(), "DType");
+        let msg = e.to_string();
+        assert!(msg.starts_with("weighted:") && msg.contains("float32") && msg.contains("float64"), "{msg}");
+        // An input that does not convert safely to its fixed dtype.
+        let kf = ReductionKernel::new("float32 x, T w", "T y", "x * w", "a + b", "y = a", "0", "fixed").unwrap();
+        let e = kf.call_args(&[(&x64).into(), (&x).into()], None, false).unwrap_err();
+        assert_eq!(e.kind(), "DType");
+        assert!(e.to_string().contains("float64") && e.to_string().contains("float32"), "{e}");
+        // Shapes that do not broadcast.
+        let bad = arange_f32(4);
+        let e = k2.call_args(&[(&x).into(), (&bad).into()], None, false).unwrap_err();
+        assert_eq!(e.kind(), "ShapeMismatch");
+        let msg = e.to_string();
+        assert!(msg.starts_with("weighted:") && msg.contains("[2, 5]") && msg.contains("[4]"), "{msg}");
+        // An output of the wrong shape, an axis out of range.
+        let out = zeros(&[5], DType::F32).unwrap();
+        let e = k2.call_args_into(&[(&x).into(), (&x).into()], &out, Some(&[1]), false).unwrap_err();
+        assert_eq!(e.kind(), "ShapeMismatch");
+        assert!(e.to_string().contains("[5]") && e.to_string().contains("[2]"), "{e}");
+        let e = k2.call_args(&[(&x).into(), (&x).into()], Some(&[2]), false).unwrap_err();
+        assert!(e.to_string().starts_with("weighted:") && e.to_string().contains('2'), "{e}");
+        // Raw parameters and several outputs are refused when the kernel is made.
+        let e = ReductionKernel::new("raw T x, T w", "T y", "w", "a + b", "y = a", "0", "rawred").unwrap_err();
+        assert_eq!(e.kind(), "Unsupported");
+        assert!(e.to_string().contains("`x`"), "{e}");
+        let e = ReductionKernel::new("T x", "T y, T z", "x", "a + b", "y = a", "0", "two_outs").unwrap_err();
+        assert_eq!(e.kind(), "Unsupported");
+        // Every argument a scalar.
+        assert_eq!(k2.call_args(&[1.0.into(), 2.0.into()], None, false).unwrap_err().kind(), "Value");
+    });
+}
+
+/// A compile error in a user kernel quotes the user's own line, with the user's line number
+/// and the piece it is in (a raw kernel's source, an elementwise kernel's operation and
+/// preamble, a reduction's map expression), whichever compiler rejected it.
+pub fn compile_errors_quote_the_users_lines(d: &Arc<dyn DynDevice>) {
+    // The compiler's message first, then the user's line; a caret where the compiler gives a
+    // column (g++ and hiprtc do, NVRTC does not).
+    let check = |e: xp_array::Error, head: &str, line: &str, ident: &str| {
+        assert_eq!(e.kind(), "Compile", "{e}");
+        let msg = e.to_string();
+        let first = msg.lines().find(|l| l.contains(head)).unwrap_or_else(|| panic!("no `{head}` in: {msg}"));
+        assert!(first.contains(ident), "the compiler's message names `{ident}`: {msg}");
+        assert!(msg.contains(&format!("  3 | {line}\n")), "the user's line 3 is quoted: {msg}");
+        assert!(!msg.contains("xp_prelude.h"), "no line of the prelude is quoted: {msg}");
+    };
+    with_device(d, || {
+        let x = arange_f32(8);
+        let raw = RawKernel::new(
+            "extern \"C\" __global__ void bad_raw(float* x) {\n  int i = threadIdx.x;\n  x[i] = undefined_k;\n}\n",
+            "bad_raw",
+        );
+        let e = raw.launch(1, 1, &[(&x).into()]).unwrap_err();
+        check(e, "bad_raw: source, line 3: error", "  x[i] = undefined_k;", "undefined_k");
+
+        let op = ElementwiseKernel::new(
+            "T x",
+            "T z",
+            "const T two = 2;\nT t = x * two;\nz = t + undefined_q;",
+            "bad_operation",
+        )
+        .unwrap();
+        let e = op.call(&[(&x).into()]).unwrap_err();
+        check(e, "bad_operation: operation, line 3: error", "z = t + undefined_q;", "undefined_q");
+
+        let pre = ElementwiseKernel::new("T x", "T z", "z = helper(x)", "bad_preamble")
+            .unwrap()
+            .with_preamble("__device__ inline T helper(T v) {\n  T w = v * 2;\n  return w + missing_r;\n}");
+        let e = pre.call(&[(&x).into()]).unwrap_err();
+        check(e, "bad_preamble: preamble, line 3: error", "  return w + missing_r;", "missing_r");
+
+        let red = ReductionKernel::new("T x", "T y", "(x > 0\n ? x\n : undefined_m)", "a + b", "y = a", "0", "bad_map")
+            .unwrap();
+        let e = red.call(&x, None, false).unwrap_err();
+        check(e, "bad_map: map_expr, line 3: error", " : undefined_m)", "undefined_m");
+        // The same map in a kernel of two inputs (the fused reduction).
+        let red2 = ReductionKernel::new(
+            "T x, T w",
+            "T y",
+            "(x > 0\n ? x * w\n : undefined_m)",
+            "a + b",
+            "y = a",
+            "0",
+            "bad_map2",
+        )
+        .unwrap();
+        let e = red2.call_args(&[(&x).into(), (&x).into()], None, false).unwrap_err();
+        check(e, "bad_map2: map_expr, line 3: error", " : undefined_m)", "undefined_m");
+        // A caret under the offending name where the compiler gives the column.
+        let e = op.call(&[(&x).into()]).unwrap_err().to_string();
+        if e.contains("<operation>:3:") {
+            assert!(e.contains("  3 | z = t + undefined_q;\n    |         ^\n"), "{e}");
+        }
+        // The fixed kernels run.
+        let ok =
+            ElementwiseKernel::new("T x", "T z", "const T two = 2;\nT t = x * two;\nz = t + 1;", "fixed_op").unwrap();
+        assert_eq!(f32s(&ok.call(&[(&x).into()]).unwrap())[3], 7.0);
+    });
+}
+
 macro_rules! user_kernel_tests {
     ($run:path) => {
         device_tests!($run; user_kernel_checks: [
@@ -530,6 +740,9 @@ macro_rules! user_kernel_tests {
             bad_input,
             preamble_type_placeholders,
             cuda_math_functions,
+            reduction_several_inputs,
+            reduction_argument_errors,
+            compile_errors_quote_the_users_lines,
         ]);
     };
 }
