@@ -22,6 +22,7 @@ mod linalg;
 mod mixed_devices;
 mod more_routines;
 mod ndimage_filters;
+mod ndimage_generic;
 mod ndimage_interp;
 mod ndimage_morph;
 mod npy_numpy;
