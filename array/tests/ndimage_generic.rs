@@ -265,7 +265,7 @@ fn label_of_a_random_image_matches_a_flood_fill() {
     // components by a flood fill from each unlabelled pixel in raster order (SciPy's order).
     let d = cpu();
     let (r, c) = (41usize, 67usize);
-    let fg: Vec<bool> = (0..r * c).map(|k| (k * 2654435761usize >> 7) % 100 < 55).collect();
+    let fg: Vec<bool> = (0..r * c).map(|k| ((k * 2654435761usize) >> 7) % 100 < 55).collect();
     let x = Array::from_slice_on(&d, &fg, &[r, c]).unwrap();
     for conn in [1usize, 2] {
         let st = ndimage::generate_binary_structure(2, conn).unwrap();
