@@ -263,11 +263,11 @@ fn tiled_1d_passes_match_the_n_d_correlation() {
 fn label_of_a_random_image_matches_a_flood_fill() {
     // Interior pixels take the flat-offset path of the union-find; the reference numbers the
     // components by a flood fill from each unlabelled pixel in raster order (SciPy's order).
+    // The larger image has the CPU's threads take runs of pixels.
     let d = cpu();
-    let (r, c) = (41usize, 67usize);
-    let fg: Vec<bool> = (0..r * c).map(|k| ((k * 2654435761usize) >> 7) % 100 < 55).collect();
-    let x = Array::from_slice_on(&d, &fg, &[r, c]).unwrap();
-    for conn in [1usize, 2] {
+    for (r, c, conn) in [(41usize, 67usize, 1usize), (41, 67, 2), (400, 410, 1), (400, 410, 2)] {
+        let fg: Vec<bool> = (0..r * c).map(|k| ((k * 2654435761usize) >> 7) % 100 < 55).collect();
+        let x = Array::from_slice_on(&d, &fg, &[r, c]).unwrap();
         let st = ndimage::generate_binary_structure(2, conn).unwrap();
         let (l, n) = ndimage::label(&x, Some(&st)).unwrap();
         let got = l.to_vec::<i32>().unwrap();

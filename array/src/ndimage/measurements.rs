@@ -49,20 +49,24 @@ use crate::sort::Side;
 use crate::{Array, LaunchArg, Scalar};
 
 const LABEL_UNION_FIND: &str = r#"
-__device__ long long xp_nd_find(long long* p, long long x) {
+static __device__ long long xp_nd_find(long long* p, long long x) {
     long long q = p[x];
     while (q != x) { x = q; q = p[x]; }
     return x;
 }
-extern "C" __global__ void xp_nd_label_init(const unsigned char* fg, long long* p, long long n) {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+extern "C" __global__ void xp_nd_label_init(const unsigned char* fg, long long* p, long long n, long long chunk) {
+    const long long th_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long end_ = (th_ + 1) * chunk < n ? (th_ + 1) * chunk : n;
+    for (long long i = th_ * chunk; i < end_; ++i) {
     p[i] = fg[i] ? i : -1;
+    }
 }
 extern "C" __global__ void xp_nd_label_merge(const unsigned char* fg, long long* p, const long long* offs,
-    const long long* fo, const long long* shape, long long nd, long long nk, long long n) {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n || !fg[i]) return;
+    const long long* fo, const long long* shape, long long nd, long long nk, long long n, long long chunk) {
+    const long long th_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long end_ = (th_ + 1) * chunk < n ? (th_ + 1) * chunk : n;
+    for (long long i = th_ * chunk; i < end_; ++i) {
+    if (!fg[i]) continue;
     COORDS
     // Away from the edges every neighbour is inside: its flat offset from the table.
     int inner = 1;
@@ -90,21 +94,29 @@ extern "C" __global__ void xp_nd_label_merge(const unsigned char* fg, long long*
             a = old;
         }
     }
+    }
 }
-extern "C" __global__ void xp_nd_label_flatten(long long* p, long long n) {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n || p[i] < 0) return;
+extern "C" __global__ void xp_nd_label_flatten(long long* p, long long n, long long chunk) {
+    const long long th_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long end_ = (th_ + 1) * chunk < n ? (th_ + 1) * chunk : n;
+    for (long long i = th_ * chunk; i < end_; ++i) {
+    if (p[i] < 0) continue;
     p[i] = xp_nd_find(p, i);
+    }
 }
-extern "C" __global__ void xp_nd_label_roots(const long long* p, long long* r, long long n) {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+extern "C" __global__ void xp_nd_label_roots(const long long* p, long long* r, long long n, long long chunk) {
+    const long long th_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long end_ = (th_ + 1) * chunk < n ? (th_ + 1) * chunk : n;
+    for (long long i = th_ * chunk; i < end_; ++i) {
     r[i] = p[i] == i;
+    }
 }
-extern "C" __global__ void xp_nd_label_number(const long long* p, const long long* num, int* out, long long n) {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+extern "C" __global__ void xp_nd_label_number(const long long* p, const long long* num, int* out, long long n, long long chunk) {
+    const long long th_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long end_ = (th_ + 1) * chunk < n ? (th_ + 1) * chunk : n;
+    for (long long i = th_ * chunk; i < end_; ++i) {
     out[i] = p[i] >= 0 ? (int)num[p[i]] : 0;
+    }
 }
 "#;
 
@@ -196,9 +208,16 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
     let shape = Array::from_slice_on(&dev, &shape, &[nd])?;
     let fgc = fg.ascontiguous()?;
     let p = Array::empty_on(&dev, &[n], DType::I64)?;
-    let (g, b) = grid(n);
+    // On the CPU each thread takes a contiguous run of pixels (a thread's start-up is paid per
+    // run, not per pixel); GPUs take one pixel per thread.
+    let chunk = if dev.properties().is_host { (n / (256 * 256)).max(1) } else { 1 };
+    let (g, b) = grid(n.div_ceil(chunk));
     let kinit = kernel(LABEL_UNION_FIND, "xp_nd_label_init", "long long");
-    kinit.launch(g, b, &[LaunchArg::Array(&fgc), LaunchArg::Array(&p), LaunchArg::I64(n as i64)])?;
+    kinit.launch(
+        g,
+        b,
+        &[LaunchArg::Array(&fgc), LaunchArg::Array(&p), LaunchArg::I64(n as i64), LaunchArg::I64(chunk as i64)],
+    )?;
     let kmerge = kernel(LABEL_UNION_FIND, "xp_nd_label_merge", "long long");
     kmerge.launch(
         g,
@@ -212,14 +231,19 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
             LaunchArg::I64(nd as i64),
             LaunchArg::I64(nk as i64),
             LaunchArg::I64(n as i64),
+            LaunchArg::I64(chunk as i64),
         ],
     )?;
     let kflat = kernel(LABEL_UNION_FIND, "xp_nd_label_flatten", "long long");
-    kflat.launch(g, b, &[LaunchArg::Array(&p), LaunchArg::I64(n as i64)])?;
+    kflat.launch(g, b, &[LaunchArg::Array(&p), LaunchArg::I64(n as i64), LaunchArg::I64(chunk as i64)])?;
     // Roots are numbered by a prefix sum of the root flags; every pixel takes its root's number.
     let roots = Array::empty_on(&dev, &[n], DType::I64)?;
     let kroots = kernel(LABEL_UNION_FIND, "xp_nd_label_roots", "long long");
-    kroots.launch(g, b, &[LaunchArg::Array(&p), LaunchArg::Array(&roots), LaunchArg::I64(n as i64)])?;
+    kroots.launch(
+        g,
+        b,
+        &[LaunchArg::Array(&p), LaunchArg::Array(&roots), LaunchArg::I64(n as i64), LaunchArg::I64(chunk as i64)],
+    )?;
     let num = roots.cumsum(None)?.ascontiguous()?;
     let count = num.take(&i64_scalar(&dev, n as i64 - 1)?.reshape(&[1])?, None)?.to_vec::<i64>()?[0];
     let out = Array::empty_on(&dev, &[n], DType::I32)?;
@@ -227,7 +251,13 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
     knum.launch(
         g,
         b,
-        &[LaunchArg::Array(&p), LaunchArg::Array(&num), LaunchArg::Array(&out), LaunchArg::I64(n as i64)],
+        &[
+            LaunchArg::Array(&p),
+            LaunchArg::Array(&num),
+            LaunchArg::Array(&out),
+            LaunchArg::I64(n as i64),
+            LaunchArg::I64(chunk as i64),
+        ],
     )?;
     let out = out.reshape(&input.shape().iter().map(|&s| s as isize).collect::<Vec<_>>())?;
     Ok((out, count as usize))
