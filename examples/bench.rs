@@ -949,12 +949,62 @@ fn special_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::R
     })
 }
 
+/// `xp::ndimage` beside `cupyx.scipy.ndimage` (`scripts/bench/cupy_ndimage.py`, the sizes
+/// on GPUs) or `scipy.ndimage` (`scripts/bench/numpy_ndimage.py`, 2048² float32 on the CPU): the
+/// common filters, spline interpolation, labelling and morphology, under the scripts' names.
+fn ndimage_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    use xp::ndimage::{self, Mode};
+    xp::with_device(d, || -> xp::Result<()> {
+        let (big, iters) = if gpu { (4096usize, 10) } else { (2048, 5) };
+        let img = |side: usize| -> xp::Result<Array> {
+            Array::from_vec(random(side * side, 61))?.reshape(&[side as isize, side as isize])
+        };
+        let a = img(big)?;
+        let ms = bench(d, 1, iters, || {
+            ndimage::gaussian_filter(&a, &[4.0], &[0], Mode::Reflect, 0.0, 4.0, None).map(|_| ())
+        })?;
+        r.rep(&format!("ndimage.gaussian_filter {big}^2 sigma=4"), ms, String::new());
+        let ms = bench(d, 1, iters, || ndimage::uniform_filter(&a, &[9], Mode::Reflect, 0.0, &[]).map(|_| ()))?;
+        r.rep(&format!("ndimage.uniform_filter {big}^2 size=9"), ms, String::new());
+        let ms = bench(d, 1, iters, || ndimage::sobel(&a, 0, Mode::Reflect, 0.0).map(|_| ()))?;
+        r.rep(&format!("ndimage.sobel {big}^2 axis=0"), ms, String::new());
+        let b = img(2048)?;
+        for size in [3usize, 5] {
+            let ms = bench(d, 1, iters, || {
+                ndimage::median_filter(&b, Some(&[size]), None, Mode::Reflect, 0.0, &[]).map(|_| ())
+            })?;
+            r.rep(&format!("ndimage.median_filter 2048^2 size={size}"), ms, String::new());
+        }
+        let ms = bench(d, 1, iters, || ndimage::zoom(&b, &[2.0], 3, Mode::Constant, 0.0, true, false).map(|_| ()))?;
+        r.rep("ndimage.zoom 2048^2->4096^2 order=3", ms, String::new());
+        // Points spread over the 2048² image.
+        let (np, ptag) = if gpu { (1usize << 24, "2^24") } else { (1 << 22, "2^22") };
+        let coords = Array::from_vec(random(2 * np, 62))?.mul_scalar(2047.0)?.reshape(&[2, np as isize])?;
+        for order in [1i64, 3] {
+            let ms = bench(d, 1, iters, || {
+                ndimage::map_coordinates(&b, &coords, order, Mode::Constant, 0.0, true).map(|_| ())
+            })?;
+            r.rep(&format!("ndimage.map_coordinates order={order} {ptag} points"), ms, String::new());
+        }
+        drop(coords);
+        let mask = a.gt(0.5)?;
+        let ms = bench(d, 1, iters, || ndimage::label(&mask, None).map(|_| ()))?;
+        r.rep(&format!("ndimage.label {big}^2 random"), ms, String::new());
+        let ms = bench(d, 1, iters, || ndimage::binary_erosion(&mask, None, 1, None, false, None, false).map(|_| ()))?;
+        r.rep(&format!("ndimage.binary_erosion {big}^2 3x3"), ms, String::new());
+        let bmask = b.gt(0.1)?;
+        let ms = bench(d, 1, iters, || ndimage::distance_transform_edt(&bmask, None).map(|_| ()))?;
+        r.rep("ndimage.distance_transform_edt 2048^2", ms, String::new());
+        Ok(())
+    })
+}
+
 fn run() -> xp::Result<()> {
     let d = default_device()?;
     let gpu = !d.properties().is_host;
     println!("xp bench on {} ({})", d.label(), d.properties().name);
     let mut r = Report(BTreeMap::new());
-    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|graphs|distributed|rust_kernels|special|scipy_signal`
+    // `XP_BENCH_ONLY=fft|sort|sparse|signal|products|fusion|scipy|graphs|distributed|rust_kernels|special|scipy_signal|ndimage`
     // runs that group of workloads alone (several, comma-separated, run in turn).
     if let Ok(only) = std::env::var("XP_BENCH_ONLY") {
         for group in only.split(',') {
@@ -971,6 +1021,7 @@ fn run() -> xp::Result<()> {
                 "rust_kernels" => rust_kernel_workloads(&d, gpu, &mut r)?,
                 "special" => special_workloads(&d, gpu, &mut r)?,
                 "scipy_signal" => scipy_signal_workloads(&d, gpu, &mut r)?,
+                "ndimage" => ndimage_workloads(&d, gpu, &mut r)?,
                 other => return Err(Error::value("bench", format!("no workload group {other}"))),
             }
         }

@@ -20,8 +20,8 @@ for line in sys.stdin:
         shutil.copy(m["executable"], dst)
         print(dst)
 ' "$out"
-cargo build --release --no-default-features --features "$features" --example tour --example bench --example mandelbrot --example sparse --example blur --example distributed
-mkdir -p "$out/examples" && cp target/release/examples/tour target/release/examples/bench target/release/examples/mandelbrot target/release/examples/sparse target/release/examples/blur target/release/examples/distributed "$out/examples/"
+cargo build --release --no-default-features --features "$features" --example tour --example bench --example mandelbrot --example sparse --example blur --example ndimage --example distributed
+mkdir -p "$out/examples" && cp target/release/examples/tour target/release/examples/bench target/release/examples/mandelbrot target/release/examples/sparse target/release/examples/blur target/release/examples/ndimage target/release/examples/distributed "$out/examples/"
 # The public conformance cases and the anchor scripts, to run beside the binaries.
 shared="$(cd .. && pwd)/shared"
 if [ -d "$shared/conformance" ]; then

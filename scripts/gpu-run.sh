@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run what scripts/gpu-build.sh built, on a machine with an NVIDIA GPU. Nothing may skip.
 #   scripts/gpu-run.sh            tests, tour, conformance on cuda:0
-#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_{fft,linalg,sort,sparse,fusion,scipy,signal}.py (same run)
+#   scripts/gpu-run.sh bench      the benchmark beside cupy_side_by_side.py and scripts/bench/cupy_{fft,linalg,sort,sparse,fusion,scipy,signal,ndimage}.py (same run)
 #   scripts/gpu-run.sh distributed  several GPUs: the collective tests (every GPU required), the
 #                                 example in one process and in two, and the bench beside torch
 #   scripts/gpu-run.sh sanitize   compute-sanitizer memcheck over the GPU tests, pool off
@@ -50,6 +50,10 @@ bench)
   python3 scripts/bench/cupy_signal.py "$out/cupy_signal.json" 2>&1 | grep -v "^$"
   echo "=== xp"
   XP_DEVICE=cuda:0 gpu-bin/examples/bench "$out/xp_bench.json" || fail=1
+  echo "=== cupy (ndimage)"
+  python3 scripts/bench/cupy_ndimage.py "$out/cupy_ndimage.json" 2>&1 | grep -v "^$"
+  echo "=== xp (ndimage)"
+  XP_DEVICE=cuda:0 XP_BENCH_ONLY=ndimage gpu-bin/examples/bench "$out/xp_ndimage.json" || fail=1
   ;;
 distributed)
   export NCCL_NVLS_ENABLE=0

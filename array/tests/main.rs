@@ -23,6 +23,7 @@ mod memory_order;
 mod mixed_devices;
 mod more_routines;
 mod ndimage_filters;
+mod ndimage_generic;
 mod ndimage_interp;
 mod ndimage_morph;
 mod npy_numpy;

@@ -116,7 +116,7 @@ fn next_id() -> u64 {
 }
 
 /// FNV-1a of `s`: enough to keep the names of generated helpers apart.
-fn fnv64(s: &str) -> u64 {
+pub(crate) fn fnv64(s: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h ^= b as u64;

@@ -3,7 +3,9 @@
 //! family ([`gaussian_filter`], [`gaussian_filter1d`], [`gaussian_gradient_magnitude`],
 //! [`gaussian_laplace`]), [`uniform_filter`], the rank filters ([`minimum_filter`],
 //! [`maximum_filter`], [`median_filter`], [`rank_filter`], [`percentile_filter`] and the 1-d
-//! forms) and the derivative filters ([`prewitt`], [`sobel`], [`laplace`]).
+//! forms), the derivative filters ([`prewitt`], [`sobel`], [`laplace`]) and the filters with a
+//! user function compiled at run time ([`generic_filter`], [`generic_filter1d`]; see
+//! [`generic`] for the function's form).
 //!
 //! # Contract
 //! - **dtypes**: the result has the input's dtype, as SciPy's default `output`. Sums are
@@ -39,14 +41,27 @@
 //! window by Hoare's FIND algorithm (C. A. R. Hoare, "Algorithm 65: Find", CACM 4(7), 1961) in
 //! a per-thread buffer; minimum and maximum are a plain scan, and run as one 1-d pass per
 //! axis when given a `size` (the window is a box, so the minimum separates). Footprints over
-//! 1,024 elements select by counting, which needs no per-element memory.
+//! 1,024 elements select by counting, which needs no per-element memory. An element whose
+//! whole window lies inside the image reads its taps at flat offsets made once on the host;
+//! only elements near the edges walk the axes and apply the boundary rule.
+//!
+//! On the CPU backend the 1-d correlation (every separable linear pass: Gaussian, uniform,
+//! Sobel, Prewitt, Laplace, `correlate1d`) runs as a kernel of its own in which each thread
+//! makes 16 consecutive outputs as 16 float64 running sums over the taps, the form the host
+//! compiler vectorises, for both the contiguous axis and the strided ones (there the 16
+//! outputs are neighbours along the last axis, so every tap reads 16 consecutive inputs);
+//! symmetric weights (the Gaussian, uniform and smoothing kernels) add the mirrored taps
+//! before the product. GPUs keep the one-thread-per-element kernel.
 //!
 //! The Gaussian kernel of order `m` is `q_m(x) g(x)` over `x = -r..=r`, `r = radius` or
 //! `floor(truncate * sigma + 0.5)`, with `g` the sampled Gaussian normalised to sum 1 and
 //! `q_0 = 1`, `q_{m+1}(x) = q_m'(x) - x q_m(x) / sigma^2` (the derivatives of
 //! `exp(-x^2 / 2 sigma^2)`), applied as a convolution.
 
+pub mod generic;
 mod kernels;
+
+pub use generic::{builtin_kernels, generic_filter, generic_filter1d, FilterFunction, FilterFunction1d};
 
 use xp_backend_api::{DType, Error, Result};
 
