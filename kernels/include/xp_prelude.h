@@ -329,7 +329,7 @@ template <class T> struct complex {
   XP_HD friend complex operator/(complex a, complex b) {
     T abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
     if (abr >= abi) {
-      if (abr == 0 && abi == 0) return complex(a.re / (T)0, a.im / (T)0);
+      if (abr == 0 && abi == 0) return complex(a.re / abr, a.im / abr);  // x / +0, as C99's
       T rat = b.im / b.re, scl = (T)1 / (b.re + b.im * rat);
       return complex((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
     }

@@ -364,9 +364,18 @@ pub fn multigammaln(a: &Array, d: i64) -> Result<Array> {
         return Err(Error::value(OP, format!("condition a > 0.5 * (d-1) = {half} not met")));
     }
     let c = 0.25 * (d * (d - 1)) as f64 * std::f64::consts::PI.ln();
-    let mut sum = gammaln(&a)?;
+    // Each float32 term rounded from float64, as SciPy's float32 loop gives it (xp's own
+    // float32 loop is a few ulp away, and the sum is compared in float64).
+    let term = |x: &Array| -> Result<Array> {
+        if x.dtype() == DType::F32 {
+            gammaln(&x.astype(DType::F64)?)?.astype(DType::F32)
+        } else {
+            gammaln(x)
+        }
+    };
+    let mut sum = term(&a)?;
     for j in 2..=d {
-        sum = sum.add(&gammaln(&a.add_scalar(-0.5 * (j - 1) as f64)?)?)?;
+        sum = sum.add(&term(&a.add_scalar(-0.5 * (j - 1) as f64)?)?)?;
     }
     let out = sum.astype(DType::F64)?.add_scalar(c)?;
     Ok(out)

@@ -178,7 +178,9 @@ pub fn iir_filters_match_the_cpu(d: &Arc<dyn DynDevice>) {
                     unreachable!()
                 };
                 let zi = noise(lines * order, 5);
-                let (b, a) = (|| b.astype(dt).unwrap(), || a.astype(dt).unwrap());
+                // The designs are made on the CPU: each call moves them to the device it runs on.
+                let here = |c: &Array| c.astype(dt).unwrap().to_device(&current_device().unwrap()).unwrap();
+                let (b, a) = (|| here(&b), || here(&a));
                 let z = || Array::from_slice(&zi, &[lines, order]).unwrap().astype(dt).unwrap();
                 let what = format!("lfilter {lines}x{n} order {order} {dt}");
                 agree(&what, on_both(d, || signal::lfilter(&b(), &a(), &x(), -1, Some(&z())).unwrap().0), tol);
@@ -209,7 +211,8 @@ pub fn iir_filters_match_the_cpu(d: &Arc<dyn DynDevice>) {
             else {
                 unreachable!()
             };
-            let s = || sos.astype(dt).unwrap();
+            let here = |c: &Array| c.astype(dt).unwrap().to_device(&current_device().unwrap()).unwrap();
+            let s = || here(&sos);
             agree("sosfilt", on_both(d, || signal::sosfilt(&s(), &x(), -1, None).unwrap().0), tol);
             let pad = Some(signal::PadType::Odd);
             agree("sosfiltfilt", on_both(d, || signal::sosfiltfilt(&s(), &x(), -1, pad, None).unwrap()), tol);
@@ -220,7 +223,7 @@ pub fn iir_filters_match_the_cpu(d: &Arc<dyn DynDevice>) {
             agree(
                 "filtfilt",
                 on_both(d, || {
-                    signal::filtfilt(&b4.astype(dt).unwrap(), &a4.astype(dt).unwrap(), &x(), -1, pad, None, m).unwrap()
+                    signal::filtfilt(&here(&b4), &here(&a4), &x(), -1, pad, None, m).unwrap()
                 }),
                 tol,
             );
