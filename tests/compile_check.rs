@@ -12,8 +12,8 @@ use xp::backend::{CompileOptions, Error, KernelSource};
 /// The element-wise ops are sampled as the op table grows: on GPUs each loop in one of the
 /// five forms, every form met by every op (`gpu_kernels_sampled`), and one row kernel (CPU
 /// code) in five; the other kernel families (indexing, reductions, scans, sorting, signal,
-/// random, sparse, fused reductions, the k-d tree's search, the seeds' raw kernels) are checked
-/// in full.
+/// random, sparse, fused reductions, the k-d tree's search, the level-scheduled ILU(0) and
+/// triangular solves of `sparse.linalg`, the seeds' raw kernels) are checked in full.
 ///
 /// The ops that call helpers of a preamble (SciPy's special functions: long bodies that take
 /// both compilers seconds and gigabytes per unit of 64) are sampled: each such op is checked in
@@ -38,6 +38,7 @@ fn units(batch: usize, part: Part) -> Vec<Vec<(String, String)>> {
         .chain(xp::kernels::reduce::fused::sample_kernels())
         .chain(xp::random::builtin_kernels())
         .chain(xp::spatial::builtin_kernels())
+        .chain(xp::sparse::linalg::level_scheduled_kernels().expect("the level-scheduled sparse kernels render"))
         .map(|r| (r.name, r.code))
         .collect();
     let with_preamble: Vec<&str> =

@@ -57,7 +57,9 @@ use std::sync::Arc;
 
 pub mod construct;
 pub mod csgraph;
+mod expm_multiply;
 mod factor;
+mod host_lu;
 pub mod linalg;
 mod lobpcg;
 mod methods;
