@@ -691,7 +691,7 @@ fn counted_gmres(a: &CsrMatrix, b: &Array, o: &SolverOptions<'_>, m: Option<&sla
         let m = m.clone();
         sla::FunctionOperator::new((n, n), DType::F64, Box::new(move |x: &Array| m.solve(x, linalg::Trans::N)), None)
     });
-    let o = SolverOptions { m: pre.as_ref().map(|p| p as &dyn sla::LinearOperator), ..o.clone() };
+    let o = SolverOptions { m: pre.as_ref().map(|p| p as &dyn sla::LinearOperator), ..*o };
     let (x, info) = sla::gmres(&op, b, None, &o).unwrap();
     assert_eq!(info, 0);
     (x, count.load(std::sync::atomic::Ordering::Relaxed))
@@ -826,5 +826,37 @@ fn expm_multiply_refuses_bad_shapes() {
         let o = sla::ExpmMultiplyOptions { num: Some(3), ..Default::default() };
         let e = err_text(sla::expm_multiply(&spd(), &Array::from_vec(vec![1.0; 4]).unwrap(), &o));
         assert!(e.contains("start and stop"), "{e}");
+    });
+}
+
+#[test]
+fn sparse_arrays_multiply_elementwise_and_reduce_to_1d() {
+    with_device(&cpu(), || {
+        // SciPy: csr_array(A) * csr_array(B) is A ⊙ B, @ the matrix product, sum(axis=0) 1-d.
+        let a = sparse::CsrArray::from(csr(2, 3, &[1., 0., 2., 0., 3., 4.]));
+        let b = sparse::CsrArray::from(csr(2, 3, &[5., 6., 0., 0., 7., 8.]));
+        close(&f64s(&(&a * &b).toarray().unwrap()), &[5., 0., 0., 0., 21., 32.], 0.0);
+        let x = Array::from_vec(vec![1.0, 1., 1.]).unwrap();
+        close(&f64s(&a.matmul(&x).unwrap()), &[3., 7.], 0.0);
+        let s0 = a.sum(Some(0)).unwrap();
+        assert_eq!(s0.shape(), &[3]);
+        close(&f64s(&s0), &[1., 3., 6.], 0.0);
+        assert_eq!(a.sum(Some(1)).unwrap().shape(), &[2]);
+        // The matrix form keeps numpy.matrix's 2-d sums.
+        assert_eq!(a.clone().into_matrix().sum(Some(0)).unwrap().shape(), &[1, 3]);
+        let c = sparse::CscArray::from(a.tocsc().unwrap());
+        let d = sparse::CscArray::from(b.tocsc().unwrap());
+        close(&f64s(&(&c * &d).toarray().unwrap()), &[5., 0., 0., 0., 21., 32.], 0.0);
+        let coo = sparse::coo_array(
+            &Array::from_vec(vec![1.0, 2.]).unwrap(),
+            &Array::from_vec(vec![0i32, 1]).unwrap(),
+            &Array::from_vec(vec![1i32, 1]).unwrap(),
+            Some((2, 2)),
+        )
+        .unwrap();
+        close(&f64s(&coo.sum(Some(0)).unwrap()), &[0., 3.], 0.0);
+        // Mismatched shapes are an error from `multiply`.
+        let e = err_text(a.multiply(&sparse::CsrArray::from(csr(3, 2, &[1.; 6]))));
+        assert!(e.contains("multiply"), "{e}");
     });
 }

@@ -284,7 +284,7 @@ enum Inner {
     /// [`splu`]: faer's sparse LU, kept on the host.
     Host(HostAny),
     /// [`spilu`]: the incomplete factors on the device.
-    Ilu(IluFactors),
+    Ilu(Box<IluFactors>),
 }
 
 /// Runs `$body` with `$h` bound to the `HostLu<T>` of each dtype and `$t` to `T`.
@@ -418,7 +418,7 @@ pub fn spilu(a: &CsrMatrix) -> Result<SuperLu> {
     }
     let ilu =
         IluFactors { lu: Scheduled { m: lu, ..pattern }, transposed: Arc::new([OnceLock::new(), OnceLock::new()]) };
-    Ok(SuperLu { inner: Inner::Ilu(ilu), n, dtype: t, dev })
+    Ok(SuperLu { inner: Inner::Ilu(Box::new(ilu)), n, dtype: t, dev })
 }
 
 impl IluFactors {

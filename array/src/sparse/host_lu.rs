@@ -129,7 +129,7 @@ enum Kind<T> {
     /// The simplicial factorisation, which is also the one `L`, `U` come from.
     Simplicial,
     /// faer's choice after COLAMD (supernodal or simplicial), kept opaque.
-    General { symbolic: SymbolicLu<usize>, numeric: NumericLu<usize, T> },
+    General { symbolic: Box<SymbolicLu<usize>>, numeric: Box<NumericLu<usize, T>> },
 }
 
 /// The sparse LU of an `n × n` matrix, on the host.
@@ -250,7 +250,8 @@ impl<T: LuScalar> HostLu<T> {
                             Default::default(),
                         )
                         .map_err(map_lu_error)?;
-                    let lu = HostLu { n, a, kind: Kind::General { symbolic, numeric }, simplicial: OnceLock::new() };
+                    let kind = Kind::General { symbolic: Box::new(symbolic), numeric: Box::new(numeric) };
+                    let lu = HostLu { n, a, kind, simplicial: OnceLock::new() };
                     // An exactly zero pivot makes the solve of any right-hand side non-finite.
                     let mut ones = vec![T::one(); n];
                     lu.solve_in_place(&mut ones, 1, Trans::N)?;
