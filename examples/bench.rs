@@ -209,6 +209,7 @@ fn sparse_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
         let bytes = a.nnz() * 8 + m * 12;
         let ms = bench(d, 2, 20, || a.dot(&x).map(|_| ()))?;
         r.rep(&format!("spmv csr f32 random {tm} rows, {tn} nnz"), ms, format!("{:.1} GB/s", bytes as f64 / ms / 1e6));
+        sparse_solver_workloads(d, gpu, r)?;
         if !gpu {
             return Ok(());
         }
@@ -241,8 +242,63 @@ fn sparse_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
         .tocsr()?;
         let ms = bench(d, 1, 5, || small.dot_sparse(&small).map(|_| ()))?;
         r.rep("spgemm csr f32 2^14 rows, 2^20 nnz, A @ A", ms, String::new());
+        // Row slicing A[::2] of the 2^24-nonzero matrix.
+        let ms = bench(d, 2, 10, || a.slice_rows(None, None, Some(2)).map(|_| ()))?;
+        r.rep("csr row slice A[::2] f32 2^24 nnz", ms, String::new());
+        // kron of two random 1000 x 1000 matrices of density 0.01 (10^4 nonzeros each).
+        let k1 = sparse::random(1000, 1000, 0.01, DType::F64, 1)?;
+        let k2 = sparse::random(1000, 1000, 0.01, DType::F64, 2)?;
+        let ms = bench(d, 1, 5, || sparse::kron(&k1, &k2).map(|_| ()))?;
+        r.rep("kron csr f64 1000^2 x 1000^2 density 0.01", ms, String::new());
+        // connected_components of a random graph of 2^22 nodes and 2^23 edges (weak).
+        let nodes = 1usize << 22;
+        let er = g.integers(0, nodes as i64, &[nodes * 2], DType::I32, false)?;
+        let ec = g.integers(0, nodes as i64, &[nodes * 2], DType::I32, false)?;
+        let ev = xp::ones(&[nodes * 2], DType::F32)?;
+        let graph = sparse::coo_matrix(&ev, &er, &ec, Some((nodes, nodes)))?.tocsr()?;
+        let ms = bench(d, 1, 5, || {
+            sparse::csgraph::connected_components(&graph, true, sparse::csgraph::Connection::Weak).map(|_| ())
+        })?;
+        r.rep("connected_components 2^22 nodes, 2^23 edges, weak", ms, String::new());
         Ok(())
     })
+}
+
+/// The 5-point Laplacian of a `side × side` grid, float64 CSR.
+fn poisson_2d(side: usize) -> xp::Result<xp::sparse::CsrMatrix> {
+    use xp::sparse;
+    let main = xp::full(&[side], 2.0, DType::F64)?;
+    let off = xp::full(&[side - 1], -1.0, DType::F64)?;
+    let t = sparse::diags(&[&main, &off, &off], &[0, 1, -1], Some((side, side)), None)?;
+    let i = sparse::identity(side, DType::F64)?;
+    sparse::kron(&t, &i)?.add(&sparse::kron(&i, &t)?)
+}
+
+/// The sparse solvers on the 2-d Poisson matrix of a 1024² grid (GPUs) or a 512² one (the
+/// CPU): `cg` and `gmres` (restart 30) to 1e-8, `spsolve`, and on GPUs `eigsh(k=6)`
+/// (`scripts/bench/cupy_sparse.py`, `scripts/bench/numpy_sparse.py`).
+fn sparse_solver_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Result<()> {
+    use xp::sparse::linalg as sla;
+    let side = if gpu { 1024usize } else { 512 };
+    let a = poisson_2d(side)?;
+    let n = side * side;
+    let b = xp::ones(&[n], DType::F64)?;
+    let o = sla::SolverOptions { rtol: Some(1e-8), ..Default::default() };
+    let resid = |x: &Array| -> xp::Result<String> {
+        let res = xp::linalg::norm(&a.dot(x)?.sub(&b)?, None, None, false)?.item::<f64>()?;
+        Ok(format!("residual {:.1e}", res / (n as f64).sqrt()))
+    };
+    let ms = bench(d, 1, 3, || sla::cg(&a, &b, &o).map(|_| ()))?;
+    r.rep(&format!("cg f64 poisson {side}^2 rtol 1e-8"), ms, resid(&sla::cg(&a, &b, &o)?.0)?);
+    let ms = bench(d, 1, 3, || sla::gmres(&a, &b, Some(30), &o).map(|_| ()))?;
+    r.rep(&format!("gmres(30) f64 poisson {side}^2 rtol 1e-8"), ms, resid(&sla::gmres(&a, &b, Some(30), &o)?.0)?);
+    let ms = bench(d, 1, 3, || sla::spsolve(&a, &b).map(|_| ()))?;
+    r.rep(&format!("spsolve f64 poisson {side}^2"), ms, resid(&sla::spsolve(&a, &b)?)?);
+    if gpu {
+        let ms = bench(d, 1, 3, || sla::eigsh(&a, 6, &Default::default()).map(|_| ()))?;
+        r.rep("eigsh k=6 f64 poisson 1024^2", ms, String::new());
+    }
+    Ok(())
 }
 
 /// The matrix products of the anchor scripts (`cupy_side_by_side.py` and
@@ -318,6 +374,16 @@ fn solver_workloads(d: &Arc<dyn DynDevice>, gpu: bool, r: &mut Report) -> xp::Re
             .add(&xp::eye(32, None, 0, DType::F32)?.mul_scalar(32.0)?)?;
         let ms = bench(d, 2, 10, || linalg::inv(&batch).map(|_| ()))?;
         r.rep("inv f32 batched 1000x(32x32)", ms, String::new());
+        // solve_triangular of the upper triangle of a 4096 system, 4096 right-hand sides.
+        let (t, _) = system(4096, DType::F32)?;
+        let t = xp::array::triu(&t, 0)?;
+        let rhs = Array::from_slice(&random(4096 * 4096, 26), &[4096, 4096])?;
+        let ms = bench(d, 2, 10, || linalg::solve_triangular(&t, &rhs, linalg::Trans::N, false, false).map(|_| ()))?;
+        r.rep("solve_triangular f32 4096, 4096 rhs", ms, String::new());
+        let e =
+            Array::from_slice(&random(1024 * 1024, 27), &[1024, 1024])?.astype(DType::F64)?.mul_scalar(1.0 / 1024.0)?;
+        let ms = bench(d, 1, 5, || linalg::expm(&e).map(|_| ()))?;
+        r.rep("expm f64 1024", ms, String::new());
     } else {
         let (a, b) = system(1024, DType::F64)?;
         let ms = bench(d, 1, 7, || linalg::solve(&a, &b).map(|_| ()))?;

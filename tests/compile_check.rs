@@ -13,7 +13,8 @@ use xp::backend::{CompileOptions, Error, KernelSource};
 /// five forms, every form met by every op (`gpu_kernels_sampled`), and one row kernel (CPU
 /// code) in five; the other kernel families (indexing, reductions, scans, sorting, signal, the
 /// blocked IIR filter, random, sparse, fused reductions, the k-d tree's search, the generic
-/// filters of `ndimage` with a sample user function, the seeds' raw kernels) are checked in full.
+/// filters of `ndimage` with a sample user function, the level-scheduled ILU(0) and triangular
+/// solves of `sparse.linalg`, the seeds' raw kernels) are checked in full.
 ///
 /// The ops that call helpers of a preamble (SciPy's special functions: long bodies that take
 /// both compilers seconds and gigabytes per unit of 64) are sampled: each such op is checked in
@@ -40,6 +41,7 @@ fn units(batch: usize, part: Part) -> Vec<Vec<(String, String)>> {
         .chain(xp::random::builtin_kernels())
         .chain(xp::spatial::builtin_kernels())
         .chain(xp::ndimage::builtin_kernels().expect("the generic filters' kernels render"))
+        .chain(xp::sparse::linalg::level_scheduled_kernels().expect("the level-scheduled sparse kernels render"))
         .map(|r| (r.name, r.code))
         .collect();
     let with_preamble: Vec<&str> =

@@ -304,7 +304,7 @@ fn splu_matches_scipys_natural_ordering_and_solves() {
     // SciPy 1.17: splu(A, permc_spec="NATURAL") of [[1, 2, 0], [3, 4, 5], [0, 6, 7]].
     with_device(&cpu(), || {
         let a = csr(3, 3, &[1., 2., 0., 3., 4., 5., 0., 6., 7.]);
-        let lu = sla::splu(&a).unwrap();
+        let lu = sla::splu_with(&a, "NATURAL".parse().unwrap()).unwrap();
         assert_eq!((lu.shape(), lu.dtype()), ((3, 3), DType::F64));
         close(&f64s(&lu.L().unwrap().toarray().unwrap()), &[1., 0., 0., 0., 1., 0., 1. / 3., 1. / 9., 1.], 1e-14);
         close(&f64s(&lu.U().unwrap().toarray().unwrap()), &[3., 4., 5., 0., 6., 7., 0., 0., -22. / 9.], 1e-14);
@@ -458,5 +458,405 @@ fn spilu_is_ilu0_keeping_the_pattern_of_a() {
         let e = sla::spilu(&csr(2, 2, &[0., 1., 1., 0.])).unwrap_err().to_string();
         assert!(e.contains("spilu") && e.contains("singular"), "{e}");
         assert!(sla::splu(&csr(2, 2, &[0., 1., 1., 0.])).is_ok());
+    });
+}
+
+/// The 5-point Laplacian of an `nx × ny` grid (`4` on the diagonal, `-1` for each neighbour).
+fn poisson2d(nx: usize, ny: usize) -> CsrMatrix {
+    let ix = sparse::identity(nx, DType::F64).unwrap();
+    let iy = sparse::identity(ny, DType::F64).unwrap();
+    sparse::kron(&poisson(nx), &iy).unwrap().add(&sparse::kron(&ix, &poisson(ny)).unwrap()).unwrap()
+}
+
+/// `Pr A Pc` from SciPy's `perm_r`/`perm_c` (row `i` of `A` to row `perm_r[i]`, column `j`
+/// to column `perm_c[j]`), dense, row-major.
+fn permuted(a: &[f64], n: usize, pr: &[i64], pc: &[i64]) -> Vec<f64> {
+    let mut out = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            out[pr[i] as usize * n + pc[j] as usize] = a[i * n + j];
+        }
+    }
+    out
+}
+
+#[test]
+fn splu_is_sparse_for_a_2d_poisson_system() {
+    with_device(&cpu(), || {
+        let a = poisson2d(40, 50);
+        let n = 2000;
+        assert_eq!(a.shape(), (n, n));
+        let b = Array::from_vec((0..n).map(|i| ((i * 7 % 13) as f64) - 6.0).collect()).unwrap();
+        let lu = sla::splu(&a).unwrap();
+        let x = lu.solve(&b, linalg::Trans::N).unwrap();
+        assert!(residual(&a, &x, &b) < 1e-10, "residual {}", residual(&a, &x, &b));
+        // Far fewer stored entries than the n² of a dense factorisation.
+        let nnz = lu.nnz().unwrap();
+        assert!(nnz < n * n / 20 && nnz > a.nnz(), "nnz(L) + nnz(U) = {nnz}");
+        // spsolve and factorized take the same route.
+        let x2 = sla::spsolve(&a, &b).unwrap();
+        assert!(residual(&a, &x2, &b) < 1e-10);
+        let solve = sla::factorized(&a).unwrap();
+        assert!(residual(&a, &solve(&b).unwrap(), &b) < 1e-10);
+        // Several right-hand sides at once, and the transposed system.
+        let bm = stack(&[&b, &b.mul_scalar(2.0).unwrap()], 1).unwrap();
+        let xm = lu.solve(&bm, linalg::Trans::T).unwrap();
+        assert_eq!(xm.shape(), &[n, 2]);
+        let at = a.transpose().tocsr().unwrap();
+        let col = |k: isize| xm.slice(&[SliceArg::ALL, SliceArg::Index(k)]).unwrap();
+        assert!(residual(&at, &col(0), &b) < 1e-10);
+        assert!(residual(&at, &col(1), &b.mul_scalar(2.0).unwrap()) < 1e-10);
+    });
+}
+
+#[test]
+fn splu_factors_satisfy_pr_a_pc_equals_l_u() {
+    with_device(&cpu(), || {
+        // A non-symmetric matrix that needs pivoting, under both orderings.
+        let n = 30;
+        let mut dense = vec![0.0; n * n];
+        for i in 0..n {
+            dense[i * n + i] = 0.5 + (i % 3) as f64 * 0.25;
+            dense[i * n + (i * 7 + 3) % n] += 2.0 + i as f64 * 0.1;
+            dense[((i * 11 + 5) % n) * n + i] -= 1.5;
+        }
+        let a = csr(n, n, &dense);
+        for ordering in [sla::ColumnOrdering::Natural, sla::ColumnOrdering::Colamd] {
+            let lu = sla::splu_with(&a, ordering).unwrap();
+            let l = f64s(&lu.L().unwrap().toarray().unwrap());
+            let u = f64s(&lu.U().unwrap().toarray().unwrap());
+            for i in 0..n {
+                assert_eq!(l[i * n + i], 1.0, "unit diagonal");
+                for j in i + 1..n {
+                    assert_eq!(l[i * n + j], 0.0, "L is lower triangular");
+                    assert_eq!(u[j * n + i], 0.0, "U is upper triangular");
+                }
+            }
+            let prod = f64s(
+                &linalg::matmul(&Array::from_slice(&l, &[n, n]).unwrap(), &Array::from_slice(&u, &[n, n]).unwrap())
+                    .unwrap(),
+            );
+            let pa = permuted(&dense, n, &i64s(&lu.perm_r().unwrap()), &i64s(&lu.perm_c().unwrap()));
+            close(&prod, &pa, 1e-12);
+            let b = Array::from_vec((0..n).map(|i| i as f64).collect()).unwrap();
+            assert!(residual(&a, &lu.solve(&b, linalg::Trans::N).unwrap(), &b) < 1e-12);
+        }
+        // A column without entries cannot be pivoted; spsolve answers NaNs for it.
+        let mut gap = dense.clone();
+        for i in 0..n {
+            gap[i * n + 4] = 0.0;
+        }
+        let e = err_text(sla::splu(&csr(n, n, &gap)));
+        assert!(e.contains("splu") && e.contains("exactly singular"), "{e}");
+        let x = sla::spsolve(&csr(n, n, &gap), &Array::from_vec(vec![1.0; n]).unwrap()).unwrap();
+        assert!(f64s(&x).iter().all(|v| v.is_nan()));
+        assert!(err_text("MMD_ATA".parse::<sla::ColumnOrdering>()).contains("permc_spec"));
+    });
+}
+
+#[test]
+fn splu_solves_complex_and_conjugate_transposed_systems() {
+    with_device(&cpu(), || {
+        let a = poisson2d(6, 7);
+        let n = 42;
+        let shift = sparse::identity(n, DType::C128).unwrap().mul_scalar(J).unwrap();
+        let ac = a.astype(DType::C128).unwrap().add(&shift).unwrap();
+        let b = Array::from_vec((0..n).map(|i| (i as f64).cos()).collect()).unwrap().astype(DType::C128).unwrap();
+        let lu = sla::splu(&ac).unwrap();
+        assert_eq!(lu.dtype(), DType::C128);
+        let dense = ac.toarray().unwrap();
+        for (trans, m) in [
+            (linalg::Trans::N, dense.clone()),
+            (linalg::Trans::T, dense.permute(&[1, 0]).unwrap()),
+            (linalg::Trans::C, dense.permute(&[1, 0]).unwrap().conj().unwrap()),
+        ] {
+            let x = lu.solve(&b, trans).unwrap();
+            let want = linalg::solve(&m, &b).unwrap();
+            let d = x.sub(&want).unwrap().abs().unwrap().max(None, false).unwrap();
+            assert!(f64s(&d)[0] < 1e-12, "{trans:?}");
+        }
+        // A complex right-hand side for real factors.
+        let lr = sla::splu(&a).unwrap();
+        let bc = b.mul_scalar(num_complex::Complex::new(1.0, -2.0)).unwrap();
+        let x = lr.solve(&bc, linalg::Trans::N).unwrap();
+        assert_eq!(x.dtype(), DType::C128);
+        let want = linalg::solve(&a.toarray().unwrap().astype(DType::C128).unwrap(), &bc).unwrap();
+        assert!(f64s(&x.sub(&want).unwrap().abs().unwrap().max(None, false).unwrap())[0] < 1e-12);
+        // float32 factors solve in float32.
+        let l32 = sla::splu(&a.astype(DType::F32).unwrap()).unwrap();
+        let x = l32.solve(&Array::from_vec(vec![1f32; n]).unwrap(), linalg::Trans::N).unwrap();
+        assert_eq!(x.dtype(), DType::F32);
+        assert!(residual(&a, &x.astype(DType::F64).unwrap(), &Array::from_vec(vec![1f64; n]).unwrap()) < 1e-5);
+    });
+}
+
+/// ILU(0) of a canonical CSR matrix row by row on the host (the textbook IKJ order).
+fn ilu0_reference(n: usize, ptr: &[i64], ind: &[i64], val: &mut [f64]) {
+    for r in 0..n {
+        let (s, e) = (ptr[r] as usize, ptr[r + 1] as usize);
+        for p in s..e {
+            let k = ind[p] as usize;
+            if k >= r {
+                break;
+            }
+            let (ks, ke) = (ptr[k] as usize, ptr[k + 1] as usize);
+            let dk = (ks..ke).find(|&q| ind[q] as usize == k).unwrap();
+            val[p] /= val[dk];
+            let lik = val[p];
+            let mut q = dk + 1;
+            for pp in p + 1..e {
+                let j = ind[pp];
+                while q < ke && ind[q] < j {
+                    q += 1;
+                }
+                if q < ke && ind[q] == j {
+                    val[pp] -= lik * val[q];
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn spilu_level_scheduled_equals_the_sequential_factorisation() {
+    with_device(&cpu(), || {
+        // A non-symmetric pattern with many levels and rows of several lengths.
+        let n = 300;
+        let mut dense = vec![0.0; n * n];
+        for i in 0..n {
+            dense[i * n + i] = 8.0 + (i % 5) as f64;
+            for (k, off) in [1usize, 7, 30].iter().enumerate() {
+                if i >= *off {
+                    dense[i * n + i - off] = -1.0 - 0.1 * k as f64 - (i % 3) as f64 * 0.05;
+                }
+                if i + off * 2 < n {
+                    dense[i * n + i + off * 2] = 0.7 + (i % 4) as f64 * 0.1;
+                }
+            }
+        }
+        let a = csr(n, n, &dense);
+        let ptr = i64s(a.indptr());
+        let ind = i64s(a.indices());
+        let mut val = f64s(a.data());
+        ilu0_reference(n, &ptr, &ind, &mut val);
+        let lu = sla::spilu(&a).unwrap();
+        let l = f64s(&lu.L().unwrap().toarray().unwrap());
+        let u = f64s(&lu.U().unwrap().toarray().unwrap());
+        for r in 0..n {
+            for p in ptr[r] as usize..ptr[r + 1] as usize {
+                let c = ind[p] as usize;
+                let got = if c < r { l[r * n + c] } else { u[r * n + c] };
+                assert_eq!(got.to_bits(), val[p].to_bits(), "({r}, {c})");
+            }
+        }
+        // The level-scheduled triangular solves: L U x = b, (L U)ᵀ x = b.
+        let b = Array::from_vec((0..n).map(|i| (i as f64 * 0.37).sin()).collect()).unwrap();
+        let ld = Array::from_slice(&l, &[n, n]).unwrap();
+        let ud = Array::from_slice(&u, &[n, n]).unwrap();
+        let m = linalg::matmul(&ld, &ud).unwrap();
+        let x = lu.solve(&b, linalg::Trans::N).unwrap();
+        close(&f64s(&x), &f64s(&linalg::solve(&m, &b).unwrap()), 1e-12);
+        let x = lu.solve(&b, linalg::Trans::T).unwrap();
+        close(&f64s(&x), &f64s(&linalg::solve(&m.permute(&[1, 0]).unwrap(), &b).unwrap()), 1e-12);
+        // Two right-hand sides at once.
+        let bm = stack(&[&b, &b.mul_scalar(-3.0).unwrap()], 1).unwrap();
+        let xm = lu.solve(&bm, linalg::Trans::N).unwrap();
+        let want = linalg::solve(&m, &bm).unwrap();
+        close(&f64s(&xm), &f64s(&want), 1e-12);
+        // As GMRES's preconditioner it cuts the iterations.
+        let o = SolverOptions { rtol: Some(1e-10), ..Default::default() };
+        let (_, plain) = counted_gmres(&a, &b, &o, None);
+        let (x, with) = counted_gmres(&a, &b, &o, Some(&lu));
+        assert!(residual(&a, &x, &b) < 1e-9);
+        assert!(with < plain, "{with} iterations with ILU(0), {plain} without");
+    });
+}
+
+/// GMRES's answer and its number of products with `a`, with `m⁻¹` as the preconditioner.
+fn counted_gmres(a: &CsrMatrix, b: &Array, o: &SolverOptions<'_>, m: Option<&sla::SuperLu>) -> (Array, usize) {
+    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let c2 = count.clone();
+    let n = a.shape().0;
+    let ac = a.clone();
+    let op = sla::FunctionOperator::new(
+        (n, n),
+        DType::F64,
+        Box::new(move |x: &Array| {
+            c2.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            ac.dot(x)
+        }),
+        None,
+    );
+    let pre = m.map(|m| {
+        let m = m.clone();
+        sla::FunctionOperator::new((n, n), DType::F64, Box::new(move |x: &Array| m.solve(x, linalg::Trans::N)), None)
+    });
+    let o = SolverOptions { m: pre.as_ref().map(|p| p as &dyn sla::LinearOperator), ..*o };
+    let (x, info) = sla::gmres(&op, b, None, &o).unwrap();
+    assert_eq!(info, 0);
+    (x, count.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+#[test]
+fn expm_multiply_matches_scipy() {
+    with_device(&cpu(), || {
+        let dense = [-1., 2., 0., 0.5, 0., -3., 1., 0., 1.5, 0., -0.5, 2., 0., -1., 0., -2.];
+        let a = csr(4, 4, &dense);
+        let ad = Array::from_slice(&dense, &[4, 4]).unwrap();
+        let b = Array::from_vec(vec![1., -1., 0.5, 2.]).unwrap();
+        // SciPy 1.17: expm_multiply(csr_matrix(A), b).
+        let want = [0.8530966913985051, 0.6522012511201469, 2.4619363697875, 0.13908539860643795];
+        close(&f64s(&sla::expm_multiply(&a, &b, &Default::default()).unwrap()), &want, 1e-13);
+        close(&f64s(&sla::expm_multiply(&ad, &b, &Default::default()).unwrap()), &want, 1e-13);
+        // An operator known only by its products (Hager's norm estimate, no shift).
+        let (a1, a2) = (ad.clone(), ad.clone());
+        let f = sla::FunctionOperator::new(
+            (4, 4),
+            DType::F64,
+            Box::new(move |x: &Array| a1.matmul(x)),
+            Some(Box::new(move |x: &Array| a2.permute(&[1, 0])?.matmul(x))),
+        );
+        close(&f64s(&sla::expm_multiply(&f, &b, &Default::default()).unwrap()), &want, 1e-13);
+        // expm_multiply(A, B, start=0, stop=2, num=4, endpoint=True): shape (4, 4, 2).
+        let bm = Array::from_slice(&[1., 0., 0., 1., 1., 1., -1., 2.], &[4, 2]).unwrap();
+        let o = sla::ExpmMultiplyOptions {
+            start: Some(0.0),
+            stop: Some(2.0),
+            num: Some(4),
+            endpoint: Some(true),
+            trace_a: None,
+        };
+        let x = sla::expm_multiply(&a, &bm, &o).unwrap();
+        assert_eq!(x.shape(), &[4, 4, 2]);
+        close(
+            &f64s(&x),
+            &[
+                1.0,
+                0.0,
+                0.0,
+                1.0,
+                1.0,
+                1.0,
+                -1.0,
+                2.0,
+                0.5422515521000635,
+                0.9128828801803801,
+                0.21405734097084209,
+                0.6950883624810241,
+                0.6688780470633271,
+                2.232849153339151,
+                -0.3281884382444701,
+                0.26326044108323565,
+                0.43287369284480415,
+                1.1912026446307105,
+                0.21150841182432487,
+                0.7932572117116207,
+                0.6279309147841631,
+                2.4793045307262154,
+                -0.1651811361273202,
+                -0.2099695145865698,
+                0.39455720135535005,
+                1.3332763777235264,
+                0.2120481328548991,
+                0.8305739494980806,
+                0.6423672575513756,
+                2.5179643175037834,
+                -0.12128569356275502,
+                -0.3571923277399714,
+            ],
+            1e-12,
+        );
+        // expm_multiply(3 A, b, start=0.5, stop=1.5, num=3, endpoint=False) on a dense A.
+        let a3 = ad.mul_scalar(3.0).unwrap();
+        let o = sla::ExpmMultiplyOptions {
+            start: Some(0.5),
+            stop: Some(1.5),
+            num: Some(3),
+            endpoint: Some(false),
+            trace_a: None,
+        };
+        let x = sla::expm_multiply(&a3, &b, &o).unwrap();
+        assert_eq!(x.shape(), &[3, 4]);
+        close(
+            &f64s(&x),
+            &[
+                1.0924455006404956,
+                0.7962046243602514,
+                2.5242384144890155,
+                -0.18608998754783565,
+                1.344178740882828,
+                0.8338317467802187,
+                2.5027917829662267,
+                -0.38378718658199934,
+                1.4230967765184592,
+                0.8387538019631384,
+                2.5271569532734324,
+                -0.4134460118394585,
+            ],
+            1e-12,
+        );
+        // A stiffer operator: -10 times tridiag(-1, 2, -1) of order 50 (s > 1 steps).
+        let l10 = laplacian(50).mul_scalar(-10.0).unwrap();
+        let v = Array::from_vec((0..50).map(|i| (i as f64).sin()).collect()).unwrap();
+        let x = f64s(&sla::expm_multiply(&l10, &v, &Default::default()).unwrap());
+        let want = [
+            0.009975911391427957,
+            0.018143410551588576,
+            0.023266768275712436,
+            0.024997902668822045,
+            0.023820079288298962,
+        ];
+        close(&x[..5], &want, 1e-11);
+        let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        assert!((norm - 0.058883810566519826).abs() < 1e-12, "{norm}");
+    });
+}
+
+#[test]
+fn expm_multiply_refuses_bad_shapes() {
+    with_device(&cpu(), || {
+        let b = Array::from_vec(vec![1.0, 2.]).unwrap();
+        let e = err_text(sla::expm_multiply(&csr(2, 3, &[1.; 6]), &b, &Default::default()));
+        assert!(e.contains("expm_multiply") && e.contains("square"), "{e}");
+        let e = err_text(sla::expm_multiply(&spd(), &b, &Default::default()));
+        assert!(e.contains("expm_multiply") && e.contains("incompatible"), "{e}");
+        let o = sla::ExpmMultiplyOptions { start: Some(0.0), stop: Some(1.0), num: Some(1), ..Default::default() };
+        let e = err_text(sla::expm_multiply(&spd(), &Array::from_vec(vec![1.0; 4]).unwrap(), &o));
+        assert!(e.contains("at least two time points"), "{e}");
+        let o = sla::ExpmMultiplyOptions { num: Some(3), ..Default::default() };
+        let e = err_text(sla::expm_multiply(&spd(), &Array::from_vec(vec![1.0; 4]).unwrap(), &o));
+        assert!(e.contains("start and stop"), "{e}");
+    });
+}
+
+#[test]
+fn sparse_arrays_multiply_elementwise_and_reduce_to_1d() {
+    with_device(&cpu(), || {
+        // SciPy: csr_array(A) * csr_array(B) is A ⊙ B, @ the matrix product, sum(axis=0) 1-d.
+        let a = sparse::CsrArray::from(csr(2, 3, &[1., 0., 2., 0., 3., 4.]));
+        let b = sparse::CsrArray::from(csr(2, 3, &[5., 6., 0., 0., 7., 8.]));
+        close(&f64s(&(&a * &b).toarray().unwrap()), &[5., 0., 0., 0., 21., 32.], 0.0);
+        let x = Array::from_vec(vec![1.0, 1., 1.]).unwrap();
+        close(&f64s(&a.matmul(&x).unwrap()), &[3., 7.], 0.0);
+        let s0 = a.sum(Some(0)).unwrap();
+        assert_eq!(s0.shape(), &[3]);
+        close(&f64s(&s0), &[1., 3., 6.], 0.0);
+        assert_eq!(a.sum(Some(1)).unwrap().shape(), &[2]);
+        // The matrix form keeps numpy.matrix's 2-d sums.
+        assert_eq!(a.clone().into_matrix().sum(Some(0)).unwrap().shape(), &[1, 3]);
+        let c = sparse::CscArray::from(a.tocsc().unwrap());
+        let d = sparse::CscArray::from(b.tocsc().unwrap());
+        close(&f64s(&(&c * &d).toarray().unwrap()), &[5., 0., 0., 0., 21., 32.], 0.0);
+        let coo = sparse::coo_array(
+            &Array::from_vec(vec![1.0, 2.]).unwrap(),
+            &Array::from_vec(vec![0i32, 1]).unwrap(),
+            &Array::from_vec(vec![1i32, 1]).unwrap(),
+            Some((2, 2)),
+        )
+        .unwrap();
+        close(&f64s(&coo.sum(Some(0)).unwrap()), &[0., 3.], 0.0);
+        // Mismatched shapes are an error from `multiply`.
+        let e = err_text(a.multiply(&sparse::CsrArray::from(csr(3, 2, &[1.; 6]))));
+        assert!(e.contains("multiply"), "{e}");
     });
 }

@@ -2,7 +2,7 @@
 //! [`matrix_power`], the direct solvers [`spsolve`] and [`spsolve_triangular`], the Krylov
 //! solvers [`cg`], [`cgs`], [`bicgstab`], [`gmres`], [`minres`], [`lsqr`] and [`lsmr`], the
 //! eigensolvers [`eigsh`], [`svds`] and [`lobpcg`], the factorisations [`splu`] and
-//! [`factorized`], and [`LinearOperator`] with [`aslinearoperator`].
+//! [`factorized`], [`expm_multiply`], and [`LinearOperator`] with [`aslinearoperator`].
 //!
 //! **Where the work runs.** Every data-sized step of the iterative solvers and eigensolvers
 //! is an xp op on the operator's device: sparse mat-vecs, dot products (reduced on the device),
@@ -12,12 +12,13 @@
 //! rotations, the convergence tests and the small symmetric eigenproblems (cyclic Jacobi) are
 //! done in float64.
 //!
-//! **Direct solvers.** [`spsolve`] and [`spsolve_triangular`] form the dense matrix on the
-//! device and solve it with xp's dense LU ([`crate::linalg::solve`]) and triangular solve
-//! ([`crate::linalg::solve_triangular`]), so they are for systems whose dense form fits in
-//! memory (`n²` elements); a sparse factorisation is to come. [`splu`] (a [`SuperLu`]
-//! object) and [`factorized`] keep such a factorisation for many right-hand sides. A singular
-//! system gives NaNs in `spsolve`, as SciPy's (which also warns).
+//! **Direct solvers.** [`spsolve`] is a sparse LU with partial pivoting and a COLAMD column
+//! ordering, by faer on the host (the factorisation of [`splu`]: see its docs), with the
+//! right-hand side copied there and the answer copied back; no dense `n × n` matrix is formed.
+//! [`spsolve_triangular`] is a level-scheduled sparse triangular solve on the matrix's device
+//! (the rows of one dependency level in parallel, one launch per level). [`splu`] (a
+//! [`SuperLu`] object) and [`factorized`] keep the factorisation for many right-hand sides. A
+//! singular system gives NaNs in `spsolve`, as SciPy's (which also warns).
 //!
 //! **Algorithms.** CG: Hestenes & Stiefel (1952), preconditioned. CGS: Sonneveld (1989).
 //! BiCGSTAB: van der Vorst (1992). GMRES: Saad & Schultz (1986), restarted, right
@@ -39,7 +40,8 @@ use std::sync::Arc;
 
 use xp_backend_api::{DType, DynDevice, Error, Result};
 
-pub use super::factor::{factorized, spilu, splu, SuperLu};
+pub use super::expm_multiply::{expm_multiply, ExpmMultiplyOptions};
+pub use super::factor::{factorized, level_scheduled_kernels, spilu, splu, splu_with, ColumnOrdering, SuperLu};
 pub use super::lobpcg::{lobpcg, LobpcgOptions};
 use super::{CscMatrix, CsrMatrix};
 use crate::linalg::Trans;
@@ -59,6 +61,17 @@ pub trait LinearOperator {
     /// The device the operator works on (by default the current device).
     fn device(&self) -> Result<Arc<dyn DynDevice>> {
         crate::current_device()
+    }
+    /// The trace of `A`, when the operator knows it (matrices do; by default `None`), for
+    /// [`expm_multiply`]'s shift.
+    fn trace(&self) -> Option<Result<f64>> {
+        None
+    }
+    /// `‖A − μI‖₁` exactly, when the operator can compute it (matrices can; by default
+    /// `None`, and [`expm_multiply`] estimates it).
+    fn shifted_one_norm(&self, mu: f64) -> Option<Result<f64>> {
+        let _ = mu;
+        None
     }
     /// `A X` for a matrix `X` of `columns` rows (by default, column by column).
     fn matmat(&self, x: &Array) -> Result<Array> {
@@ -100,6 +113,30 @@ impl LinearOperator for CsrMatrix {
     fn matmat(&self, x: &Array) -> Result<Array> {
         self.dot(x)
     }
+    fn trace(&self) -> Option<Result<f64>> {
+        Some(self.diagonal(0).and_then(|d| scalar_f64(&d.sum(None, false)?)))
+    }
+    fn shifted_one_norm(&self, mu: f64) -> Option<Result<f64>> {
+        Some(sparse_shifted_one_norm(self, mu))
+    }
+}
+
+/// A real scalar array's value as `f64`.
+fn scalar_f64(a: &Array) -> Result<f64> {
+    a.astype(DType::F64)?.item::<f64>()
+}
+
+/// `‖A − μI‖₁`: the largest column sum of `|A − μI|`.
+fn sparse_shifted_one_norm(a: &CsrMatrix, mu: f64) -> Result<f64> {
+    let (m, n) = a.shape;
+    if m == 0 || n == 0 {
+        return Ok(0.0);
+    }
+    let dev = a.device_arc();
+    let eye = crate::with_device(&dev, || super::eye(m, Some(n), 0, a.dtype()))?;
+    let mut s = a.sub(&eye.mul_scalar(mu)?)?;
+    s.data = s.data.abs()?;
+    scalar_f64(&s.sum(Some(0))?.max(None, false)?)
 }
 
 impl LinearOperator for CscMatrix {
@@ -120,6 +157,12 @@ impl LinearOperator for CscMatrix {
     }
     fn matmat(&self, x: &Array) -> Result<Array> {
         self.dot(x)
+    }
+    fn trace(&self) -> Option<Result<f64>> {
+        Some(self.tocsr().and_then(|c| scalar_f64(&c.diagonal(0)?.sum(None, false)?)))
+    }
+    fn shifted_one_norm(&self, mu: f64) -> Option<Result<f64>> {
+        Some(self.tocsr().and_then(|c| sparse_shifted_one_norm(&c, mu)))
     }
 }
 
@@ -142,6 +185,21 @@ impl LinearOperator for Array {
     }
     fn matmat(&self, x: &Array) -> Result<Array> {
         self.matmul(x)
+    }
+    fn trace(&self) -> Option<Result<f64>> {
+        Some(crate::linalg::trace(self, 0).and_then(|t| scalar_f64(&t)))
+    }
+    fn shifted_one_norm(&self, mu: f64) -> Option<Result<f64>> {
+        let (m, n) = LinearOperator::shape(self);
+        if m == 0 || n == 0 {
+            return Some(Ok(0.0));
+        }
+        let go = || -> Result<f64> {
+            let eye = crate::with_device(&self.device_arc(), || crate::eye(m, Some(n), 0, self.dtype()))?;
+            let d = self.sub(&eye.mul_scalar(mu)?)?.abs()?;
+            scalar_f64(&d.sum(Some(&[0]), false)?.max(None, false)?)
+        };
+        Some(go())
     }
 }
 
@@ -1319,17 +1377,17 @@ fn rhs_check(op: &str, a: &CsrMatrix, b: &Array) -> Result<()> {
     Ok(())
 }
 
-/// SciPy's `spsolve(A, b)`: `A⁻¹ b` for a square `A` and a vector or matrix `b`, by a dense
-/// LU on the device (see the module docs). A singular `A` gives NaNs, as SciPy's.
+/// SciPy's `spsolve(A, b)`: `A⁻¹ b` for a square `A` and a vector or matrix `b`, by the
+/// sparse LU of [`splu`] (COLAMD ordering; see the module docs). A singular `A` gives NaNs,
+/// as SciPy's.
 pub fn spsolve(a: &CsrMatrix, b: &Array) -> Result<Array> {
     let op = "spsolve";
     square_check(op, a)?;
     rhs_check(op, a, b)?;
     let t = super::float_dtype(crate::promote_types(a.dtype(), b.dtype()));
-    let dense = a.toarray()?.astype(t)?;
     let b = b.astype(t)?;
-    match crate::linalg::solve(&dense, &b) {
-        Ok(x) => Ok(x),
+    match splu(&a.astype(t)?) {
+        Ok(lu) => lu.solve(&b, Trans::N),
         Err(Error::LinAlg { .. }) => Array::full_on(&b.device_arc(), b.shape(), f64::NAN, t),
         Err(e) => Err(e),
     }
@@ -1337,8 +1395,8 @@ pub fn spsolve(a: &CsrMatrix, b: &Array) -> Result<Array> {
 
 /// SciPy's `spsolve_triangular(A, b, lower, unit_diagonal)`: `A⁻¹ b` for a triangular `A`
 /// (only its `lower` or upper triangle is read; with `unit_diagonal` the stored diagonal is
-/// taken as ones), by a dense triangular solve on the device (see the module docs). A zero
-/// on the diagonal is a `LinAlg` error.
+/// taken as ones), by a level-scheduled sparse triangular solve on the device (see the module
+/// docs). A zero on the diagonal is a `LinAlg` error.
 pub fn spsolve_triangular(a: &CsrMatrix, b: &Array, lower: bool, unit_diagonal: bool) -> Result<Array> {
     let op = "spsolve_triangular";
     let (m, n) = a.shape;
@@ -1350,6 +1408,5 @@ pub fn spsolve_triangular(a: &CsrMatrix, b: &Array, lower: bool, unit_diagonal: 
         return Err(Error::LinAlg { op: op.into(), reason: "A is singular: zero entry on diagonal.".into() });
     }
     let t = super::float_dtype(crate::promote_types(a.dtype(), b.dtype()));
-    let dense = a.toarray()?.astype(t)?;
-    crate::linalg::solve_triangular(&dense, &b.astype(t)?, Trans::N, lower, unit_diagonal)
+    super::factor::triangular_solve(&a.astype(t)?, &b.astype(t)?, lower, unit_diagonal)
 }

@@ -46,7 +46,9 @@
 //! **More.** [`construct`] builds matrices from others (`kron`, `hstack`, `vstack`,
 //! `block_diag`, `tril`, `triu`); `methods` adds indexing (`slice_rows`, `take_rows`,
 //! `take_cols`) and the reductions `max`, `min`, `argmax`, `argmin`, `mean`; [`linalg`] is
-//! `scipy.sparse.linalg` and [`csgraph`] is `scipy.sparse.csgraph`.
+//! `scipy.sparse.linalg` and [`csgraph`] is `scipy.sparse.csgraph`. [`CsrArray`],
+//! [`CscArray`] and [`CooArray`] are SciPy's sparse arrays (NumPy's `*` and axis reductions)
+//! over the same storage.
 //!
 //! **Checks.** The constructors check what SciPy's `check_format` checks: lengths, the first
 //! and last offsets, offsets that never decrease, and indices within the shape (a few
@@ -57,12 +59,16 @@ use std::sync::Arc;
 
 pub mod construct;
 pub mod csgraph;
+mod expm_multiply;
 mod factor;
+mod host_lu;
 pub mod linalg;
 mod lobpcg;
 mod methods;
+mod sparray;
 
 pub use construct::{block_diag, hstack, kron, tril, triu, vstack};
+pub use sparray::{coo_array, csc_array, csr_array, CooArray, CscArray, CsrArray};
 
 use xp_backend_api::{DType, DTypeKind, DynDevice, Error, Result};
 use xp_kernels::plan::{plan_flat, PlanArg, PlannedLaunch};
