@@ -303,13 +303,17 @@ pub fn detrend(data: &Array, axis: isize, kind: Detrend, bp: &[usize]) -> Result
     crate::moveaxis(&out, &[-1], &[ax as isize])
 }
 
-/// The segments of `x` (last axis): `(..., nseg, nperseg)` by one gather.
+/// The segments of `x` (last axis): `(..., nseg, nperseg)` as a strided view (every window of
+/// `nperseg` samples, one in `nstep`): no index array and no copy; the detrending, the window
+/// and the transform read it in place.
 fn segments(x: &Array, nperseg: usize, nstep: usize) -> Result<Array> {
     let n = x.shape()[x.ndim() - 1];
     let nseg = (n - nperseg) / nstep + 1;
-    let idx: Vec<i64> = (0..nseg).flat_map(|s| (0..nperseg).map(move |j| (s * nstep + j) as i64)).collect();
-    let idx = Array::from_slice(&idx, &[nseg, nperseg])?;
-    x.take(&idx, Some(-1))
+    let windows = crate::routines::sliding_window_view(x, &[nperseg], Some(&[-1]))?;
+    let mut args = vec![crate::SliceArg::ALL; x.ndim() - 1];
+    args.push(crate::SliceArg::range(0, ((nseg - 1) * nstep + 1) as isize, nstep as isize));
+    args.push(crate::SliceArg::ALL);
+    windows.slice(&args)
 }
 
 /// Extends the last axis by `w` samples at each end.
