@@ -203,6 +203,19 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
         offs.push(0);
         fo.push(0);
     }
+    // On the CPU device (host memory) the native two-pass form labels the image in place.
+    if super::native(&*dev) && n < i32::MAX as usize && nd <= 32 {
+        let fgc = fg.ascontiguous()?;
+        let (out, count) = {
+            let view = fgc.as_ndarray_view::<bool>()?;
+            let fgs = view.as_slice().ok_or_else(|| Error::value(op, "the mask is not contiguous"))?;
+            let offs = if nk == 0 { &[][..] } else { &offs[..] };
+            super::host::label(fgs, input.shape(), offs)
+        };
+        let out = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(input.shape()), out)
+            .map_err(|e| Error::value(op, format!("shape {:?}: {e}", input.shape())))?;
+        return Ok((Array::from_ndarray_owned(out)?, count));
+    }
     let offs = Array::from_slice_on(&dev, &offs, &[offs.len()])?;
     let fo = Array::from_slice_on(&dev, &fo, &[fo.len()])?;
     let shape = Array::from_slice_on(&dev, &shape, &[nd])?;
