@@ -585,8 +585,10 @@ fn transform(
         owned_f64(input)?
     };
     let rnd = !matches!(input.dtype().kind(), DTypeKind::Float);
-    // On the CPU device the native form reads the coefficients in place (the same arithmetic).
-    if super::native(&*dev) && nd >= 1 && !matches!(coords, Coords::Affine(..)) {
+    // On the CPU device zoom and shift take the native form (the same arithmetic), each axis'
+    // taps and weights computed once per output index. Scattered coordinates stay on the
+    // kernel, whose compiled loop is as fast there.
+    if super::native(&*dev) && nd >= 1 && matches!(coords, Coords::ZoomShift(..)) {
         let cf = cf.ascontiguous()?;
         let view = cf.as_ndarray_view::<f64>()?;
         let contiguous = || Error::value(op, "the coefficients are not contiguous");

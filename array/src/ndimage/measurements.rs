@@ -174,7 +174,8 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
         }
         None => generate_binary_structure(nd, 1)?,
     };
-    let fg = input.ne(Scalar::Int(0))?;
+    // A bool image is its own mask.
+    let fg = if input.dtype() == DType::Bool { input.clone() } else { input.ne(Scalar::Int(0))? };
     let n = input.size();
     if nd == 0 || n == 0 {
         let l = fg.astype(DType::I32)?;
