@@ -89,6 +89,9 @@ fn native_label_equals_the_kernels() {
     assert_eq!(seen, n);
 }
 
+/// An erosion's element, iterations, border value, whether the mask is used, and origin.
+type Case<'a> = (Option<&'a Array>, i64, bool, bool, Option<&'a [isize]>);
+
 fn bools(a: &Array) -> Vec<bool> {
     a.to_vec::<bool>().unwrap()
 }
@@ -104,7 +107,7 @@ fn native_binary_erosion_equals_the_kernels() {
         let full = nd::generate_binary_structure(nd_, nd_).unwrap();
         let wide = Array::full_on(&d, &vec![4; nd_], 1, DType::Bool).unwrap();
         let o1 = vec![1isize; nd_];
-        let cases: Vec<(Option<&Array>, i64, bool, bool, Option<&[isize]>)> = vec![
+        let cases: Vec<Case<'_>> = vec![
             (None, 1, false, false, None),
             (Some(&full), 1, true, false, None),
             (Some(&cross), 2, false, true, None),
