@@ -33,6 +33,9 @@
 //!   `(order + 1)^ndim` coefficients weighted by the centred B-spline of the order. Samples
 //!   needed beyond the edge follow the mode, except that `constant` and `wrap` read them
 //!   mirrored (as SciPy does, matching their prefilter) and `grid-constant` reads `cval`.
+//! - On the CPU device `zoom` and `shift` interpolate in native host code with the kernel's
+//!   operations in the kernel's order (the same bits), each axis' taps and weights computed
+//!   once per output index; `map_coordinates`, `affine_transform` and `rotate` run the kernel.
 //! - `rotate` of an image of more than two dimensions is one pass over the whole output: the
 //!   axes outside the rotation plane are read exactly (order 0 along them) and are neither
 //!   prefiltered nor padded, so the answer is SciPy's plane-by-plane one.

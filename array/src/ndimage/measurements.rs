@@ -31,6 +31,8 @@
 //!   order (components numbered by their first pixel in raster order). Five kernel launches
 //!   and a prefix sum, with no host loop; pixels away from the edges find their neighbours
 //!   through a table of flat offsets.
+//! - `label` on the CPU device: the same numbering from a native two-pass union-find over
+//!   the host buffer, strips of the first axis in parallel (see `ndimage::host`).
 //! - Sums, means, variances, centres of mass and histograms: `bincount` over a per-pixel
 //!   segment number (the position of the pixel's label among the sorted unique `index`,
 //!   from `searchsorted`). Variance is two-pass (the mean first, then the centred squares).

@@ -23,6 +23,8 @@
 //!   element's offsets (the image outside counts as `border_value`); dilation is the erosion of
 //!   the complement by the reflected element (Serra, *Image Analysis and Mathematical
 //!   Morphology*, 1982, ch. II), as SciPy defines it.
+//!   On the CPU device the passes are native host code, one line of the last axis at a time
+//!   (the line's answer and-ed with each offset's shifted source line), with the same pixels.
 //! - Grey erosion/dilation: one thread per output pixel takes the minimum (maximum) over the
 //!   footprint of the input less (plus) the non-flat structure, with the boundary `mode`
 //!   applied per axis; opening, closing, gradient, Laplace and the top-hats compose them.
