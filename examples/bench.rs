@@ -1087,6 +1087,11 @@ fn run() -> xp::Result<()> {
                 "rust_kernels" => rust_kernel_workloads(&d, gpu, &mut r)?,
                 "special" => special_workloads(&d, gpu, &mut r)?,
                 "scipy_signal" => scipy_signal_workloads(&d, gpu, &mut r)?,
+                // `XP_BENCH_NDIMAGE_KERNELS=1` times the device kernels in place of the CPU
+                // device's native forms (the same answers), for comparison.
+                "ndimage" if std::env::var_os("XP_BENCH_NDIMAGE_KERNELS").is_some() => {
+                    xp::ndimage::with_device_kernels(|| ndimage_workloads(&d, gpu, &mut r))?
+                }
                 "ndimage" => ndimage_workloads(&d, gpu, &mut r)?,
                 other => return Err(Error::value("bench", format!("no workload group {other}"))),
             }

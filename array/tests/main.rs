@@ -26,6 +26,7 @@ mod ndimage_filters;
 mod ndimage_generic;
 mod ndimage_interp;
 mod ndimage_morph;
+mod ndimage_native;
 mod npy_numpy;
 mod numpy_extras;
 mod order;

@@ -33,6 +33,9 @@
 //!   `(order + 1)^ndim` coefficients weighted by the centred B-spline of the order. Samples
 //!   needed beyond the edge follow the mode, except that `constant` and `wrap` read them
 //!   mirrored (as SciPy does, matching their prefilter) and `grid-constant` reads `cval`.
+//! - On the CPU device `zoom` and `shift` interpolate in native host code with the kernel's
+//!   operations in the kernel's order (the same bits), each axis' taps and weights computed
+//!   once per output index; `map_coordinates`, `affine_transform` and `rotate` run the kernel.
 //! - `rotate` of an image of more than two dimensions is one pass over the whole output: the
 //!   axes outside the rotation plane are read exactly (order 0 along them) and are neither
 //!   prefiltered nor padded, so the answer is SciPy's plane-by-plane one.
@@ -50,7 +53,7 @@ use std::sync::{Arc, OnceLock};
 
 use xp_backend_api::{DType, DTypeKind, DynDevice, Error, Result};
 
-use super::Mode;
+use super::{host, Mode};
 use crate::promote::Scalar;
 use crate::user::ElementwiseKernel;
 use crate::{pad, PadMode};
@@ -584,6 +587,51 @@ fn transform(
     } else {
         owned_f64(input)?
     };
+    let rnd = !matches!(input.dtype().kind(), DTypeKind::Float);
+    // On the CPU device zoom and shift take the native form (the same arithmetic), each axis'
+    // taps and weights computed once per output index. Scattered coordinates stay on the
+    // kernel, whose compiled loop is as fast there.
+    if super::native(&*dev) && nd >= 1 && matches!(coords, Coords::ZoomShift(..)) {
+        let cf = cf.ascontiguous()?;
+        let view = cf.as_ndarray_view::<f64>()?;
+        let contiguous = || Error::value(op, "the coefficients are not contiguous");
+        let cfs = view.as_slice().ok_or_else(contiguous)?;
+        let ords: Vec<usize> = active.iter().map(|&a| if a { order } else { 0 }).collect();
+        let pd: Vec<f64> = npad.iter().map(|&p| p as f64).collect();
+        let rnd = rnd.then(|| int_range(input.dtype()));
+        let cview = match &coords {
+            Coords::Array(c) => Some(c.as_ndarray_view::<f64>()?),
+            _ => None,
+        };
+        let (sv, zv) = match &coords {
+            Coords::ZoomShift(s, z, _) => {
+                (s.clone().unwrap_or_else(|| vec![0.0; nd]), z.clone().unwrap_or_else(|| vec![1.0; nd]))
+            }
+            _ => (Vec::new(), Vec::new()),
+        };
+        let hc = match (&coords, &cview) {
+            (Coords::ZoomShift(s, z, g), _) => {
+                host::HostCoords::ZoomShift { shift: &sv, zoom: &zv, hs: s.is_some(), hz: z.is_some(), grid: *g }
+            }
+            (_, Some(v)) => host::HostCoords::Array(v.as_slice().ok_or_else(contiguous)?),
+            _ => return Err(contiguous()),
+        };
+        let mc = mode_code(mode);
+        let shaped = |e: ndarray::ShapeError| Error::value(op, format!("output shape {out_shape:?}: {e}"));
+        let dim = ndarray::IxDyn(out_shape);
+        return if input.dtype() == DType::F32 {
+            let y = host::interpolate(cfs, cf.shape(), out_shape, &ords, &pd, &hc, mc, cval, rnd, |v| v as f32);
+            Array::from_ndarray_owned(ndarray::ArrayD::from_shape_vec(dim, y).map_err(shaped)?)
+        } else {
+            let y = host::interpolate(cfs, cf.shape(), out_shape, &ords, &pd, &hc, mc, cval, rnd, |v| v);
+            let y = Array::from_ndarray_owned(ndarray::ArrayD::from_shape_vec(dim, y).map_err(shaped)?)?;
+            if input.dtype() == DType::F64 {
+                Ok(y)
+            } else {
+                y.astype(input.dtype())
+            }
+        };
+    }
     let mut meta: Vec<i64> = cf.shape().iter().map(|&s| s as i64).collect();
     meta.extend(out_shape.iter().map(|&s| s as i64));
     meta.extend(active.iter().map(|&a| if a { order as i64 } else { 0 }));
@@ -615,7 +663,6 @@ fn transform(
         }
     };
     let shp = Array::full_on(&dev, &[1], 0.0, DType::F64)?.broadcast_to(out_shape)?;
-    let rnd = !matches!(input.dtype().kind(), DTypeKind::Float);
     let (lo, hi) = int_range(input.dtype());
     let y = k.call(&[
         Operand::Array(&shp),

@@ -31,6 +31,8 @@
 //!   order (components numbered by their first pixel in raster order). Five kernel launches
 //!   and a prefix sum, with no host loop; pixels away from the edges find their neighbours
 //!   through a table of flat offsets.
+//! - `label` on the CPU device: the same numbering from a native two-pass union-find over
+//!   the host buffer, strips of the first axis in parallel (see `ndimage::host`).
 //! - Sums, means, variances, centres of mass and histograms: `bincount` over a per-pixel
 //!   segment number (the position of the pixel's label among the sorted unique `index`,
 //!   from `searchsorted`). Variance is two-pass (the mean first, then the centred squares).
@@ -174,7 +176,8 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
         }
         None => generate_binary_structure(nd, 1)?,
     };
-    let fg = input.ne(Scalar::Int(0))?;
+    // A bool image is its own mask.
+    let fg = if input.dtype() == DType::Bool { input.clone() } else { input.ne(Scalar::Int(0))? };
     let n = input.size();
     if nd == 0 || n == 0 {
         let l = fg.astype(DType::I32)?;
@@ -202,6 +205,19 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
     if offs.is_empty() {
         offs.push(0);
         fo.push(0);
+    }
+    // On the CPU device (host memory) the native two-pass form labels the image in place.
+    if super::native(&*dev) && n < i32::MAX as usize && nd <= 32 {
+        let fgc = fg.ascontiguous()?;
+        let (out, count) = {
+            let view = fgc.as_ndarray_view::<bool>()?;
+            let fgs = view.as_slice().ok_or_else(|| Error::value(op, "the mask is not contiguous"))?;
+            let offs = if nk == 0 { &[][..] } else { &offs[..] };
+            super::host::label(fgs, input.shape(), offs)
+        };
+        let out = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(input.shape()), out)
+            .map_err(|e| Error::value(op, format!("shape {:?}: {e}", input.shape())))?;
+        return Ok((Array::from_ndarray_owned(out)?, count));
     }
     let offs = Array::from_slice_on(&dev, &offs, &[offs.len()])?;
     let fo = Array::from_slice_on(&dev, &fo, &[fo.len()])?;

@@ -11,9 +11,15 @@
 //! - [`measurements`]: labelling and the per-label statistics.
 //!
 //! Every function is re-exported here, so `xp::ndimage::gaussian_filter` reads as SciPy's.
+//!
+//! On the CPU device `label`, the binary erosion and dilation passes and the spline
+//! interpolation of `map_coordinates`, `shift` and `zoom` run as native host code over the
+//! arrays' memory (split over the host's threads), with the device kernels' answers;
+//! [`with_device_kernels`] runs the device kernels there instead, to compare the two.
 
 pub mod filters;
 pub mod fourier;
+mod host;
 pub mod interpolation;
 pub mod measurements;
 pub mod morphology;
@@ -31,9 +37,44 @@ pub use morphology::{
     grey_erosion, grey_opening, iterate_structure, morphological_gradient, morphological_laplace, white_tophat,
 };
 
+use std::cell::Cell;
 use std::str::FromStr;
 
 use xp_backend_api::Error;
+
+thread_local! {
+    static DEVICE_KERNELS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the device kernels in place of the CPU device's native forms (of `label`,
+/// the binary erosion and dilation and the spline interpolation) on this thread: the answers
+/// are the same, this is for comparing the two. Other devices always run their kernels.
+///
+/// ```
+/// # xp_array::register_backend(std::sync::Arc::new(
+/// #     xp_backend_api::BackendHandle::<xp_backend_cpu::CpuBackend>::default()));
+/// use xp_array::ndimage;
+/// let cpu = xp_array::device("cpu").unwrap();
+/// let img = xp_array::Array::from_slice_on(&cpu, &[true, true, false, true], &[2, 2]).unwrap();
+/// let (a, n) = ndimage::label(&img, None).unwrap();
+/// let (b, m) = ndimage::with_device_kernels(|| ndimage::label(&img, None)).unwrap();
+/// assert_eq!((n, a.to_vec::<i32>().unwrap()), (m, b.to_vec::<i32>().unwrap()));
+/// ```
+pub fn with_device_kernels<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DEVICE_KERNELS.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(DEVICE_KERNELS.with(|c| c.replace(true)));
+    f()
+}
+
+/// Whether `dev` takes the native host forms: the CPU device, unless the kernels were asked for.
+pub(crate) fn native(dev: &dyn xp_backend_api::DynDevice) -> bool {
+    dev.properties().is_host && !DEVICE_KERNELS.with(|c| c.get())
+}
 
 /// SciPy's `mode`: how an image extends past its edges (the input `d c b a | a b c d | d c b a`
 /// for `Reflect`). Filters default to `Reflect`, interpolation to `Constant`.

@@ -23,6 +23,8 @@
 //!   element's offsets (the image outside counts as `border_value`); dilation is the erosion of
 //!   the complement by the reflected element (Serra, *Image Analysis and Mathematical
 //!   Morphology*, 1982, ch. II), as SciPy defines it.
+//!   On the CPU device the passes are native host code, one line of the last axis at a time
+//!   (the line's answer and-ed with each offset's shifted source line), with the same pixels.
 //! - Grey erosion/dilation: one thread per output pixel takes the minimum (maximum) over the
 //!   footprint of the input less (plus) the non-flat structure, with the boundary `mode`
 //!   applied per axis; opening, closing, gradient, Laplace and the top-hats compose them.
@@ -432,6 +434,9 @@ fn binary_op(
     let (offs, _) = el.offsets(&org, None);
     let nk = offs.len() / x.ndim().max(1);
     let dev = x.device_arc();
+    if super::native(&*dev) && x.ndim() > 0 {
+        return binary_op_host(op, &x, &offs, iterations, mask.as_ref(), border_value, dilate);
+    }
     let offs = i64s(&dev, &offs)?;
     let shape = i64s(&dev, &shape_i64(&x))?;
     if x.ndim() == 0 {
@@ -453,6 +458,43 @@ fn binary_op(
         }
         cur = next;
     }
+}
+
+/// [`binary_op`]'s passes on the CPU device: the native pass over the host buffers, the
+/// image kept on the host between passes.
+fn binary_op_host(
+    op: &str,
+    x: &Array,
+    offs: &[i64],
+    iterations: i64,
+    mask: Option<&Array>,
+    border: bool,
+    invert: bool,
+) -> Result<Array> {
+    let shape = x.shape().to_vec();
+    let view = x.as_ndarray_view::<bool>()?;
+    let mview = mask.map(|m| m.as_ndarray_view::<bool>()).transpose()?;
+    let contiguous = || Error::value(op, "the image is not contiguous");
+    let xs = view.as_slice().ok_or_else(contiguous)?;
+    let ms = match &mview {
+        Some(m) => Some(m.as_slice().ok_or_else(contiguous)?),
+        None => None,
+    };
+    let mut cur = super::host::erosion_pass(xs, ms, &shape, offs, border, invert);
+    let mut done = 1i64;
+    while iterations < 1 || done < iterations {
+        let next = super::host::erosion_pass(&cur, ms, &shape, offs, border, invert);
+        done += 1;
+        let same = next == cur;
+        cur = next;
+        if iterations < 1 && same {
+            break;
+        }
+    }
+    drop(view);
+    let out = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), cur)
+        .map_err(|e| Error::value(op, format!("shape {shape:?}: {e}")))?;
+    Array::from_ndarray_owned(out)
 }
 
 /// SciPy's `binary_erosion(input, structure, iterations, mask, border_value, origin,

@@ -1,0 +1,208 @@
+//! The CPU device's native forms of `label`, the binary erosion and dilation and the spline
+//! interpolation against the device kernels (`ndimage::with_device_kernels`) on random images
+//! of odd sizes: the same labels, pixels and bits.
+
+use std::sync::Arc;
+
+use xp_array::ndimage::{self as nd, Mode};
+use xp_array::*;
+use xp_backend_api::BackendHandle;
+use xp_backend_cpu::CpuBackend;
+
+fn cpu() -> Arc<dyn xp_backend_api::DynDevice> {
+    register_backend(Arc::new(BackendHandle::<CpuBackend>::default()));
+    device("cpu").unwrap()
+}
+
+/// A deterministic stream of uniform values in [0, 1).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn random_mask(d: &Arc<dyn xp_backend_api::DynDevice>, shape: &[usize], p: f64, seed: u64) -> Array {
+    let mut g = Lcg(seed);
+    let v: Vec<bool> = (0..shape.iter().product::<usize>()).map(|_| g.next() < p).collect();
+    Array::from_slice_on(d, &v, shape).unwrap()
+}
+
+fn labels_both(img: &Array, st: Option<&Array>) -> ((Vec<i32>, usize), (Vec<i32>, usize)) {
+    let (a, n) = nd::label(img, st).unwrap();
+    let (b, m) = nd::with_device_kernels(|| nd::label(img, st)).unwrap();
+    assert_eq!(a.dtype(), DType::I32);
+    assert_eq!(a.shape(), img.shape());
+    ((a.to_vec::<i32>().unwrap(), n), (b.to_vec::<i32>().unwrap(), m))
+}
+
+#[test]
+fn native_label_equals_the_kernels() {
+    let d = cpu();
+    // Sizes above 2^16 pixels run on several host threads (strips merged at their borders).
+    for (k, shape) in
+        [vec![1usize], vec![37], vec![1, 1], vec![7, 1], vec![1, 9], vec![33, 17], vec![301, 257], vec![513, 131]]
+            .into_iter()
+            .enumerate()
+    {
+        for p in [0.3, 0.55, 0.8] {
+            let img = random_mask(&d, &shape, p, 11 + k as u64);
+            for conn in [1, 2] {
+                let st = nd::generate_binary_structure(shape.len(), conn).unwrap();
+                let (a, b) = labels_both(&img, Some(&st));
+                assert_eq!(a.1, b.1, "count, shape {shape:?} p {p} connectivity {conn}");
+                assert_eq!(first_difference(&a.0, &b.0), None, "labels, shape {shape:?} p {p} connectivity {conn}");
+                assert!(a.1 > 0 || shape.iter().product::<usize>() < 10);
+            }
+        }
+    }
+    // 3-d, both connectivities and the full cube; an integer image (non-zero is set).
+    for (k, shape) in [vec![5usize, 7, 9], vec![41, 43, 45]].into_iter().enumerate() {
+        let img = random_mask(&d, &shape, 0.4, 5 + k as u64);
+        for conn in [1, 2, 3] {
+            let st = nd::generate_binary_structure(3, conn).unwrap();
+            let (a, b) = labels_both(&img, Some(&st));
+            assert_eq!(a.1, b.1, "count, shape {shape:?} connectivity {conn}");
+            assert_eq!(first_difference(&a.0, &b.0), None, "labels, shape {shape:?} connectivity {conn}");
+        }
+        let ints = img.astype(DType::I16).unwrap();
+        let (a, b) = (labels_both(&ints, None).0, labels_both(&img, None).1);
+        assert_eq!((a.1, first_difference(&a.0, &b.0)), (b.1, None));
+    }
+    // An element with only some of its neighbours set, and a strided (transposed) input.
+    let img = random_mask(&d, &[257, 301], 0.6, 3);
+    let st = Array::from_slice_on(&d, &[false, true, false, true, true, false, true, false, false], &[3, 3]).unwrap();
+    let (a, b) = labels_both(&img, Some(&st));
+    assert_eq!((a.1, first_difference(&a.0, &b.0)), (b.1, None));
+    let (a, b) = labels_both(&img.t(), None);
+    assert_eq!((a.1, first_difference(&a.0, &b.0)), (b.1, None));
+    // The first pixel's component is label 1, and every label up to the count appears.
+    let (l, n) = nd::label(&img, None).unwrap();
+    let l = l.to_vec::<i32>().unwrap();
+    let mut seen = 0;
+    for &v in &l {
+        assert!(v as usize <= seen + 1, "labels out of raster order");
+        seen = seen.max(v as usize);
+    }
+    assert_eq!(seen, n);
+}
+
+/// An erosion's element, iterations, border value, whether the mask is used, and origin.
+type Case<'a> = (Option<&'a Array>, i64, bool, bool, Option<&'a [isize]>);
+
+fn bools(a: &Array) -> Vec<bool> {
+    a.to_vec::<bool>().unwrap()
+}
+
+#[test]
+fn native_binary_erosion_equals_the_kernels() {
+    let d = cpu();
+    for (k, shape) in [vec![29usize], vec![31, 23], vec![301, 257], vec![13, 11, 9]].into_iter().enumerate() {
+        let img = random_mask(&d, &shape, 0.75, 21 + k as u64);
+        let mask = random_mask(&d, &shape, 0.5, 40 + k as u64);
+        let nd_ = shape.len();
+        let cross = nd::generate_binary_structure(nd_, 1).unwrap();
+        let full = nd::generate_binary_structure(nd_, nd_).unwrap();
+        let wide = Array::full_on(&d, &vec![4; nd_], 1, DType::Bool).unwrap();
+        let o1 = vec![1isize; nd_];
+        let cases: Vec<Case<'_>> = vec![
+            (None, 1, false, false, None),
+            (Some(&full), 1, true, false, None),
+            (Some(&cross), 2, false, true, None),
+            (Some(&full), 0, true, true, None),
+            (Some(&wide), 3, false, false, Some(&o1[..])),
+            (Some(&wide), 1, true, true, None),
+        ];
+        for (st, it, border, use_mask, origin) in cases {
+            let m = use_mask.then_some(&mask);
+            let a = nd::binary_erosion(&img, st, it, m, border, origin, false).unwrap();
+            let b = nd::with_device_kernels(|| nd::binary_erosion(&img, st, it, m, border, origin, false)).unwrap();
+            assert_eq!(a.dtype(), DType::Bool);
+            assert_eq!(
+                first_difference(&bools(&a), &bools(&b)),
+                None,
+                "erosion {shape:?} iterations {it} border {border} mask {use_mask}"
+            );
+            let a = nd::binary_dilation(&img, st, it, m, border, origin, false).unwrap();
+            let b = nd::with_device_kernels(|| nd::binary_dilation(&img, st, it, m, border, origin, false)).unwrap();
+            assert_eq!(
+                first_difference(&bools(&a), &bools(&b)),
+                None,
+                "dilation {shape:?} iterations {it} border {border} mask {use_mask}"
+            );
+        }
+    }
+}
+
+fn bits(a: &Array) -> Vec<u64> {
+    a.astype(DType::F64).unwrap().to_vec::<f64>().unwrap().iter().map(|v| v.to_bits()).collect()
+}
+
+/// `None` when `a` and `b` are equal, else the first index where they differ and the values.
+fn first_difference<T: PartialEq + Copy>(a: &[T], b: &[T]) -> Option<(usize, T, T)> {
+    if a.len() != b.len() {
+        return Some((usize::MAX, a[0], b[0]));
+    }
+    a.iter().zip(b).position(|(x, y)| x != y).map(|k| (k, a[k], b[k]))
+}
+
+#[test]
+fn native_interpolation_equals_the_kernels() {
+    let d = cpu();
+    let mut g = Lcg(7);
+    let (h, w) = (61usize, 47usize);
+    let v: Vec<f32> = (0..h * w).map(|_| (g.next() * 200.0 - 50.0) as f32).collect();
+    let img = Array::from_slice_on(&d, &v, &[h, w]).unwrap();
+    let img64 = img.astype(DType::F64).unwrap();
+    let img_u8 = img.astype(DType::U8).unwrap();
+    let m = 3001usize;
+    // Points inside and outside (the modes matter there).
+    let c: Vec<f64> = (0..2 * m)
+        .map(|i| g.next() * (if i < m { h } else { w }) as f64 * 1.4 - 0.2 * (if i < m { h } else { w }) as f64)
+        .collect();
+    let crd = Array::from_slice_on(&d, &c, &[2, m]).unwrap();
+    let modes =
+        [Mode::Constant, Mode::Reflect, Mode::Nearest, Mode::Mirror, Mode::Wrap, Mode::GridConstant, Mode::GridWrap];
+    for x in [&img, &img64, &img_u8] {
+        for order in 0..=5 {
+            for mode in modes {
+                let a = nd::map_coordinates(x, &crd, order, mode, 2.5, true).unwrap();
+                let b = nd::with_device_kernels(|| nd::map_coordinates(x, &crd, order, mode, 2.5, true)).unwrap();
+                assert_eq!(a.dtype(), x.dtype());
+                assert_eq!(a.shape(), &[m]);
+                assert_eq!(
+                    first_difference(&bits(&a), &bits(&b)),
+                    None,
+                    "map_coordinates {} order {order} {mode:?}",
+                    x.dtype()
+                );
+            }
+        }
+    }
+    for order in [0, 1, 3, 5] {
+        for mode in [Mode::Constant, Mode::Reflect, Mode::Nearest, Mode::GridConstant] {
+            for grid in [false, true] {
+                let a = nd::zoom(&img, &[1.7, 0.6], order, mode, 1.0, true, grid).unwrap();
+                let b = nd::with_device_kernels(|| nd::zoom(&img, &[1.7, 0.6], order, mode, 1.0, true, grid)).unwrap();
+                assert_eq!(a.shape(), b.shape());
+                assert_eq!(first_difference(&bits(&a), &bits(&b)), None, "zoom order {order} {mode:?} grid {grid}");
+            }
+            let a = nd::shift(&img_u8, &[2.3, -4.6], order, mode, 3.0, true).unwrap();
+            let b = nd::with_device_kernels(|| nd::shift(&img_u8, &[2.3, -4.6], order, mode, 3.0, true)).unwrap();
+            assert_eq!(first_difference(&bits(&a), &bits(&b)), None, "shift order {order} {mode:?}");
+        }
+    }
+    // 3-d and 1-d images.
+    let v3: Vec<f64> = (0..9 * 8 * 7).map(|_| g.next()).collect();
+    let img3 = Array::from_slice_on(&d, &v3, &[9, 8, 7]).unwrap();
+    let a = nd::zoom(&img3, &[1.5], 3, Mode::Mirror, 0.0, true, false).unwrap();
+    let b = nd::with_device_kernels(|| nd::zoom(&img3, &[1.5], 3, Mode::Mirror, 0.0, true, false)).unwrap();
+    assert_eq!(first_difference(&bits(&a), &bits(&b)), None);
+    let line = Array::from_slice_on(&d, &v3[..50], &[50]).unwrap();
+    let c1 = Array::from_slice_on(&d, &c[..m], &[1, m]).unwrap();
+    let a = nd::map_coordinates(&line, &c1, 2, Mode::Reflect, 0.0, true).unwrap();
+    let b = nd::with_device_kernels(|| nd::map_coordinates(&line, &c1, 2, Mode::Reflect, 0.0, true)).unwrap();
+    assert_eq!(first_difference(&bits(&a), &bits(&b)), None);
+}
