@@ -329,7 +329,10 @@ template <class T> struct complex {
   XP_HD friend complex operator/(complex a, complex b) {
     T abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
     if (abr >= abi) {
-      if (abr == 0 && abi == 0) return complex(a.re / abr, a.im / abr);  // x / +0, as C99's
+      if (abr == 0 && abi == 0) {
+        const T z = abr - abr;  // +0 whatever the sign of b's zeros (not a constant: NVRTC warns of those)
+        return complex(a.re / z, a.im / z);
+      }
       T rat = b.im / b.re, scl = (T)1 / (b.re + b.im * rat);
       return complex((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl);
     }
