@@ -222,9 +222,7 @@ pub fn iir_filters_match_the_cpu(d: &Arc<dyn DynDevice>) {
             let m = signal::FiltfiltMethod::Pad;
             agree(
                 "filtfilt",
-                on_both(d, || {
-                    signal::filtfilt(&here(&b4), &here(&a4), &x(), -1, pad, None, m).unwrap()
-                }),
+                on_both(d, || signal::filtfilt(&here(&b4), &here(&a4), &x(), -1, pad, None, m).unwrap()),
                 tol,
             );
         }
