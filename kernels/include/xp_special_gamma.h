@@ -73,15 +73,16 @@ XP_DEVICE double gammaln(double x) {
   return lgamma_plat(x);       // inf at the poles, NaN for NaN
 }
 // gammaln for a float32 answer (the `f->f` loop), in float arithmetic, within 5 float ulp of
-// the float64 answer rounded wherever gammaln is well conditioned. Below 13 the argument is
-// moved into [1.5, 2.5) by Gamma's recurrence with a running product p, the shift u = z - 2
-// exact (log Gamma(x) = log Gamma(2 + u) -+ log p), and log Gamma(2 + u) = u g(u) with g a
-// degree-9 polynomial (kernels/tools/lgamma_poly.py: 5e-10 relative); from 13 on, Stirling's
-// series to 1/x^5. One log either way (taken outside the branch). Zero, negative and
-// non-finite x take the float64 function.
+// the float64 answer rounded wherever gammaln is well conditioned. Below 8 the argument is
+// moved into [1.5, 2.5) by Gamma's recurrence with a running product p (at most six steps,
+// unrolled and predicated so that a warp does not diverge on them), the shift u = z - 2 exact
+// (log Gamma(x) = log Gamma(2 + u) -+ log p), and log Gamma(2 + u) = u g(u) with g a degree-9
+// polynomial (kernels/tools/lgamma_poly.py: 5e-10 relative); from 8 on, Stirling's series to
+// 1/x^7 (the first term left out is below 1e-11). One log either way (taken outside the
+// branch). Zero, negative and non-finite x take the float64 function.
 XP_DEVICE float gammaln_f32(float x) {
   if (!(x > 0.0f) || xp::isinf(x)) return (float)gammaln((double)x);
-  const bool big = x >= 13.0f;
+  const bool big = x >= 8.0f;
   float u = 0.0f, prod = 1.0f;
   const bool up = x < 1.5f;
   if (x < 0.5f) {
@@ -92,9 +93,11 @@ XP_DEVICE float gammaln_f32(float x) {
     prod = x;
   } else if (!big) {
     float z = x;
-    while (z >= 2.5f) {
-      z -= 1.0f;
-      prod *= z;
+#pragma unroll
+    for (int k = 0; k < 6; ++k) {
+      const bool step = z >= 2.5f;
+      z = step ? z - 1.0f : z;
+      prod = step ? prod * z : prod;
     }
     u = z - 2.0f;
   }
@@ -113,7 +116,7 @@ XP_DEVICE float gammaln_f32(float x) {
     return xp::xp_fma(u, g, up ? -l : l);
   }
   const float w = 1.0f / x, w2 = w * w;
-  const float s = w * (1.0f / 12.0f - w2 * (1.0f / 360.0f - w2 * (1.0f / 1260.0f)));
+  const float s = w * (1.0f / 12.0f - w2 * (1.0f / 360.0f - w2 * (1.0f / 1260.0f - w2 * (1.0f / 1680.0f))));
   return xp::xp_fma(x - 0.5f, l, -x) + (0.91893853320467274178f + s);
 }
 XP_DEVICE double loggamma(double x) {

@@ -432,8 +432,9 @@ pub const REJECTION_CONSTANTS: usize = 11;
 ///
 /// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1,
 /// double a, double b, double c0, …, double c10` (the constants of [`rejection_constants`];
-/// `T` double for gamma and beta, or float with `single`: the float64 draw rounded once,
-/// written without a float64 array between; int64 for the counts, where `single` is ignored).
+/// `T` double for gamma and beta, or float with `single`: gamma's loop in float, beta's float64
+/// draw rounded once, written without a float64 array between; int64 for the counts, where
+/// `single` is ignored).
 pub fn rejection_kernel(kind: Rejection, single: bool) -> Rendered {
     let (tag, t, expr) = match kind {
         Rejection::Gamma => ("gamma", "double", "xp::rng::M(xp::rng::gamma_dc(s, a, c0, c1), b)"),
@@ -450,6 +451,12 @@ pub fn rejection_kernel(kind: Rejection, single: bool) -> Rendered {
         ),
     };
     let single = single && t == "double";
+    // Float32 gamma draws run Marsaglia and Tsang's loop in float (`gamma_dc_f`).
+    let expr = if single && kind == Rejection::Gamma {
+        "xp::rng::M((double)xp::rng::gamma_dc_f(s, a, (float)c0, (float)c1), b)"
+    } else {
+        expr
+    };
     let (name, t) = if single { (format!("xp_rng_{tag}_f32"), "float") } else { (format!("xp_rng_{tag}"), t) };
     let consts: String = (0..REJECTION_CONSTANTS).map(|k| format!(", double c{k}")).collect();
     kernel(

@@ -9,9 +9,12 @@ f(0) = 1 exactly. Layer i (1 = top, 255 = just above the base) has width x_i, an
 [f(x_i), f(x_{i-1})] (x_0 = 0); the base's width is q = v / f(r). With a 52-bit uniform
 integer U, a draw in layer i is U w_i, w_i = x_i / 2^52, accepted at once when U < k_i,
 k_i = floor(2^52 x_{i-1} / x_i) (the part of the layer under the curve everywhere); the base
-accepts when U < 2^52 r / q. Run: python3 kernels/tools/ziggurat.py
+accepts when U < 2^52 r / q. The float form (float32 draws by rejection) does the same with a
+23-bit U from one 32-bit word: w_i = x_i / 2^23 rounded to float, k_i = floor(2^23 x_{i-1} / x_i).
+Run: python3 kernels/tools/ziggurat.py
 """
 import mpmath as mp
+import numpy
 
 mp.mp.dps = 50
 N = 256
@@ -52,6 +55,11 @@ def main():
     print("XP_ZIG_TABLE(xp::u64, XP_ZIG_K) = {" + ", ".join(f"{v}ull" for v in k) + "};")
     print("XP_ZIG_TABLE(double, XP_ZIG_W) = {" + ", ".join(repr(float(v)) for v in w) + "};")
     print("XP_ZIG_TABLE(double, XP_ZIG_F) = {" + ", ".join(repr(float(v)) for v in fv) + "};")
+    m23 = mp.mpf(2) ** 23
+    k23 = [int(mp.floor(m23 * r / q))] + [0] + [int(mp.floor(m23 * xs[i - 1] / xs[i])) for i in range(2, N)]
+    w23 = [q / m23] + [xs[i] / m23 for i in range(1, N)]
+    print("XP_ZIG_TABLE(xp::u32, XP_ZIGF_K) = {" + ", ".join(f"{v}u" for v in k23) + "};")
+    print("XP_ZIG_TABLE(float, XP_ZIGF_W) = {" + ", ".join(f"{float(numpy.float32(float(v))):.9g}f" for v in w23) + "};")
 
 
 if __name__ == "__main__":

@@ -58,6 +58,12 @@ XP_DEVICE double student_t_dc(Stream& s, double df, double d, double c) {
   const double z = s.normal();
   return z / sqrt(M(2.0, gamma_dc(s, M(0.5, df), d, c)) / df);
 }
+// Student's t for a float answer: the float ziggurat and `gamma_dc_f`, the quotient in float.
+XP_DEVICE float student_t_dc_f(Stream& s, double df, float d, float c) {
+  const float z = s.normal_f();
+  const float g = gamma_dc_f(s, M(0.5, df), d, c);
+  return z / xp::sqrt(Mf(2.0f, g) / (float)df);
+}
 // Noncentral chi-square: for df > 1 a chi-square of df - 1 plus a squared normal of mean
 // sqrt(nonc); otherwise a chi-square of df + 2 K, K Poisson of mean nonc / 2 (the Poisson
 // mixture of its definition).

@@ -89,6 +89,14 @@ fn code(body: String) -> String {
 /// double a, double b, double c`.
 pub(crate) fn dist_kernel(dist: Dist, dtype: DType) -> Rendered {
     let (tag, expr) = dist.tag_expr();
+    // Float32 Student's t and chi-square draw their gamma variates in float (`gamma_dc_f`).
+    let expr = match (dist, dtype) {
+        (Dist::StandardT, DType::F32) => "xp::rng::student_t_dc_f(s, a, (float)b, (float)c)",
+        (Dist::Chisquare, DType::F32) => {
+            "xp::rng::Mf(2.0f, xp::rng::gamma_dc_f(s, xp::rng::M(0.5, a), (float)b, (float)c))"
+        }
+        _ => expr,
+    };
     let (t, suffix) = ctype(dtype);
     let name = format!("xp_rngd_{tag}_{suffix}");
     let body = format!(

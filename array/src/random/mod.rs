@@ -17,7 +17,9 @@
 //!   `alpha` are slices; `multivariate_normal` takes its mean and covariance as arrays.
 //! - dtypes as CuPy's: the continuous distributions take `dtype` (CuPy's `dtype` argument,
 //!   float64 or float32; anything else is an `UnsupportedDType` error), computed in double and
-//!   rounded once, so a float32 draw is the float64 draw of the same seed rounded; the counts
+//!   rounded once, so a float32 draw is the float64 draw of the same seed rounded, except
+//!   `standard_gamma`/`gamma`, `standard_t` and `chisquare`, whose float32 draws run their own
+//!   float loop (as NumPy's float32 gamma does); the counts
 //!   (`poisson`, `binomial`, `geometric`, `hypergeometric`, `logseries`, `negative_binomial`,
 //!   `zipf`, `multinomial`) are int64; `dirichlet` is float64.
 //! - Bad parameters are `Error::Value` naming the function and the condition with NumPy's
@@ -35,7 +37,11 @@
 //! variates inside those streams (gamma, Student's t, lognormal, …) come from a 256-layer
 //! ziggurat (Marsaglia and Tsang 2000, with Doornik's (2005) layer bits apart from the 52-bit
 //! uniform; tables made by `kernels/tools/ziggurat.py`): two words and one product for 99.3%
-//! of the draws. Float32 draws by rejection are the float64 draws rounded, written directly.
+//! of the draws. Float32 draws by rejection are the float64 draws rounded, written directly,
+//! but for gamma and the two distributions made of one gamma (Student's t, chi-square): their
+//! float32 form runs Marsaglia and Tsang's loop in float on a float ziggurat (one word, a 23-bit
+//! uniform; the wedge, the tail and the logarithmic acceptance test stay in double), which
+//! halves the Philox words per draw; every backend still gives the same bits.
 //! - gamma: Marsaglia and Tsang (2000), with `u^(1/k)` boosting below 1; beta, chi-square
 //!   (`2 gamma(df/2)`), Student's t (a normal over a chi-square's root), F (a ratio of
 //!   chi-squares) and Dirichlet (normalised gammas) from it; Dirichlet rows whose gammas all
