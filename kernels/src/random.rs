@@ -339,17 +339,24 @@ extern \"C\" __global__ void {name}(float* __restrict__ out, xp::i64 n, xp::u64 
 /// element per two words (a 64-bit draw times the range, high half: Lemire's method without
 /// its rejection step, bias below 2^-32 for ranges under 2^32).
 ///
-/// Parameters: `xp::i64* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0,
-/// xp::i32 k1, xp::i64 low, xp::u64 range`.
+/// Parameters: `xp::i64* out, xp::i64 n, xp::u64 base, xp::i32 stream`, the 20 round keys
+/// ([`key_params`]), `xp::i64 low, xp::u64 range`.
 pub fn integers_kernel() -> Rendered {
     let name = "xp_rng_integers".to_string();
+    let (keys, key_array) = (key_params(), key_array());
     kernel(
         name.clone(),
         format!(
-            "extern \"C\" __global__ void {name}(xp::i64* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, xp::i64 low, xp::u64 range) {{
+            "extern \"C\" __global__ void {name}(xp::i64* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, {keys}, xp::i64 low, xp::u64 range) {{
   const xp::i64 blocks = (n + 1) / 2;
+  {key_array}
   XP_FOR_EACH(xp::i64, i, blocks) {{
-    const xp::rng::W4 r = xp::rng::block(base + (xp::u64)i, 0u, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1);
+    xp::rng::W4 c;
+    c.x = (xp::u32)(base + (xp::u64)i);
+    c.y = (xp::u32)((base + (xp::u64)i) >> 32);
+    c.z = 0u;
+    c.w = (xp::u32)stream;
+    const xp::rng::W4 r = xp::rng::philox_ks(c, ks);
     const xp::u64 d[2] = {{((xp::u64)r.x << 32) | r.y, ((xp::u64)r.z << 32) | r.w}};
     for (int j = 0; j < 2; ++j) {{
       const xp::i64 e = i * 2 + j;
@@ -430,8 +437,8 @@ pub const REJECTION_CONSTANTS: usize = 11;
 
 /// The kernel of a distribution drawn by rejection.
 ///
-/// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1,
-/// double a, double b, double c0, …, double c10` (the constants of [`rejection_constants`];
+/// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream`, the 20 round keys
+/// ([`key_params`]), `double a, double b, double c0, …, double c10` (the constants of [`rejection_constants`];
 /// `T` double for gamma and beta, or float with `single`: gamma's loop in float, beta's float64
 /// draw rounded once, written without a float64 array between; int64 for the counts, where
 /// `single` is ignored).
@@ -441,7 +448,7 @@ pub fn rejection_kernel(kind: Rejection, single: bool) -> Rendered {
         Rejection::Beta => (
             "beta",
             "double",
-            "[&]() { const double x = xp::rng::gamma_dc(s, a, c0, c1); xp::rng::Stream t = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1, 0x80000000u); const double y = xp::rng::gamma_dc(t, b, c2, c3); return x / (x + y); }()",
+            "[&]() { const double x = xp::rng::gamma_dc(s, a, c0, c1); xp::rng::Stream t = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, ks, 0x80000000u); const double y = xp::rng::gamma_dc(t, b, c2, c3); return x / (x + y); }()",
         ),
         Rejection::Poisson => ("poisson", "xp::i64", "xp::rng::poisson(s, a)"),
         Rejection::Binomial => (
@@ -459,12 +466,14 @@ pub fn rejection_kernel(kind: Rejection, single: bool) -> Rendered {
     };
     let (name, t) = if single { (format!("xp_rng_{tag}_f32"), "float") } else { (format!("xp_rng_{tag}"), t) };
     let consts: String = (0..REJECTION_CONSTANTS).map(|k| format!(", double c{k}")).collect();
+    let (keys, key_array) = (key_params(), key_array());
     kernel(
         name.clone(),
         format!(
-            "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, double a, double b{consts}) {{
+            "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, {keys}, double a, double b{consts}) {{
+  {key_array}
   XP_FOR_EACH(xp::i64, i, n) {{
-    xp::rng::Stream s = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1, 0u);
+    xp::rng::Stream s = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, ks, 0u);
     out[i] = ({t})({expr});
   }}
 }}
@@ -506,15 +515,24 @@ pub struct Draw {
 
 impl Draw {
     fn head(&self, n: usize) -> Vec<PlanArg> {
-        vec![
-            PlanArg::Output,
-            PlanArg::I64(n as i64),
-            PlanArg::I64(self.base as i64),
-            PlanArg::I32(self.stream as i32),
-            PlanArg::I32(self.key[0] as i32),
-            PlanArg::I32(self.key[1] as i32),
-        ]
+        vec![PlanArg::Output, PlanArg::I64(n as i64), PlanArg::I64(self.base as i64), PlanArg::I32(self.stream as i32)]
+            .into_iter()
+            .chain(key_schedule(self.key).into_iter().map(|k| PlanArg::I32(k as i32)))
+            .collect()
     }
+}
+
+/// The 20 round keys as kernel parameters, `xp::i32 k0, …, xp::i32 k19` (filled by
+/// [`key_schedule`]), for the kernels whose elements draw from their own stream of words
+/// (`xp::rng::Stream`).
+pub fn key_params() -> String {
+    (0..20).map(|r| format!("xp::i32 k{r}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The statement that gathers [`key_params`] into `const xp::u32 ks[20]`.
+pub fn key_array() -> String {
+    let list = (0..20).map(|r| format!("(xp::u32)k{r}")).collect::<Vec<_>>().join(", ");
+    format!("const xp::u32 ks[20] = {{{list}}};")
 }
 
 /// The round keys of Philox4x32-10 for `key`: round `r` uses `key[0] + r * 0x9E3779B9` and

@@ -5,7 +5,7 @@
 
 use xp_backend_api::DType;
 use xp_kernels::plan::{plan_flat, PlanArg, PlannedLaunch, Target};
-use xp_kernels::random::{engine_source, Draw};
+use xp_kernels::random::{self as kr, engine_source, Draw};
 use xp_kernels::render::Rendered;
 
 /// The device code of the distributions (after the engine's header).
@@ -85,8 +85,8 @@ fn code(body: String) -> String {
 
 /// The kernel of `dist` into `dtype` (float32, float64 or int64).
 ///
-/// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1,
-/// double a, double b, double c`.
+/// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream`, the 20 round keys
+/// (`xp_kernels::random::key_params`), `double a, double b, double c`.
 pub(crate) fn dist_kernel(dist: Dist, dtype: DType) -> Rendered {
     let (tag, expr) = dist.tag_expr();
     // Float32 Student's t and chi-square draw their gamma variates in float (`gamma_dc_f`).
@@ -99,11 +99,13 @@ pub(crate) fn dist_kernel(dist: Dist, dtype: DType) -> Rendered {
     };
     let (t, suffix) = ctype(dtype);
     let name = format!("xp_rngd_{tag}_{suffix}");
+    let (keys, key_array) = (kr::key_params(), kr::key_array());
     let body = format!(
-        "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, double a, double b, double c) {{
+        "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, {keys}, double a, double b, double c) {{
   (void)a; (void)b; (void)c;
+  {key_array}
   XP_FOR_EACH(xp::i64, i, n) {{
-    xp::rng::Stream s = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1, 0u);
+    xp::rng::Stream s = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, ks, 0u);
     out[i] = ({t})({expr});
   }}
 }}
@@ -113,14 +115,10 @@ pub(crate) fn dist_kernel(dist: Dist, dtype: DType) -> Rendered {
 }
 
 fn head(n: usize, draw: Draw) -> Vec<PlanArg> {
-    vec![
-        PlanArg::Output,
-        PlanArg::I64(n as i64),
-        PlanArg::I64(draw.base as i64),
-        PlanArg::I32(draw.stream as i32),
-        PlanArg::I32(draw.key[0] as i32),
-        PlanArg::I32(draw.key[1] as i32),
-    ]
+    vec![PlanArg::Output, PlanArg::I64(n as i64), PlanArg::I64(draw.base as i64), PlanArg::I32(draw.stream as i32)]
+        .into_iter()
+        .chain(kr::key_schedule(draw.key).into_iter().map(|k| PlanArg::I32(k as i32)))
+        .collect()
 }
 
 /// Doubles as kernel arguments (bit patterns).
@@ -148,8 +146,8 @@ pub(crate) enum Vector {
 
 /// The kernel of a vector distribution.
 ///
-/// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1,
-/// const double* p, xp::i64 k, xp::i64 trials`.
+/// Parameters: `T* out, xp::i64 n, xp::u64 base, xp::i32 stream`, the 20 round keys,
+/// `const double* p, xp::i64 k, xp::i64 trials`.
 pub(crate) fn vector_kernel(kind: Vector) -> Rendered {
     let (name, t, body) = match kind {
         Vector::Multinomial => (
@@ -181,10 +179,12 @@ pub(crate) fn vector_kernel(kind: Vector) -> Rendered {
     (void)trials;",
         ),
     };
+    let (keys, key_array) = (kr::key_params(), kr::key_array());
     let body = format!(
-        "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, xp::i32 k0, xp::i32 k1, const double* __restrict__ p, xp::i64 k, xp::i64 trials) {{
+        "extern \"C\" __global__ void {name}({t}* __restrict__ out, xp::i64 n, xp::u64 base, xp::i32 stream, {keys}, const double* __restrict__ p, xp::i64 k, xp::i64 trials) {{
+  {key_array}
   XP_FOR_EACH(xp::i64, i, n) {{
-    xp::rng::Stream s = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, (xp::u32)k0, (xp::u32)k1, 0u);
+    xp::rng::Stream s = xp::rng::stream_of(base + (xp::u64)i, (xp::u32)stream, ks, 0u);
     {t}* o = out + i * k;
     {body}
   }}
