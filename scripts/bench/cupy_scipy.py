@@ -24,6 +24,22 @@ xa = rs.random_sample((8192, 64), dtype=cp.float32)
 xb = rs.random_sample((8192, 64), dtype=cp.float32)
 rep("cdist 8192x8192x64 euclidean f32", lambda: cd.cdist(xa, xb, "euclidean"), reps=10)
 rep("pdist 8192x64 euclidean f32", lambda: cd.pdist(xa, "euclidean"), reps=10)
+# Without cuVS/pylibraft CuPy has no cdist; PyTorch's, on the same arrays (DLPack, no copy), is
+# the stand-in: its default (matrix products for large inputs) and its exact pairwise form.
+try:
+    import torch
+
+    ta, tb = torch.from_dlpack(xa), torch.from_dlpack(xb)
+    rep("cdist 8192x8192x64 euclidean f32 (torch.cdist)", lambda: torch.cdist(ta, tb), reps=10)
+    rep(
+        "cdist 8192x8192x64 euclidean f32 (torch.cdist exact)",
+        lambda: torch.cdist(ta, tb, compute_mode="donot_use_mm_for_euclid_dist"),
+        reps=10,
+    )
+    rep("pdist 8192x64 euclidean f32 (torch.pdist)", lambda: torch.nn.functional.pdist(ta), reps=10)
+    del ta, tb
+except ImportError as e:
+    print(f"{'torch stand-in':40} unavailable: {e}", flush=True)
 del xa, xb
 
 x = cp.linspace(0.0, 10.0, 1000)
