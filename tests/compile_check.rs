@@ -182,22 +182,23 @@ fn record_count(line: &str) {
     }
 }
 
-/// The `ndimage` kernels alone (the tiled filters among them), each unit one dtype's kernels,
-/// for a quick check of that family with both compilers.
+/// The `ndimage` kernels alone (the tiled filters among them), one unit each, for a quick
+/// check of that family with both compilers.
 #[test]
 fn the_ndimage_kernels_compile_for_sm_90_and_gfx90a() {
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     let kernels = xp::ndimage::builtin_kernels().expect("the ndimage kernels render");
-    let code: String = kernels.iter().map(|r| r.code.as_str()).collect::<Vec<_>>().join("\n");
-    let unit = KernelSource::new(&kernels[0].name, code);
-    for (compiler, result) in [("NVRTC sm_90", nvrtc(&unit)), ("hiprtc gfx90a", hiprtc(&unit))] {
-        match result {
-            Ok(img) => assert!(!img.is_empty()),
-            Err(Error::BackendUnavailable { reason, .. }) => {
-                assert!(!in_ci, "{compiler} must be installed in CI: {reason}");
-                eprintln!("SKIPPED: the {compiler} check of the ndimage kernels: {reason}");
+    for r in &kernels {
+        let unit = KernelSource::new(&r.name, r.code.clone());
+        for (compiler, result) in [("NVRTC sm_90", nvrtc(&unit)), ("hiprtc gfx90a", hiprtc(&unit))] {
+            match result {
+                Ok(img) => assert!(!img.is_empty()),
+                Err(Error::BackendUnavailable { reason, .. }) => {
+                    assert!(!in_ci, "{compiler} must be installed in CI: {reason}");
+                    eprintln!("SKIPPED: the {compiler} check of the ndimage kernels: {reason}");
+                }
+                Err(e) => panic!("{compiler}, {}: {e}", r.name),
             }
-            Err(e) => panic!("{compiler}: {e}"),
         }
     }
 }
