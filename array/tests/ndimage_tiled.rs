@@ -207,12 +207,15 @@ fn tiled_separable_filters_equal_the_cpu_forms() {
     assert!(err < 1e-6, "float32 gaussian: {err:e}");
 }
 
+/// An image's shape, the window's sizes and origin, and whether the footprint is a cross.
+type RankCase = (Vec<usize>, Vec<usize>, Vec<isize>, bool);
+
 #[test]
 fn tiled_rank_filters_equal_a_host_reference() {
     let d = cpu();
     // (shape, window sizes, origin, footprint kind): 2-d tiles cut by the edges, a window wider
     // than the image, a 1-d image, a 3-d image with a window in its last two axes.
-    let cases: Vec<(Vec<usize>, Vec<usize>, Vec<isize>, bool)> = vec![
+    let cases: Vec<RankCase> = vec![
         (vec![37, 45], vec![3, 3], vec![0, 0], false),
         (vec![19, 70], vec![5, 5], vec![1, -2], false),
         (vec![9, 11], vec![3, 7], vec![0, 1], true),

@@ -452,9 +452,7 @@ pub(super) fn sample_rank_sources() -> Vec<(String, String)> {
     out
 }
 
-/// The register rank kernel's plan for `taps` (each `nd` offsets) over an image of `shape`:
-/// `None` unless the window lies in the last two axes, has 3 to [`RANK_MAX_TAPS`] elements and
-/// a small extent.
+/// The register rank kernel's plan: the tile's origin and size, and each tap's offset in it.
 pub(super) struct RankPlan {
     ylo: i64,
     xlo: i64,
@@ -463,6 +461,9 @@ pub(super) struct RankPlan {
     toff: Vec<i32>,
 }
 
+/// The register rank kernel's plan for `taps` (each `nd` offsets) over an image of `shape`:
+/// `None` unless the window lies in the last two axes, has 3 to [`RANK_MAX_TAPS`] elements and
+/// a small extent.
 pub(super) fn rank_plan(shape: &[usize], taps: &[Vec<i64>]) -> Option<RankPlan> {
     let nd = shape.len();
     let n = taps.len();
