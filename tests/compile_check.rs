@@ -181,3 +181,24 @@ fn record_count(line: &str) {
         let _ = writeln!(f, "{line}");
     }
 }
+
+/// The `ndimage` kernels alone (the tiled filters among them), one unit each, for a quick
+/// check of that family with both compilers.
+#[test]
+fn the_ndimage_kernels_compile_for_sm_90_and_gfx90a() {
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    let kernels = xp::ndimage::builtin_kernels().expect("the ndimage kernels render");
+    for r in &kernels {
+        let unit = KernelSource::new(&r.name, r.code.clone());
+        for (compiler, result) in [("NVRTC sm_90", nvrtc(&unit)), ("hiprtc gfx90a", hiprtc(&unit))] {
+            match result {
+                Ok(img) => assert!(!img.is_empty()),
+                Err(Error::BackendUnavailable { reason, .. }) => {
+                    assert!(!in_ci, "{compiler} must be installed in CI: {reason}");
+                    eprintln!("SKIPPED: the {compiler} check of the ndimage kernels: {reason}");
+                }
+                Err(e) => panic!("{compiler}, {}: {e}", r.name),
+            }
+        }
+    }
+}

@@ -27,6 +27,7 @@ mod ndimage_generic;
 mod ndimage_interp;
 mod ndimage_morph;
 mod ndimage_native;
+mod ndimage_tiled;
 mod npy_numpy;
 mod numpy_extras;
 mod order;

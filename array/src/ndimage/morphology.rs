@@ -23,6 +23,11 @@
 //!   element's offsets (the image outside counts as `border_value`); dilation is the erosion of
 //!   the complement by the reflected element (Serra, *Image Analysis and Mathematical
 //!   Morphology*, 1982, ch. II), as SciPy defines it.
+//!   When the element lies in the image's last two axes (extent at most 33 along each), the
+//!   device pass is tiled: a block copies its pixels and the halo into shared memory once (the
+//!   border and the complement for a dilation applied while copying) and each thread ands its
+//!   taps from the tile, 32-bit arithmetic, stopping at the first unset tap; the default
+//!   element is made on the host (no device round trip).
 //!   On the CPU device the passes are native host code, one line of the last axis at a time
 //!   (the line's answer and-ed with each offset's shifted source line), with the same pixels.
 //! - Grey erosion/dilation: one thread per output pixel takes the minimum (maximum) over the
@@ -76,6 +81,151 @@ extern "C" __global__ void xp_nd_binary_erosion(const unsigned char* in, const u
     out[i] = (unsigned char)res;
 }
 "#;
+
+/// The erosion pass of a structuring element lying in the last two axes: a block of 32 × 8
+/// threads copies its 32 × 8 pixels and the element's halo into shared memory once (the
+/// outside as `border`, complemented for a dilation), then each thread ands its taps from the
+/// tile, stopping at the first unset one. 32-bit arithmetic within the tile; the block's
+/// position is decomposed once.
+const BINARY_EROSION_2D: &str = r#"
+extern "C" __global__ void xp_nd_binary_erosion2d(const unsigned char* __restrict__ in,
+    const unsigned char* __restrict__ mask, unsigned char* __restrict__ out, const int* __restrict__ toff, int nk,
+    long long H, long long W, unsigned int tiles_y, unsigned int tiles_x, int ylo, int xlo, int th, int tw,
+    int border, int invert, int hasmask) {
+  extern __shared__ int xp_nd_bin_smem[];
+  int* so = xp_nd_bin_smem;
+  unsigned char* tile = (unsigned char*)(so + nk);
+  const unsigned int b = blockIdx.x;
+  const unsigned int rest = b / tiles_x;
+  const unsigned int bx = b - rest * tiles_x;
+  const unsigned int p = rest / tiles_y;
+  const unsigned int by = rest - p * tiles_y;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  for (int k = ty * 32 + tx; k < nk; k += 256) so[k] = toff[k];
+  const long long y0 = (long long)by * 8, x0 = (long long)bx * 32;
+  const long long plane = (long long)p * H * W;
+  const unsigned char* ib = in + plane;
+  const unsigned char bv = (unsigned char)((border != 0) ^ (invert != 0));
+  for (int ry = ty; ry < th; ry += 8) {
+    const long long gy = y0 + ylo + ry;
+    const int rin = gy >= 0 && gy < H;
+    const unsigned char* ir = ib + gy * W;
+    for (int rx = tx; rx < tw; rx += 32) {
+      const long long gx = x0 + xlo + rx;
+      tile[ry * tw + rx] = (rin && gx >= 0 && gx < W) ? (unsigned char)((ir[gx] != 0) ^ (invert != 0)) : bv;
+    }
+  }
+  __syncthreads();
+  const long long gy = y0 + ty, gx = x0 + tx;
+  if (gy >= H || gx >= W) return;
+  const unsigned char* c = tile + ty * tw + tx;
+  int res = 1;
+  for (int k = 0; k < nk; ++k) {
+    if (!c[so[k]]) { res = 0; break; }
+  }
+  if (invert) res = !res;
+  const long long i = plane + gy * W + gx;
+  if (hasmask && !mask[i]) res = in[i] != 0;
+  out[i] = (unsigned char)res;
+}
+"#;
+
+/// The largest extent along either axis of an element the tiled erosion takes.
+const EROSION_2D_MAX_EXTENT: i64 = 32;
+
+/// The tiled erosion's plan: the tile's origin and size and each tap's offset in the tile.
+struct Erosion2d {
+    ylo: i64,
+    xlo: i64,
+    th: usize,
+    tw: usize,
+    toff: Array,
+    nk: usize,
+}
+
+/// The tiled erosion's plan for `offs` (`nk` taps of `nd` offsets) on `dev`, when every tap lies
+/// in the image's last two axes and the element is small.
+fn erosion_2d_plan(dev: &Arc<dyn DynDevice>, shape: &[usize], offs: &[i64], nk: usize) -> Result<Option<Erosion2d>> {
+    let nd = shape.len();
+    let total: usize = shape.iter().product();
+    if nd == 0 || nk == 0 || total == 0 || total >= (1usize << 40) || offs.len() != nk * nd {
+        return Ok(None);
+    }
+    let (mut ylo, mut yhi, mut xlo, mut xhi) = (0i64, 0i64, 0i64, 0i64);
+    for t in offs.chunks(nd) {
+        if t[..nd.saturating_sub(2)].iter().any(|&o| o != 0) {
+            return Ok(None);
+        }
+        let dy = if nd >= 2 { t[nd - 2] } else { 0 };
+        ylo = ylo.min(dy);
+        yhi = yhi.max(dy);
+        xlo = xlo.min(t[nd - 1]);
+        xhi = xhi.max(t[nd - 1]);
+    }
+    if yhi - ylo > EROSION_2D_MAX_EXTENT || xhi - xlo > EROSION_2D_MAX_EXTENT {
+        return Ok(None);
+    }
+    let w = shape[nd - 1];
+    let h = if nd >= 2 { shape[nd - 2] } else { 1 };
+    let blocks = (total / (h * w)) * h.div_ceil(8) * w.div_ceil(32);
+    if blocks >= (1 << 31) {
+        return Ok(None);
+    }
+    let th = 8 + (yhi - ylo) as usize;
+    let tw = 32 + (xhi - xlo) as usize;
+    let toff: Vec<i32> = offs
+        .chunks(nd)
+        .map(|t| {
+            let dy = if nd >= 2 { t[nd - 2] } else { 0 };
+            ((dy - ylo) as usize * tw + (t[nd - 1] - xlo) as usize) as i32
+        })
+        .collect();
+    Ok(Some(Erosion2d { ylo, xlo, th, tw, toff: Array::from_slice_on(dev, &toff, &[nk])?, nk }))
+}
+
+/// One pass of [`BINARY_EROSION_2D`] (see [`erosion_pass`]).
+fn erosion_pass_2d(x: &Array, plan: &Erosion2d, border: bool, invert: bool, mask: Option<&Array>) -> Result<Array> {
+    let dev = x.device_arc();
+    let out = Array::empty_on(&dev, x.shape(), DType::Bool)?;
+    let shape = x.shape();
+    let nd = shape.len();
+    let w = shape[nd - 1];
+    let h = if nd >= 2 { shape[nd - 2] } else { 1 };
+    let (tiles_y, tiles_x) = (h.div_ceil(8), w.div_ceil(32));
+    let blocks = (x.size() / (h * w)) * tiles_y * tiles_x;
+    let k = kernel(BINARY_EROSION_2D, "xp_nd_binary_erosion2d", "unsigned char");
+    let smem = plan.nk * 4 + plan.th * plan.tw;
+    k.launch_with(
+        blocks as u32,
+        (32u32, 8u32, 1u32),
+        smem as u32,
+        None,
+        &[
+            LaunchArg::Array(x),
+            LaunchArg::Array(mask.unwrap_or(x)),
+            LaunchArg::Array(&out),
+            LaunchArg::Array(&plan.toff),
+            LaunchArg::I32(plan.nk as i32),
+            LaunchArg::I64(h as i64),
+            LaunchArg::I64(w as i64),
+            LaunchArg::U32(tiles_y as u32),
+            LaunchArg::U32(tiles_x as u32),
+            LaunchArg::I32(plan.ylo as i32),
+            LaunchArg::I32(plan.xlo as i32),
+            LaunchArg::I32(plan.th as i32),
+            LaunchArg::I32(plan.tw as i32),
+            LaunchArg::I32(border as i32),
+            LaunchArg::I32(invert as i32),
+            LaunchArg::I32(mask.is_some() as i32),
+        ],
+    )?;
+    Ok(out)
+}
+
+/// The tiled binary erosion's source, for the compile check.
+pub(crate) fn erosion_2d_source() -> (String, String) {
+    ("xp_nd_binary_erosion2d".into(), format!("typedef unsigned char T;\n{BINARY_EROSION_2D}"))
+}
 
 const GREY: &str = r#"
 extern "C" __global__ void NAME(const T* in, T* out, const long long* offs, const double* sv,
@@ -302,9 +452,14 @@ pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<Arr
         return Array::from_slice_on(&dev, &[true], &[]);
     }
     check_rank_n("generate_binary_structure", rank)?;
+    Array::from_slice_on(&dev, &binary_structure_values(rank, connectivity), &vec![3; rank])
+}
+
+/// The elements of [`generate_binary_structure`] in C order, on the host.
+fn binary_structure_values(rank: usize, connectivity: usize) -> Vec<bool> {
     let conn = connectivity.max(1);
     let n = 3usize.pow(rank as u32);
-    let v: Vec<bool> = (0..n)
+    (0..n)
         .map(|mut f| {
             let mut dist = 0;
             for _ in 0..rank {
@@ -313,8 +468,7 @@ pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<Arr
             }
             dist <= conn
         })
-        .collect();
-    Array::from_slice_on(&dev, &v, &vec![3; rank])
+        .collect()
 }
 
 fn check_rank_n(op: &str, rank: usize) -> Result<()> {
@@ -351,8 +505,10 @@ fn default_structure(op: &str, ndim: usize, structure: Option<&Array>) -> Result
     match structure {
         Some(s) => Element::read(op, "structure", s, ndim),
         None => {
-            let s = generate_binary_structure(ndim, 1)?;
-            Element::read(op, "structure", &s, ndim)
+            // Made on the host: no round trip through the device for the default element.
+            check_rank_n(op, ndim)?;
+            let values = binary_structure_values(ndim, 1).into_iter().map(|b| if b { 1.0 } else { 0.0 }).collect();
+            Ok(Element { shape: vec![3; ndim], values })
         }
     }
 }
@@ -437,12 +593,24 @@ fn binary_op(
     if super::native(&*dev) && x.ndim() > 0 {
         return binary_op_host(op, &x, &offs, iterations, mask.as_ref(), border_value, dilate);
     }
-    let offs = i64s(&dev, &offs)?;
-    let shape = i64s(&dev, &shape_i64(&x))?;
     if x.ndim() == 0 {
         return x.copy();
     }
-    let mut cur = erosion_pass(&x, &offs, nk, &shape, border_value, dilate, mask.as_ref())?;
+    if x.size() > 0 {
+        if let Some(plan) = erosion_2d_plan(&dev, x.shape(), &offs, nk)? {
+            let pass = |a: &Array| erosion_pass_2d(a, &plan, border_value, dilate, mask.as_ref());
+            return iterate_passes(&x, iterations, pass);
+        }
+    }
+    let offs = i64s(&dev, &offs)?;
+    let shape = i64s(&dev, &shape_i64(&x))?;
+    let pass = |a: &Array| erosion_pass(a, &offs, nk, &shape, border_value, dilate, mask.as_ref());
+    iterate_passes(&x, iterations, pass)
+}
+
+/// `pass` applied `iterations` times from `x` (`< 1`: until the image no longer changes).
+fn iterate_passes(x: &Array, iterations: i64, pass: impl Fn(&Array) -> Result<Array>) -> Result<Array> {
+    let mut cur = pass(x)?;
     if iterations == 1 {
         return Ok(cur);
     }
@@ -451,7 +619,7 @@ fn binary_op(
         if iterations > 1 && done >= iterations {
             return Ok(cur);
         }
-        let next = erosion_pass(&cur, &offs, nk, &shape, border_value, dilate, mask.as_ref())?;
+        let next = pass(&cur)?;
         done += 1;
         if iterations < 1 && !next.ne(&cur)?.any(None, false)?.item::<bool>()? {
             return Ok(next);

@@ -1,53 +1,22 @@
 //! Median and Wiener filters: SciPy's `medfilt`, `medfilt2d` and `wiener`.
 //!
-//! - `medfilt`/`medfilt2d`: one user kernel computes each output: the window (odd extents,
-//!   zero beyond the edges, as SciPy) is gathered into the thread's local memory and its
-//!   median found by quickselect (Hoare's FIND). Windows are limited to
-//!   [`MEDFILT_MAX_WINDOW`] elements (the local buffer's size). The dtype is kept.
+//! - `medfilt`/`medfilt2d`: `ndimage`'s median filter in constant mode with zero outside (the
+//!   same window, centred, as SciPy's): windows over the last two axes of up to 49 elements
+//!   run its tiled kernel (the window in registers, a selection network), larger ones its
+//!   general kernel. Windows are limited to [`MEDFILT_MAX_WINDOW`] elements. The dtype is
+//!   kept.
 //! - `wiener`: the local mean and variance are `correlate`s with a box of `mysize` ('same',
 //!   zero padded) on the device, and the noise power, when not given, is the mean local
 //!   variance (Lim, *Two-Dimensional Signal and Image Processing*, 1990, eq. 9.44). The
 //!   result is float64, as SciPy's.
 
-use std::sync::OnceLock;
-
 use xp_backend_api::{DType, Error, Result};
 
-use super::lines::{cast, kernel};
-use crate::{Array, Operand, Scalar};
+use super::lines::cast;
+use crate::{Array, Operand};
 
 /// The most window elements `medfilt` and `medfilt2d` accept.
 pub const MEDFILT_MAX_WINDOW: usize = 1024;
-
-const MEDFILT: &str = r#"
-T buf[1024];
-long long rem = i, idx[8];
-for (long long d = nd - 1; d >= 0; --d) { idx[d] = rem % shp[d]; rem /= shp[d]; }
-long long cnt = 0;
-for (long long w = 0; w < win; ++w) {
-    long long r = w, off = 0, stride = 1;
-    bool in = true;
-    for (long long d = nd - 1; d >= 0; --d) {
-        const long long kd = r % ks[d]; r /= ks[d];
-        const long long p = idx[d] + kd - ks[d] / 2;
-        if (p < 0 || p >= shp[d]) in = false;
-        off += p * stride; stride *= shp[d];
-    }
-    buf[cnt++] = in ? x[off] : T(0);
-}
-long long lo = 0, hi = cnt - 1, kth = cnt / 2;
-while (lo < hi) {
-    const T piv = buf[(lo + hi) / 2];
-    long long a = lo, b = hi;
-    while (a <= b) {
-        while (buf[a] < piv) ++a;
-        while (piv < buf[b]) --b;
-        if (a <= b) { const T tmp = buf[a]; buf[a] = buf[b]; buf[b] = tmp; ++a; --b; }
-    }
-    if (kth <= b) hi = b; else if (kth >= a) lo = a; else break;
-}
-y = buf[kth];
-"#;
 
 fn kernel_sizes(op: &str, ndim: usize, kernel_size: Option<&[usize]>) -> Result<Vec<usize>> {
     let ks = match kernel_size {
@@ -97,33 +66,12 @@ fn median_filter(op: &str, x: &Array, kernel_size: Option<&[usize]>) -> Result<A
             format!("windows of more than {MEDFILT_MAX_WINDOW} elements are not supported (got {win})"),
         ));
     }
-    let dev = x.device_arc();
     let dt = match x.dtype() {
         DType::F16 | DType::BF16 => DType::F32,
         d => d,
     };
-    let xc = cast(x, dt)?.ascontiguous()?;
-    let out = Array::empty_on(&dev, x.shape(), dt)?;
-    if out.size() > 0 {
-        static K: OnceLock<crate::ElementwiseKernel> = OnceLock::new();
-        let kern = kernel(
-            &K,
-            "raw T x, raw int64 shp, raw int64 ks, int64 nd, int64 win",
-            "T y",
-            MEDFILT,
-            "xp_signal_medfilt",
-        )?;
-        let shp: Vec<i64> = x.shape().iter().map(|&v| v as i64).collect();
-        let ksv: Vec<i64> = ks.iter().map(|&v| v as i64).collect();
-        kern.call_all(&[
-            Operand::Array(&xc),
-            Operand::Array(&Array::from_slice_on(&dev, &shp, &[shp.len()])?),
-            Operand::Array(&Array::from_slice_on(&dev, &ksv, &[ksv.len()])?),
-            Operand::Scalar(Scalar::Int(x.ndim() as i128)),
-            Operand::Scalar(Scalar::Int(win as i128)),
-            Operand::Array(&out),
-        ])?;
-    }
+    let xc = cast(x, dt)?;
+    let out = crate::ndimage::filters::median_zero_padded(op, &xc, &ks)?;
     cast(&out, x.dtype())
 }
 

@@ -565,5 +565,19 @@ pub fn builtin_kernels() -> Result<Vec<xp_kernels::render::Rendered>> {
             out.push(k.render(&dts, Layout::Contiguous, IndexWidth::I64)?);
         }
     }
+    // The tiled kernels: the 1-d correlation for each dtype family, register rank kernels
+    // and the binary erosion.
+    for t in [DType::F32, DType::F64, DType::U8, DType::I64] {
+        let tag = t.short();
+        out.push(xp_kernels::render::Rendered {
+            name: format!("xp_ndimage_corr1_row_{tag}"),
+            code: super::tiled::corr1_source(t),
+        });
+    }
+    for (name, code) in super::tiled::sample_rank_sources() {
+        out.push(xp_kernels::render::Rendered { name, code });
+    }
+    let (name, code) = crate::ndimage::morphology::erosion_2d_source();
+    out.push(xp_kernels::render::Rendered { name, code });
     Ok(out)
 }

@@ -331,10 +331,25 @@ pub(crate) fn correlate_axis(
         src,
         "xp_ndimage_correlate1d",
     )?;
+    let dev = x.device_arc();
+    let dt = x.dtype();
+    let native = crate::ndimage::native(&*dev);
+    if !native && x.size() > 0 && !offsets.is_empty() && (dt == DType::F32 || dt == DType::F64 || dt.is_integer()) {
+        // GPUs: the tiled kernel where the window and the grid fit it.
+        let shape = x.shape();
+        let (n, s) = if shape.is_empty() { (1, 1) } else { (shape[axis], shape[axis + 1..].iter().product::<usize>()) };
+        let span = offsets.iter().copied().max().unwrap_or(0) - offsets.iter().copied().min().unwrap_or(0);
+        if super::tiled::corr1_fits(n, s, span, offsets.len(), x.size()) {
+            let xc = x.ascontiguous()?;
+            let out = Array::empty_on(&dev, shape, dt)?;
+            super::tiled::correlate_axis_tiled(&xc, &out, n, s, offsets, weights, div, mode, cval)?;
+            return Ok(out);
+        }
+    }
     let Some(l) = prepare_axis(op, x, axis, offsets)? else {
-        return Array::empty_on(&x.device_arc(), x.shape(), x.dtype());
+        return Array::empty_on(&dev, x.shape(), x.dtype());
     };
-    if x.device_arc().properties().is_host {
+    if native {
         return correlate_axis_tiles(&l, offsets, weights, div, mode, cval);
     }
     let mut w = weights.to_vec();
@@ -456,6 +471,15 @@ pub(crate) fn rank_taps(
     )?;
     if x.size() == 0 {
         return Array::empty_on(&x.device_arc(), x.shape(), x.dtype());
+    }
+    let dt = x.dtype();
+    if dt == DType::F32 || dt == DType::F64 || dt.is_integer() {
+        if let Some(plan) = super::tiled::rank_plan(x.shape(), offsets) {
+            let xc = x.ascontiguous()?;
+            let out = Array::empty_on(&x.device_arc(), x.shape(), dt)?;
+            super::tiled::rank_tiled(&xc, &out, &plan, rank, mode, cval)?;
+            return Ok(out);
+        }
     }
     let l = prepare(op, x, offsets)?;
     let i = |v: i64| Operand::Scalar(Scalar::Int(v as i128));

@@ -51,7 +51,17 @@
 //! compiler vectorises, for both the contiguous axis and the strided ones (there the 16
 //! outputs are neighbours along the last axis, so every tap reads 16 consecutive inputs);
 //! symmetric weights (the Gaussian, uniform and smoothing kernels) add the mirrored taps
-//! before the product. GPUs keep the one-thread-per-element kernel.
+//! before the product.
+//!
+//! On GPUs the 1-d correlation runs as a shared-memory tiled kernel ([`tiled`](self)): a block
+//! copies its tile and the window's halo once (converted to float64, the boundary rule applied
+//! only there) and each thread makes several outputs from it with 32-bit tile arithmetic, the
+//! sums in the general kernel's order (the same bits); windows wider than the tile's halo
+//! allows keep the general kernel. Rank filters whose window lies in the last two axes and has
+//! at most 49 elements (every backend) run a tiled kernel that reads each window into
+//! registers and selects by a selection network (Batcher's merge sort cut back to the wanted
+//! rank); larger or N-d windows keep the general kernel. `signal.medfilt` and `medfilt2d`
+//! are this median filter with zero outside.
 //!
 //! The Gaussian kernel of order `m` is `q_m(x) g(x)` over `x = -r..=r`, `r = radius` or
 //! `floor(truncate * sigma + 0.5)`, with `g` the sampled Gaussian normalised to sum 1 and
@@ -60,6 +70,7 @@
 
 pub mod generic;
 mod kernels;
+mod tiled;
 
 pub use generic::{builtin_kernels, generic_filter, generic_filter1d, FilterFunction, FilterFunction1d};
 
@@ -720,6 +731,19 @@ pub fn rank_filter(
         return Err(Error::value(op, format!("rank {rank} not within filter footprint size {n}")));
     }
     rank_with(op, input, w, r as usize, mode, cval)
+}
+
+/// The median over a box of odd `sizes` centred on each element, zero outside the image:
+/// SciPy's `signal.medfilt` and `medfilt2d`, on the rank filters' kernels.
+pub(crate) fn median_zero_padded(op: &str, input: &Array, sizes: &[usize]) -> Result<Array> {
+    let taps: Vec<Vec<i64>> = box_indices(sizes)
+        .into_iter()
+        .map(|idx| idx.iter().zip(sizes).map(|(&k, &n)| k as i64 - (n / 2) as i64).collect())
+        .collect();
+    if taps.len() <= 1 {
+        return input.copy();
+    }
+    rank_taps(op, input, &taps, taps.len() / 2, Mode::Constant, 0.0)
 }
 
 /// SciPy's `ndimage.median_filter`: the element of rank `n / 2` of the window's `n` values.
