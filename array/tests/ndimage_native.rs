@@ -295,14 +295,15 @@ fn spline_line_reference(x: &[f64], order: usize, mode: Mode) -> Vec<f64> {
         match mode {
             Mode::Reflect | Mode::Nearest => {
                 let zn = z.powi(n as i32);
+                // SciPy accumulates in c[0], which its last term reads.
                 let c0 = c[0];
-                let mut s = c[0] + zn * c[n - 1];
+                c[0] += zn * c[n - 1];
                 let mut zi = z;
                 for k in 1..n {
-                    s += zi * (c[k] + zn * c[n - 1 - k]);
+                    c[0] += zi * (c[k] + zn * c[n - 1 - k]);
                     zi *= z;
                 }
-                c[0] = s * z / (1.0 - zn * zn) + c0;
+                c[0] = c[0] * (z / (1.0 - zn * zn)) + c0;
             }
             Mode::GridWrap => {
                 let mut s = c[0];

@@ -502,8 +502,10 @@ fn transform(
     }
     let out_dtype = if input.dtype() == DType::F32 { DType::F32 } else { DType::F64 };
     let total: usize = out_shape.iter().product();
-    let zero = Array::from_slice_on(&dev, &[0.0f64], &[1])?;
-    let zero_idx = Array::from_slice_on(&dev, &[0i64], &[1])?;
+    // 32-bit indices when every index the kernel forms fits.
+    let limit = i32::MAX as usize;
+    let mut wide = cf.size() > limit || total.saturating_mul(nd.max(1)) > limit;
+    // Arguments a source does not read are given the coefficients' address.
     let (source, crd, par, ttab, wtab) = match &coords {
         Coords::Array(c) => {
             let c = if matches!(c.dtype(), DType::F32 | DType::F64) {
@@ -511,31 +513,29 @@ fn transform(
             } else {
                 c.astype(DType::F64)?.ascontiguous()?
             };
-            (interp_kernels::Source::Coordinates, c, zero.clone(), zero_idx.clone(), zero.clone())
+            wide |= c.size() > limit;
+            (interp_kernels::Source::Coordinates, c, cf.clone(), cf.clone(), cf.clone())
         }
         Coords::Affine(m, off) => {
             let mut p = m.clone();
             p.extend(off);
             let n = p.len();
             let par = Array::from_slice_on(&dev, &p, &[n])?;
-            (interp_kernels::Source::Affine, zero.clone(), par, zero_idx.clone(), zero.clone())
+            (interp_kernels::Source::Affine, cf.clone(), par, cf.clone(), cf.clone())
         }
         Coords::ZoomShift(..) => {
             let hc = host::HostCoords::ZoomShift { shift: &sv, zoom: &zv, hs, hz, grid };
             let (t, w) = host::zoom_table_rows(cf.shape(), out_shape, &ords, &pd, &hc, mc);
-            (
-                interp_kernels::Source::Tables,
-                zero.clone(),
-                zero.clone(),
-                Array::from_slice_on(&dev, &t, &[t.len()])?,
-                Array::from_slice_on(&dev, &w, &[w.len()])?,
-            )
+            wide |= t.len() > limit;
+            let ttab = if wide {
+                Array::from_slice_on(&dev, &t, &[t.len()])?
+            } else {
+                let t32: Vec<i32> = t.iter().map(|&v| v as i32).collect();
+                Array::from_slice_on(&dev, &t32, &[t32.len()])?
+            };
+            (interp_kernels::Source::Tables, cf.clone(), cf.clone(), ttab, Array::from_slice_on(&dev, &w, &[w.len()])?)
         }
     };
-    // 32-bit indices when every index the kernel forms fits.
-    let limit = i32::MAX as usize;
-    let wide = cf.size() > limit || total.saturating_mul(nd.max(1)) > limit || crd.size() > limit || ttab.size() > limit;
-    let ttab = if wide { ttab } else { ttab.astype(DType::I32)? };
     let ctype = |dt: DType| if dt == DType::F32 { "float" } else { "double" };
     let spec = interp_kernels::InterpSpec {
         source,
