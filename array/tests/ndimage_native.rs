@@ -219,14 +219,15 @@ fn native_zoom_and_shift_equal_the_kernels_in_every_mode_and_order() {
     let img3 = Array::from_slice_on(&d, &v3, &[7, 9, 6]).unwrap();
     let modes =
         [Mode::Constant, Mode::Reflect, Mode::Nearest, Mode::Mirror, Mode::Wrap, Mode::GridConstant, Mode::GridWrap];
-    for (img, zoom, sh) in [(&img2, vec![1.6, 0.7], vec![1.3, -2.6]), (&img3, vec![1.4, 0.8, 1.9], vec![-0.4, 2.2, 7.5])]
+    for (img, zoom, sh) in
+        [(&img2, vec![1.6, 0.7], vec![1.3, -2.6]), (&img3, vec![1.4, 0.8, 1.9], vec![-0.4, 2.2, 7.5])]
     {
         for order in 0..=5 {
             for mode in modes {
                 for prefilter in [true, false] {
                     let a = nd::zoom(img, &zoom, order, mode, 0.75, prefilter, false).unwrap();
-                    let b = nd::with_device_kernels(|| nd::zoom(img, &zoom, order, mode, 0.75, prefilter, false))
-                        .unwrap();
+                    let b =
+                        nd::with_device_kernels(|| nd::zoom(img, &zoom, order, mode, 0.75, prefilter, false)).unwrap();
                     assert_eq!(a.dtype(), img.dtype());
                     assert_eq!(a.shape(), b.shape());
                     assert_eq!(
@@ -358,13 +359,13 @@ fn chunked_prefilter_of_long_lines_matches_the_sequential_recursion() {
         let size: usize = shape.iter().product();
         let v: Vec<f64> = (0..size).map(|_| g.next() * 8.0 - 2.0).collect();
         let img = Array::from_slice_on(&d, &v, &shape).unwrap();
-        let strides: Vec<usize> =
-            (0..shape.len()).map(|a| shape[a + 1..].iter().product::<usize>()).collect();
+        let strides: Vec<usize> = (0..shape.len()).map(|a| shape[a + 1..].iter().product::<usize>()).collect();
         for axis in 0..shape.len() {
             let n = shape[axis];
             for order in 2..=5 {
                 for mode in [Mode::Mirror, Mode::Reflect, Mode::GridWrap, Mode::Wrap] {
-                    let got = nd::spline_filter1d(&img, order, axis as isize, None, mode).unwrap().to_vec::<f64>().unwrap();
+                    let got =
+                        nd::spline_filter1d(&img, order, axis as isize, None, mode).unwrap().to_vec::<f64>().unwrap();
                     let mut worst = 0.0f64;
                     for start in 0..size {
                         // The first sample of each line.

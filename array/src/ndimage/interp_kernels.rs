@@ -302,7 +302,9 @@ impl InterpSpec {
             params.push_str(&format!(", long long o{d}"));
         }
         s.push_str(&format!("extern \"C\" __global__ void {name}({params}) {{\n"));
-        s.push_str("    const long long gi = (long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x;\n");
+        s.push_str(
+            "    const long long gi = (long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x;\n",
+        );
         s.push_str("    if (gi >= total) return;\n    const I i = (I)gi;\n");
         // Strides of the coefficients.
         s.push_str(&format!("    const I st{} = 1;\n", nd - 1));

@@ -631,7 +631,8 @@ pub fn map_coordinates(
         ));
     }
     let out_shape = coordinates.shape()[1..].to_vec();
-    let crd = coordinates.astype(DType::F64)?.ascontiguous()?;
+    // float32 and float64 coordinates are read in place by the kernel; others converted there.
+    let crd = coordinates.clone();
     let active = vec![true; input.ndim()];
     transform(op, input, Coords::Array(&crd), &out_shape, order, mode, cval, prefilter, &active)
 }
