@@ -334,8 +334,8 @@ fn spline_line_reference(x: &[f64], order: usize, mode: Mode) -> Vec<f64> {
             Mode::GridWrap => {
                 let mut s = c[n - 1];
                 let mut zi = z;
-                for k in 0..n - 1 {
-                    s += zi * c[k];
+                for v in &c[..n - 1] {
+                    s += zi * v;
                     zi *= z;
                 }
                 c[n - 1] = s * z / (zi - 1.0);
@@ -369,7 +369,7 @@ fn chunked_prefilter_of_long_lines_matches_the_sequential_recursion() {
                     let mut worst = 0.0f64;
                     for start in 0..size {
                         // The first sample of each line.
-                        if (start / strides[axis]) % n != 0 {
+                        if !(start / strides[axis]).is_multiple_of(n) {
                             continue;
                         }
                         let line: Vec<f64> = (0..n).map(|k| v[start + k * strides[axis]]).collect();
