@@ -41,6 +41,7 @@ fn units(batch: usize, part: Part) -> Vec<Vec<(String, String)>> {
         .chain(xp::random::builtin_kernels())
         .chain(xp::spatial::builtin_kernels())
         .chain(xp::ndimage::builtin_kernels().expect("the generic filters' kernels render"))
+        .chain(xp::ndimage::interpolation_kernels())
         .chain(xp::sparse::linalg::level_scheduled_kernels().expect("the level-scheduled sparse kernels render"))
         .map(|r| (r.name, r.code))
         .collect();

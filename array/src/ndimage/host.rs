@@ -613,11 +613,70 @@ fn axis_taps(mut cc: f64, len: i64, od: usize, mode: i64, stride: i64) -> AxisTa
 
 /// Where each output point's input coordinate comes from.
 pub(super) enum HostCoords<'a> {
-    /// `(ndim, npts)` coordinates, row after row.
-    Array(&'a [f64]),
     /// Per axis `(o + shift) · zoom` (or SciPy's grid form): shift, zoom, whether each is
     /// given, grid mode.
     ZoomShift { shift: &'a [f64], zoom: &'a [f64], hs: bool, hz: bool, grid: bool },
+}
+
+/// Per axis, per output index, the taps and weights of zoom and shift (`coords` is
+/// `HostCoords::ZoomShift`; empty otherwise).
+fn zoom_tables(
+    cshape: &[usize],
+    oshape: &[usize],
+    ords: &[usize],
+    pd: &[f64],
+    coords: &HostCoords<'_>,
+    mode: i64,
+) -> Vec<Vec<AxisTaps>> {
+    let HostCoords::ZoomShift { shift, zoom, hs, hz, grid } = coords;
+    let cst = strides(cshape);
+    (0..cshape.len())
+        .map(|d| {
+            (0..oshape[d])
+                .map(|o| {
+                    let mut cc = o as f64;
+                    if *hs {
+                        cc += shift[d];
+                    }
+                    if *hz {
+                        let z = zoom[d];
+                        if *grid {
+                            cc += 0.5;
+                            cc *= z;
+                            cc -= 0.5;
+                        } else {
+                            cc *= z;
+                        }
+                    }
+                    cc += pd[d];
+                    axis_taps(cc, cshape[d] as i64, ords[d], mode, cst[d] as i64)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The tables of zoom and shift for the device kernels, axis after axis: per output index a
+/// row `[inside, taps…]` (`ords[d] + 2` values; taps are offsets times the axis' stride, -1
+/// for `cval`) and a row of `ords[d] + 1` weights. The same values the native form uses.
+pub(super) fn zoom_table_rows(
+    cshape: &[usize],
+    oshape: &[usize],
+    ords: &[usize],
+    pd: &[f64],
+    coords: &HostCoords<'_>,
+    mode: i64,
+) -> (Vec<i64>, Vec<f64>) {
+    let mut taps = Vec::new();
+    let mut weights = Vec::new();
+    for (d, axis) in zoom_tables(cshape, oshape, ords, pd, coords, mode).iter().enumerate() {
+        for a in axis {
+            taps.push(a.inside as i64);
+            taps.extend_from_slice(&a.taps[..=ords[d]]);
+            weights.extend_from_slice(&a.w[..=ords[d]]);
+        }
+    }
+    (taps, weights)
 }
 
 /// The interpolation of the coefficients `cf` (C order, shape `cshape`) at the output points
@@ -644,41 +703,11 @@ pub(super) fn interpolate<T: Copy + Default + Send>(
     if m == 0 {
         return out;
     }
-    let cst = strides(cshape);
     // Zoom and shift: each axis' taps depend on that axis' output index only.
-    let tables: Vec<Vec<AxisTaps>> = match coords {
-        HostCoords::ZoomShift { shift, zoom, hs, hz, grid } => (0..nd)
-            .map(|d| {
-                (0..oshape[d])
-                    .map(|o| {
-                        let mut cc = o as f64;
-                        if *hs {
-                            cc += shift[d];
-                        }
-                        if *hz {
-                            let z = zoom[d];
-                            if *grid {
-                                cc += 0.5;
-                                cc *= z;
-                                cc -= 0.5;
-                            } else {
-                                cc *= z;
-                            }
-                        }
-                        cc += pd[d];
-                        axis_taps(cc, cshape[d] as i64, ords[d], mode, cst[d] as i64)
-                    })
-                    .collect()
-            })
-            .collect(),
-        HostCoords::Array(_) => Vec::new(),
-    };
-    let value = |i: usize, o: &[usize], ax: &mut [AxisTaps]| -> f64 {
+    let tables = zoom_tables(cshape, oshape, ords, pd, coords, mode);
+    let value = |o: &[usize], ax: &mut [AxisTaps]| -> f64 {
         for d in 0..nd {
-            ax[d] = match coords {
-                HostCoords::Array(c) => axis_taps(c[d * m + i] + pd[d], cshape[d] as i64, ords[d], mode, cst[d] as i64),
-                HostCoords::ZoomShift { .. } => tables[d][o[d]],
-            };
+            ax[d] = tables[d][o[d]];
             if !ax[d].inside {
                 return cval;
             }
@@ -726,8 +755,8 @@ pub(super) fn interpolate<T: Copy + Default + Send>(
         }
         acc
     };
-    let point = |i: usize, o: &[usize], ax: &mut [AxisTaps]| -> f64 {
-        let mut acc = value(i, o, ax);
+    let point = |o: &[usize], ax: &mut [AxisTaps]| -> f64 {
+        let mut acc = value(o, ax);
         if let Some((lo, hi)) = rnd {
             acc = if acc > 0.0 { (acc + 0.5).floor() } else { (acc - 0.5).ceil() };
             acc = if acc < lo {
@@ -754,8 +783,8 @@ pub(super) fn interpolate<T: Copy + Default + Send>(
                     o[d] = r % oshape[d];
                     r /= oshape[d];
                 }
-                for (k, y) in chunk.iter_mut().enumerate() {
-                    *y = conv(point(start + k, &o, &mut ax));
+                for y in chunk.iter_mut() {
+                    *y = conv(point(&o, &mut ax));
                     let mut d = ndo;
                     while d > 0 {
                         o[d - 1] += 1;

@@ -23,8 +23,11 @@
 //!   `reflect` and `nearest` (SciPy's causal sum accumulates in the first element, so short
 //!   lines match it bit for bit); the periodic sum for `grid-wrap`. Like SciPy, `nearest` and
 //!   `grid-constant` first pad 12 samples on each side (edge values or `cval`), so the
-//!   coefficients see the boundary the interpolation uses. The prefilter is one device thread
-//!   per line per axis (`O(n)` per line, each line's samples read with the axis' stride).
+//!   coefficients see the boundary the interpolation uses. Lines shorter than 256 samples are
+//!   filtered by one device thread per line, exactly as SciPy's recursion; longer lines by
+//!   chunks of 64 samples in parallel, each recursion warmed up over the samples before the
+//!   chunk (the truncated history weighs below 10⁻¹⁸; see the `interp_kernels` module), with
+//!   adjacent threads on adjacent lines (the last axis on a transposed copy).
 //! - **Interpolation**: one device thread per output point computes its input coordinate
 //!   (from the coordinate array, the affine matrix, or the zoom and shift), maps it into the
 //!   image by the mode (mirror about the edge samples, reflect about the half-sample edges,
@@ -33,9 +36,14 @@
 //!   `(order + 1)^ndim` coefficients weighted by the centred B-spline of the order. Samples
 //!   needed beyond the edge follow the mode, except that `constant` and `wrap` read them
 //!   mirrored (as SciPy does, matching their prefilter) and `grid-constant` reads `cval`.
-//! - On the CPU device `zoom` and `shift` interpolate in native host code with the kernel's
-//!   operations in the kernel's order (the same bits), each axis' taps and weights computed
-//!   once per output index; `map_coordinates`, `affine_transform` and `rotate` run the kernel.
+//! - The device kernels are specialised by rank, per-axis order, coordinate source and dtypes
+//!   (loops unrolled at compile time, 32-bit indices where they fit, no boundary logic for a
+//!   point whose taps lie inside); zoom and shift read per-axis tables of taps and weights
+//!   computed once per output index on the host. float32 images and coordinates are read in
+//!   place and float32 answers written directly (each value converted as `astype` would).
+//! - On the CPU device `zoom` and `shift` interpolate in native host code from the same tables
+//!   with the kernel's operations in the kernel's order (the same bits); `map_coordinates`,
+//!   `affine_transform` and `rotate` run the kernel.
 //! - `rotate` of an image of more than two dimensions is one pass over the whole output: the
 //!   axes outside the rotation plane are read exactly (order 0 along them) and are neither
 //!   prefiltered nor padded, so the answer is SciPy's plane-by-plane one.
@@ -53,7 +61,7 @@ use std::sync::{Arc, OnceLock};
 
 use xp_backend_api::{DType, DTypeKind, DynDevice, Error, Result};
 
-use super::{host, Mode};
+use super::{host, interp_kernels, Mode};
 use crate::promote::Scalar;
 use crate::user::ElementwiseKernel;
 use crate::{pad, PadMode};
@@ -92,10 +100,6 @@ fn mode_code(mode: Mode) -> i64 {
 
 fn int(v: i64) -> Operand<'static> {
     Operand::Scalar(Scalar::Int(v as i128))
-}
-
-fn float(v: f64) -> Operand<'static> {
-    Operand::Scalar(Scalar::Float(v))
 }
 
 fn check_order(op: &str, order: i64, lowest: i64) -> Result<usize> {
@@ -198,8 +202,52 @@ if (len > 1) {
 done = 1;
 "#;
 
-/// Filters `buf` (float64, C-contiguous, owned) in place along `axis`.
-fn prefilter_axis(buf: &Array, order: usize, axis: usize, mode: Mode) -> Result<()> {
+/// The boundary code of the prefilter kernels: the whole-sample mirror, the half-sample
+/// mirror or the periodic sum.
+fn boundary_code(mode: Mode) -> i64 {
+    match mode {
+        Mode::Mirror | Mode::Constant | Mode::GridConstant | Mode::Wrap => 0,
+        Mode::Reflect | Mode::Nearest => 1,
+        Mode::GridWrap => 2,
+    }
+}
+
+/// `buf` (float64, C-contiguous, owned) filtered along `axis`: lines shorter than
+/// [`interp_kernels::LONG`] in place by the exact one-thread-per-line recursion, longer ones
+/// by the chunked kernels (on a copy with `axis` first when it is the last axis, so that
+/// adjacent threads read adjacent samples).
+fn prefilter_axis(buf: Array, order: usize, axis: usize, mode: Mode) -> Result<Array> {
+    let shape = buf.shape().to_vec();
+    let n = shape[axis];
+    if n == 0 || buf.size() == 0 {
+        return Ok(buf);
+    }
+    if n < interp_kernels::LONG {
+        prefilter_axis_lines(&buf, order, axis, mode)?;
+        return Ok(buf);
+    }
+    let bc = boundary_code(mode) as i32;
+    let st: usize = shape[axis + 1..].iter().product();
+    if axis == 0 || st >= 32 {
+        return interp_kernels::prefilter_long_lines(&buf, order, axis, bc);
+    }
+    // `axis` moved to the front, filtered, moved back.
+    let nd = shape.len() as isize;
+    let ax = axis as isize;
+    let perm: Vec<isize> = std::iter::once(ax).chain((0..nd).filter(|&d| d != ax)).collect();
+    let mut inv = vec![0isize; perm.len()];
+    for (k, &p) in perm.iter().enumerate() {
+        inv[p as usize] = k as isize;
+    }
+    let front = buf.transpose(Some(&perm))?.ascontiguous()?;
+    drop(buf);
+    let f = interp_kernels::prefilter_long_lines(&front, order, 0, bc)?;
+    drop(front);
+    f.transpose(Some(&inv))?.ascontiguous()
+}
+
+/// Filters `buf` (float64, C-contiguous, owned) in place along `axis`, one thread per line.
+fn prefilter_axis_lines(buf: &Array, order: usize, axis: usize, mode: Mode) -> Result<()> {
     static K: OnceLock<ElementwiseKernel> = OnceLock::new();
     let k = kernel(
         &K,
@@ -216,11 +264,7 @@ fn prefilter_axis(buf: &Array, order: usize, axis: usize, mode: Mode) -> Result<
     }
     let st: usize = shape[axis + 1..].iter().product();
     let lines = buf.size() / n;
-    let bc = match mode {
-        Mode::Mirror | Mode::Constant | Mode::GridConstant | Mode::Wrap => 0,
-        Mode::Reflect | Mode::Nearest => 1,
-        Mode::GridWrap => 2,
-    };
+    let bc = boundary_code(mode);
     let dev = buf.device_arc();
     let ln = Array::full_on(&dev, &[1], 0i64, DType::I64)?.broadcast_to(&[lines])?;
     // The launch's (unused) elementwise output: one byte per line.
@@ -248,9 +292,9 @@ fn owned_f64(a: &Array) -> Result<Array> {
 
 /// The prefiltered coefficients along `axes` (float64).
 fn coefficients(input: &Array, order: usize, mode: Mode, axes: &[usize]) -> Result<Array> {
-    let buf = owned_f64(input)?;
+    let mut buf = owned_f64(input)?;
     for &ax in axes {
-        prefilter_axis(&buf, order, ax, mode)?;
+        buf = prefilter_axis(buf, order, ax, mode)?;
     }
     Ok(buf)
 }
@@ -353,171 +397,7 @@ fn store(v: &Array, dtype: DType) -> Result<Array> {
     }
 }
 
-// ---- the interpolation kernel ------------------------------------------------------------------
-
-const INTERP_PREAMBLE: &str = r#"
-XP_HD double xp_ndi_bspline(long long order, double x) {
-    x = fabs(x);
-    if (order == 1) return x < 1.0 ? 1.0 - x : 0.0;
-    if (order == 2) {
-        if (x < 0.5) return 0.75 - x * x;
-        if (x < 1.5) { const double t = 1.5 - x; return 0.5 * t * t; }
-        return 0.0;
-    }
-    if (order == 3) {
-        if (x < 1.0) return (4.0 - 6.0 * x * x + 3.0 * x * x * x) / 6.0;
-        if (x < 2.0) { const double t = 2.0 - x; return t * t * t / 6.0; }
-        return 0.0;
-    }
-    if (order == 4) {
-        const double a = 2.5 - x, b = 1.5 - x, c = 0.5 - x;
-        if (x < 0.5) return (a * a * a * a - 5.0 * b * b * b * b + 10.0 * c * c * c * c) / 24.0;
-        if (x < 1.5) return (a * a * a * a - 5.0 * b * b * b * b) / 24.0;
-        if (x < 2.5) return a * a * a * a / 24.0;
-        return 0.0;
-    }
-    {
-        const double a = 3.0 - x, b = 2.0 - x, c = 1.0 - x;
-        const double a5 = a * a * a * a * a, b5 = b * b * b * b * b, c5 = c * c * c * c * c;
-        if (x < 1.0) return (a5 - 6.0 * b5 + 15.0 * c5) / 120.0;
-        if (x < 2.0) return (a5 - 6.0 * b5) / 120.0;
-        if (x < 3.0) return a5 / 120.0;
-        return 0.0;
-    }
-}
-
-// modes: 0 reflect, 1 constant, 2 nearest, 3 mirror, 4 wrap, 5 grid-constant, 6 grid-wrap
-// A coordinate mapped into the image; false when the point takes cval.
-XP_HD bool xp_ndi_map(double* pc, long long n, long long mode) {
-    double cc = *pc;
-    const double last = (double)(n - 1);
-    if (cc < 0.0 || cc > last) {
-        if (mode == 1) return false;
-        if (mode != 5 && mode != 2) {
-            if (n <= 1) {
-                cc = 0.0;
-            } else if (mode == 3) {
-                const double p = 2.0 * last;
-                if (cc < 0.0) { cc = p * trunc(-cc / p) + cc; cc = cc <= -last ? cc + p : -cc; }
-                else { cc -= p * trunc(cc / p); if (cc >= (double)n) cc = p - cc; }
-            } else if (mode == 0) {
-                const double p = 2.0 * (double)n;
-                if (cc < 0.0) { if (cc < -p) cc = p * trunc(-cc / p) + cc; cc = cc < -(double)n ? cc + p : -cc - 1.0; }
-                else { cc -= p * trunc(cc / p); if (cc >= (double)n) cc = p - cc - 1.0; }
-            } else if (mode == 4) {
-                const double p = last;
-                if (cc < 0.0) cc += p * (trunc(-cc / p) + 1.0); else cc -= p * trunc(cc / p);
-            } else {
-                const double p = (double)n;
-                if (cc < 0.0) cc += p * (trunc((-1.0 - cc) / p) + 1.0); else cc -= p * trunc(cc / p);
-            }
-        }
-    }
-    *pc = cc;
-    return cc > -1.0 || mode == 5 || mode == 2;
-}
-
-// A sample index mapped into the image; -1 for cval.
-XP_HD long long xp_ndi_tap(long long i, long long n, long long mode) {
-    if (i >= 0 && i < n) return i;
-    if (mode == 5) return -1;
-    if (mode == 2) return i < 0 ? 0 : n - 1;
-    if (n <= 1) return 0;
-    if (mode == 0) {
-        const long long p = 2 * n;
-        if (i < 0) { if (i < -p) i = p * ((-i) / p) + i; i = i < -n ? i + p : -i - 1; }
-        else { i -= p * (i / p); if (i >= n) i = p - i - 1; }
-        return i;
-    }
-    if (mode == 6) {
-        if (i < 0) i += n * ((-1 - i) / n + 1); else i -= n * (i / n);
-        return i;
-    }
-    const long long p = 2 * n - 2;
-    if (i < 0) { i = p * ((-i) / p) + i; i = i <= 1 - n ? i + p : -i; }
-    else { i -= p * (i / p); if (i >= n) i = p - i; }
-    return i;
-}
-"#;
-
-// meta: [ishape(nd), oshape(ndo), ord(nd)]; par: kind 0: —; kind 1: matrix (nd x ndo), offset
-// (nd); kind 2: shift (nd), zoom (nd); pad (nd) follows in `pd`.
-const INTERP: &str = r#"
-const long long MAXD = 16;
-long long o[16];
-{
-    long long r = (long long)i;
-    for (long long d = ndo - 1; d >= 0; --d) { const long long s = meta[nd + d]; o[d] = r % s; r /= s; }
-}
-long long start[16];
-long long ords[16];
-long long taps[16 * 6];
-double w[16 * 6];
-bool inside = true;
-for (long long d = 0; d < nd && d < MAXD; ++d) {
-    const long long len = meta[d];
-    const long long od = meta[nd + ndo + d];
-    ords[d] = od;
-    double cc;
-    if (kind == 0) {
-        cc = crd[d * npts + (long long)i];
-    } else if (kind == 1) {
-        double t = 0.0;
-        for (long long j = 0; j < ndo; ++j) t += par[d * ndo + j] * (double)o[j];
-        cc = t + par[nd * ndo + d];
-    } else {
-        cc = (double)o[d];
-        if (hs != 0) cc += par[d];
-        if (hz != 0) {
-            const double z = par[nd + d];
-            if (grid != 0) { cc += 0.5; cc *= z; cc -= 0.5; } else { cc *= z; }
-        }
-    }
-    cc += pd[d];
-    if (!xp_ndi_map(&cc, len, mode)) { inside = false; break; }
-    long long s0 = (od & 1) ? (long long)floor(cc) - od / 2 : (long long)floor(cc + 0.5) - od / 2;
-    start[d] = s0;
-    for (long long l = 0; l <= od; ++l) {
-        taps[d * 6 + l] = xp_ndi_tap(s0 + l, len, mode);
-        w[d * 6 + l] = od == 0 ? 1.0 : xp_ndi_bspline(od, cc - (double)(s0 + l));
-    }
-}
-double acc = 0.0;
-if (!inside) {
-    acc = cval;
-} else {
-    long long ctr[16];
-    for (long long d = 0; d < nd; ++d) ctr[d] = 0;
-    long long stride[16];
-    {
-        long long s = 1;
-        for (long long d = nd - 1; d >= 0; --d) { stride[d] = s; s *= meta[d]; }
-    }
-    while (true) {
-        double wt = 1.0;
-        long long flat = 0;
-        bool out = false;
-        for (long long d = 0; d < nd; ++d) {
-            const long long t = taps[d * 6 + ctr[d]];
-            wt *= w[d * 6 + ctr[d]];
-            if (t < 0) out = true; else flat += t * stride[d];
-        }
-        acc += wt * (out ? cval : cf[flat]);
-        long long d = nd - 1;
-        while (d >= 0) {
-            if (++ctr[d] <= ords[d]) break;
-            ctr[d] = 0;
-            --d;
-        }
-        if (d < 0) break;
-    }
-}
-if (rnd != 0) {
-    acc = acc > 0.0 ? floor(acc + 0.5) : ceil(acc - 0.5);
-    acc = acc < lo ? lo : (acc > hi ? hi : acc);
-}
-y = acc;
-"#;
+// ---- the interpolation -------------------------------------------------------------------------
 
 /// How the kernel finds each output point's input coordinate.
 #[derive(Clone)]
@@ -544,16 +424,6 @@ fn transform(
     prefilter: bool,
     active: &[bool],
 ) -> Result<Array> {
-    static K: OnceLock<ElementwiseKernel> = OnceLock::new();
-    let k = kernel(
-        &K,
-        "float64 shp, raw float64 cf, raw int64 meta, raw float64 par, raw float64 pd, raw float64 crd, \
-         int64 nd, int64 ndo, int64 npts, int64 kind, int64 hs, int64 hz, int64 grid, int64 mode, float64 cval, int64 rnd, float64 lo, float64 hi",
-        "float64 y",
-        INTERP,
-        "xp_ndi_interpolate",
-        INTERP_PREAMBLE,
-    )?;
     if input.dtype().kind() == DTypeKind::Complex {
         // SciPy's rule: the real and imaginary parts interpolated apart (`cval` real).
         let re = transform(op, &input.real(), coords.clone(), out_shape, order, mode, cval, prefilter, active)?;
@@ -571,6 +441,10 @@ fn transform(
     let filter = prefilter && order > 1;
     let padded = filter && matches!(mode, Mode::Nearest | Mode::GridConstant);
     let npad: Vec<usize> = active.iter().map(|&a| if padded && a { NPAD } else { 0 }).collect();
+    // On the CPU device zoom and shift take the native form (the same arithmetic), each axis'
+    // taps and weights computed once per output index. Scattered coordinates stay on the
+    // kernel, whose compiled loop is as fast there.
+    let native_zoom = super::native(&*dev) && matches!(coords, Coords::ZoomShift(..));
     let cf = if filter {
         let src = if padded {
             let widths: Vec<(usize, usize)> = npad.iter().map(|&p| (p, p)).collect();
@@ -584,39 +458,33 @@ fn transform(
         };
         let axes: Vec<usize> = (0..nd).filter(|&d| active[d]).collect();
         coefficients(&src, order, mode, &axes)?
+    } else if matches!(input.dtype(), DType::F32 | DType::F64) && !native_zoom {
+        // Read in place: the kernel converts each sample to float64 as it loads it.
+        input.ascontiguous()?
     } else {
         owned_f64(input)?
     };
     let rnd = !matches!(input.dtype().kind(), DTypeKind::Float);
-    // On the CPU device zoom and shift take the native form (the same arithmetic), each axis'
-    // taps and weights computed once per output index. Scattered coordinates stay on the
-    // kernel, whose compiled loop is as fast there.
-    if super::native(&*dev) && nd >= 1 && matches!(coords, Coords::ZoomShift(..)) {
+    let ords: Vec<usize> = active.iter().map(|&a| if a { order } else { 0 }).collect();
+    let pd: Vec<f64> = npad.iter().map(|&p| p as f64).collect();
+    let mc = mode_code(mode);
+    let rnd = rnd.then(|| int_range(input.dtype()));
+    let (sv, zv, hs, hz, grid) = match &coords {
+        Coords::ZoomShift(s, z, g) => (
+            s.clone().unwrap_or_else(|| vec![0.0; nd]),
+            z.clone().unwrap_or_else(|| vec![1.0; nd]),
+            s.is_some(),
+            z.is_some(),
+            *g,
+        ),
+        _ => (Vec::new(), Vec::new(), false, false, false),
+    };
+    if native_zoom {
         let cf = cf.ascontiguous()?;
         let view = cf.as_ndarray_view::<f64>()?;
         let contiguous = || Error::value(op, "the coefficients are not contiguous");
         let cfs = view.as_slice().ok_or_else(contiguous)?;
-        let ords: Vec<usize> = active.iter().map(|&a| if a { order } else { 0 }).collect();
-        let pd: Vec<f64> = npad.iter().map(|&p| p as f64).collect();
-        let rnd = rnd.then(|| int_range(input.dtype()));
-        let cview = match &coords {
-            Coords::Array(c) => Some(c.as_ndarray_view::<f64>()?),
-            _ => None,
-        };
-        let (sv, zv) = match &coords {
-            Coords::ZoomShift(s, z, _) => {
-                (s.clone().unwrap_or_else(|| vec![0.0; nd]), z.clone().unwrap_or_else(|| vec![1.0; nd]))
-            }
-            _ => (Vec::new(), Vec::new()),
-        };
-        let hc = match (&coords, &cview) {
-            (Coords::ZoomShift(s, z, g), _) => {
-                host::HostCoords::ZoomShift { shift: &sv, zoom: &zv, hs: s.is_some(), hz: z.is_some(), grid: *g }
-            }
-            (_, Some(v)) => host::HostCoords::Array(v.as_slice().ok_or_else(contiguous)?),
-            _ => return Err(contiguous()),
-        };
-        let mc = mode_code(mode);
+        let hc = host::HostCoords::ZoomShift { shift: &sv, zoom: &zv, hs, hz, grid };
         let shaped = |e: ndarray::ShapeError| Error::value(op, format!("output shape {out_shape:?}: {e}"));
         let dim = ndarray::IxDyn(out_shape);
         return if input.dtype() == DType::F32 {
@@ -632,59 +500,71 @@ fn transform(
             }
         };
     }
-    let mut meta: Vec<i64> = cf.shape().iter().map(|&s| s as i64).collect();
-    meta.extend(out_shape.iter().map(|&s| s as i64));
-    meta.extend(active.iter().map(|&a| if a { order as i64 } else { 0 }));
-    let meta = Array::from_slice_on(&dev, &meta, &[meta.len()])?;
-    let pd: Vec<f64> = npad.iter().map(|&p| p as f64).collect();
-    let pd = Array::from_slice_on(&dev, &pd, &[nd])?;
-    let zero = Array::from_slice_on(&dev, &[0.0f64], &[1])?;
-    let (kind, par, crd, hs, hz, grid, npts) = match coords {
-        Coords::Array(c) => (0, zero.clone(), c.clone(), 0, 0, 0, c.size() / nd.max(1)),
+    let out_dtype = if input.dtype() == DType::F32 { DType::F32 } else { DType::F64 };
+    let total: usize = out_shape.iter().product();
+    // 32-bit indices when every index the kernel forms fits.
+    let limit = i32::MAX as usize;
+    let mut wide = cf.size() > limit || total.saturating_mul(nd.max(1)) > limit;
+    // Arguments a source does not read are given the coefficients' address.
+    let (source, crd, par, ttab, wtab) = match &coords {
+        Coords::Array(c) => {
+            let c = if matches!(c.dtype(), DType::F32 | DType::F64) {
+                c.ascontiguous()?
+            } else {
+                c.astype(DType::F64)?.ascontiguous()?
+            };
+            wide |= c.size() > limit;
+            (interp_kernels::Source::Coordinates, c, cf.clone(), cf.clone(), cf.clone())
+        }
         Coords::Affine(m, off) => {
-            let mut p = m;
+            let mut p = m.clone();
             p.extend(off);
             let n = p.len();
-            (1, Array::from_slice_on(&dev, &p, &[n])?, zero.clone(), 0, 0, 0, 0)
+            let par = Array::from_slice_on(&dev, &p, &[n])?;
+            (interp_kernels::Source::Affine, cf.clone(), par, cf.clone(), cf.clone())
         }
-        Coords::ZoomShift(s, z, g) => {
-            let mut p = s.clone().unwrap_or_else(|| vec![0.0; nd]);
-            p.extend(z.clone().unwrap_or_else(|| vec![1.0; nd]));
-            let n = p.len();
-            (
-                2,
-                Array::from_slice_on(&dev, &p, &[n])?,
-                zero.clone(),
-                s.is_some() as i64,
-                z.is_some() as i64,
-                g as i64,
-                0,
-            )
+        Coords::ZoomShift(..) => {
+            let hc = host::HostCoords::ZoomShift { shift: &sv, zoom: &zv, hs, hz, grid };
+            let (t, w) = host::zoom_table_rows(cf.shape(), out_shape, &ords, &pd, &hc, mc);
+            wide |= t.len() > limit;
+            let ttab = if wide {
+                Array::from_slice_on(&dev, &t, &[t.len()])?
+            } else {
+                let t32: Vec<i32> = t.iter().map(|&v| v as i32).collect();
+                Array::from_slice_on(&dev, &t32, &[t32.len()])?
+            };
+            (interp_kernels::Source::Tables, cf.clone(), cf.clone(), ttab, Array::from_slice_on(&dev, &w, &[w.len()])?)
         }
     };
-    let shp = Array::full_on(&dev, &[1], 0.0, DType::F64)?.broadcast_to(out_shape)?;
-    let (lo, hi) = int_range(input.dtype());
-    let y = k.call(&[
-        Operand::Array(&shp),
-        Operand::Array(&cf),
-        Operand::Array(&meta),
-        Operand::Array(&par),
-        Operand::Array(&pd),
-        Operand::Array(&crd),
-        int(nd as i64),
-        int(out_shape.len() as i64),
-        int(npts as i64),
-        int(kind),
-        int(hs),
-        int(hz),
-        int(grid),
-        int(mode_code(mode)),
-        float(cval),
-        int(rnd as i64),
-        float(lo),
-        float(hi),
-    ])?;
-    if input.dtype() == DType::F64 {
+    let ctype = |dt: DType| if dt == DType::F32 { "float" } else { "double" };
+    let spec = interp_kernels::InterpSpec {
+        source,
+        ords: ords.clone(),
+        pads: npad.clone(),
+        ndo: out_shape.len(),
+        ct: ctype(cf.dtype()),
+        crd: ctype(crd.dtype()),
+        ot: ctype(out_dtype),
+        wide,
+    };
+    let y = Array::empty_on(&dev, out_shape, out_dtype)?;
+    interp_kernels::interpolate(
+        &spec,
+        &interp_kernels::InterpLaunch {
+            cf: &cf,
+            out: &y,
+            crd: &crd,
+            par: &par,
+            ttab: &ttab,
+            wtab: &wtab,
+            mode: mc,
+            cval,
+            rnd,
+            ishape: cf.shape(),
+            oshape: out_shape,
+        },
+    )?;
+    if input.dtype() == out_dtype {
         Ok(y)
     } else {
         y.astype(input.dtype())
@@ -751,7 +631,8 @@ pub fn map_coordinates(
         ));
     }
     let out_shape = coordinates.shape()[1..].to_vec();
-    let crd = coordinates.astype(DType::F64)?.ascontiguous()?;
+    // float32 and float64 coordinates are read in place by the kernel; others converted there.
+    let crd = coordinates.clone();
     let active = vec![true; input.ndim()];
     transform(op, input, Coords::Array(&crd), &out_shape, order, mode, cval, prefilter, &active)
 }

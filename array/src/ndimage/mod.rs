@@ -20,12 +20,14 @@
 pub mod filters;
 pub mod fourier;
 mod host;
+mod interp_kernels;
 pub mod interpolation;
 pub mod measurements;
 pub mod morphology;
 
 pub use filters::*;
 pub use fourier::*;
+pub use interp_kernels::interpolation_kernels;
 pub use interpolation::{affine_transform, map_coordinates, rotate, shift, spline_filter, spline_filter1d, zoom};
 pub use measurements::{
     center_of_mass, extrema, find_objects, find_objects_table, histogram, label, labeled_comprehension, maximum,

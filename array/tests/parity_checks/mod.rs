@@ -1,10 +1,10 @@
 //! NumPy-parity checks of `put`, `fill`, the order of complex numbers, `numpy.linalg`'s
 //! solvers and decompositions, sorting and searching, random bits identical across devices,
 //! long scans, `convolve2d`, sparse matrices, the k-d tree's device search, float → integer
-//! casts, indices beyond int64's range and ufuncs whose `out` overlaps an input, written once
-//! for any device and listed once, in
-//! `parity_tests!`: `array/tests/parity.rs` makes each a test on the CPU backend, the root
-//! package's `tests/parity_gpu.rs` a test on every GPU found.
+//! casts, indices beyond int64's range, ufuncs whose `out` overlaps an input and `ndimage`'s
+//! spline interpolation, written once for any device and listed once, in `parity_tests!`:
+//! `array/tests/parity.rs` makes each a test on the CPU backend, the root package's
+//! `tests/parity_gpu.rs` a test on every GPU found.
 //!
 //! No `allow(dead_code)` here: a check left out of the list is never used, a warning that
 //! clippy's `-D warnings` makes an error.
@@ -18,6 +18,7 @@ pub mod kdtree;
 pub mod lazy;
 pub mod linalg;
 pub mod memory_order;
+pub mod ndimage_interp;
 pub mod op_chains;
 pub mod put_last_write;
 pub mod random;
@@ -96,6 +97,7 @@ macro_rules! parity_tests {
             ],
             random: [random_draws_have_the_same_bits_as_on_the_cpu],
             memory_order: [fortran_arrays_give_the_values_of_c_arrays],
+            ndimage_interp: [spline_interpolation_matches_the_cpu],
             sparse: [
                 coo_to_csr_and_products_match_dense_arithmetic,
                 sparse_products_sums_and_elementwise_match_dense,
