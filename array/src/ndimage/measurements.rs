@@ -57,10 +57,10 @@ use crate::sort::Side;
 use crate::{Array, LaunchArg, Scalar};
 
 /// The pieces shared by the labelling kernels (`T` is the parent index type, `int` below 2^31
-/// pixels): `LCOORDS` the pixel's coordinates, `LINNER` whether every neighbour is inside,
+/// pixels): `LPOSITION` the pixel's coordinates, `LINNER` whether every neighbour is inside,
 /// `LNEIGHBOUR(k)` the flat index `j` of neighbour `k` and whether it is `inside`.
 const LABEL_COMMON: &str = r#"
-#define LCOORDS T c_[32]; { T r_ = i; for (int d = nd - 1; d >= 0; --d) { const T s_ = (T)shape[d]; c_[d] = r_ % s_; r_ /= s_; } }
+#define LPOSITION T c_[32]; { T r_ = i; for (int d = nd - 1; d >= 0; --d) { const T s_ = (T)shape[d]; c_[d] = r_ % s_; r_ /= s_; } }
 #define LINNER int inner_ = 1; for (int d = 0; d < nd; ++d) if (c_[d] < 1 || c_[d] + 1 >= (T)shape[d]) inner_ = 0;
 #define LNEIGHBOUR(k) T j = 0; int inside = 1; \
     if (inner_) { j = i + (T)fo[k]; } else { \
@@ -89,7 +89,7 @@ extern "C" __global__ void NAME(const unsigned char* fg, T* p, const long long* 
     const T i = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
     if (i >= n) return;
     if (!fg[i]) { p[i] = (T)-1; return; }
-    LCOORDS
+    LPOSITION
     LINNER
     T to = i;
     for (int k = 0; k < nk; ++k) {
@@ -107,7 +107,7 @@ extern "C" __global__ void NAME(const unsigned char* fg, T* p, const long long* 
     const long long* shape, int nd, int nk, T n) {
     const T i = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
     if (i >= n || !fg[i]) return;
-    LCOORDS
+    LPOSITION
     LINNER
     int first = 1;
     for (int k = 0; k < nk; ++k) {
