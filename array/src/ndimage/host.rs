@@ -255,9 +255,9 @@ fn line_runs(line: &[bool], runs: &mut Vec<Run>) {
     }
 }
 
-/// Unite the runs of `cur` with the overlapping runs of `prev` (the line above); `k` is 1 when
-/// diagonal neighbours connect. New labels from `next`.
-fn join_lines(prev: &[Run], cur: &mut [Run], k: u32, p: &mut [u32], base: u32, next: &mut u32) {
+/// Unite the runs of `cur` with the touching runs of `prev` (the line above; `k` is 1 when the
+/// diagonal neighbours connect); a run touching none takes a new label from `next`.
+fn join_lines(prev: &mut [Run], cur: &mut [Run], k: u32, p: &mut [u32], base: u32, next: &mut u32) {
     let mut j = 0;
     for r in cur.iter_mut() {
         while j < prev.len() && prev[j].e + k <= r.s {
@@ -267,6 +267,8 @@ fn join_lines(prev: &[Run], cur: &mut [Run], k: u32, p: &mut [u32], base: u32, n
         let mut jj = j;
         while jj < prev.len() && prev[jj].s < r.e + k {
             let b = find(p, base, prev[jj].lab);
+            // The run above keeps its root: the next run under it finds it in one step.
+            prev[jj].lab = b;
             if root == 0 {
                 root = b;
             } else if b != root {
@@ -326,13 +328,14 @@ fn label_runs_2d(fg: &[bool], h: usize, w: usize, diag: bool, t: usize) -> (Vec<
                     sc.spawn(move || {
                         let base = (bounds[s] * per_line) as u32 + 1;
                         let mut next = base;
-                        let mut runs = Vec::new();
+                        let mut runs = Vec::with_capacity((bounds[s + 1] - bounds[s]) * w / 4 + 64);
                         let mut rows = vec![0usize];
                         for y in bounds[s]..bounds[s + 1] {
                             let start = runs.len();
                             line_runs(&fg[y * w..(y + 1) * w], &mut runs);
                             let (before, cur) = runs.split_at_mut(start);
-                            let prev = if y == bounds[s] { &before[..0] } else { &before[rows[rows.len() - 2]..] };
+                            let from = if y == bounds[s] { before.len() } else { rows[rows.len() - 2] };
+                            let prev = &mut before[from..];
                             join_lines(prev, cur, k, p, base, &mut next);
                             rows.push(runs.len());
                         }
