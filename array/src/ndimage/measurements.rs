@@ -35,6 +35,7 @@
 //!   4. one block scans the counts; each root's number is its block's offset plus its rank
 //!      in the block (a shared-memory scan), so roots are numbered in C order, SciPy's order;
 //!   5. every other pixel takes its root's number.
+//!
 //!   Six launches, no sort, one read of the count; pixels away from the edges find their
 //!   neighbours through a table of flat offsets.
 //! - `label` on the CPU device: the same numbering from a native two-pass union-find over
@@ -57,13 +58,15 @@ use crate::sort::Side;
 use crate::{Array, LaunchArg, Scalar};
 
 /// The pieces shared by the labelling kernels (`T` is the parent index type, `int` below 2^31
-/// pixels): `LPOSITION` the pixel's coordinates, `LINNER` whether every neighbour is inside,
-/// `LNEIGHBOUR(k)` the flat index `j` of neighbour `k` and whether it is `inside`.
+/// pixels): `LPOSITION` whether every neighbour of pixel `i` is inside (no coordinates kept,
+/// so nothing spills), `LNEIGHBOUR(k)` the flat index `j` of neighbour `k` and whether it is
+/// `inside` (through the offset table away from the edges, coordinates only at the edges).
 const LABEL_COMMON: &str = r#"
-#define LPOSITION T c_[32]; { T r_ = i; for (int d = nd - 1; d >= 0; --d) { const T s_ = (T)shape[d]; c_[d] = r_ % s_; r_ /= s_; } }
-#define LINNER int inner_ = 1; for (int d = 0; d < nd; ++d) if (c_[d] < 1 || c_[d] + 1 >= (T)shape[d]) inner_ = 0;
+#define LPOSITION int inner_ = 1; { T r_ = i; for (int d = nd - 1; d >= 0; --d) { const T s_ = (T)shape[d]; \
+    const T c = r_ % s_; r_ /= s_; if (c < 1 || c + 1 >= s_) inner_ = 0; } }
 #define LNEIGHBOUR(k) T j = 0; int inside = 1; \
     if (inner_) { j = i + (T)fo[k]; } else { \
+        T c_[32]; { T r_ = i; for (int d = nd - 1; d >= 0; --d) { const T s_ = (T)shape[d]; c_[d] = r_ % s_; r_ /= s_; } } \
         for (int d = 0; d < nd; ++d) { const long long q = (long long)c_[d] + offs[(k) * nd + d]; \
             if (q < 0 || q >= shape[d]) { inside = 0; break; } j = j * (T)shape[d] + (T)q; } }
 "#;
@@ -90,7 +93,6 @@ extern "C" __global__ void NAME(const unsigned char* fg, T* p, const long long* 
     if (i >= n) return;
     if (!fg[i]) { p[i] = (T)-1; return; }
     LPOSITION
-    LINNER
     T to = i;
     for (int k = 0; k < nk; ++k) {
         LNEIGHBOUR(k)
@@ -108,7 +110,6 @@ extern "C" __global__ void NAME(const unsigned char* fg, T* p, const long long* 
     const T i = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
     if (i >= n || !fg[i]) return;
     LPOSITION
-    LINNER
     int first = 1;
     for (int k = 0; k < nk; ++k) {
         LNEIGHBOUR(k)
