@@ -15,6 +15,7 @@ mod user_kernel_checks;
 mod gpus;
 
 mod interop_gpu;
+mod ndimage_gpu;
 mod parity_gpu;
 // Kernels written in Rust: their definitions (shared with the compile check) and checks.
 #[allow(dead_code)]

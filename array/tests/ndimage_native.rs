@@ -392,3 +392,127 @@ fn chunked_prefilter_of_long_lines_matches_the_sequential_recursion() {
         assert_eq!(first_difference(&bits(&a), &bits(&b)), None, "zoom {mode:?}");
     }
 }
+
+#[test]
+fn native_label_runs_across_words() {
+    let d = cpu();
+    // Long runs crossing the 64-pixel words of the run finder, lines of 64 and 128 pixels, and
+    // strips (above 2^16 pixels) whose border lines hold long runs.
+    for (k, shape) in
+        [vec![5usize, 64], vec![9, 130], vec![3, 1000], vec![700, 129], vec![1, 200], vec![300]].into_iter().enumerate()
+    {
+        for p in [0.9, 0.97, 1.0] {
+            let img = random_mask(&d, &shape, p, 101 + k as u64);
+            for conn in [1, 2] {
+                let st = nd::generate_binary_structure(shape.len(), conn).unwrap();
+                let (a, b) = labels_both(&img, Some(&st));
+                assert_eq!(a.1, b.1, "count, shape {shape:?} p {p} connectivity {conn}");
+                assert_eq!(first_difference(&a.0, &b.0), None, "labels, shape {shape:?} p {p} connectivity {conn}");
+            }
+        }
+    }
+}
+
+/// `distance_transform_edt` as one exact per-line envelope (Felzenszwalb and Huttenlocher) per
+/// axis in float64, the arithmetic of the earlier one-thread-per-line kernel.
+fn edt_reference(mask: &[bool], shape: &[usize], samp: &[f64]) -> Vec<f64> {
+    let n = mask.len();
+    let mut f: Vec<f64> = mask.iter().map(|&m| if m { f64::INFINITY } else { 0.0 }).collect();
+    for (dim, &s) in samp.iter().enumerate() {
+        let l = shape[dim];
+        let inner: usize = shape[dim + 1..].iter().product();
+        let mut out = vec![0.0; n];
+        let s2 = s * s;
+        for line in 0..n / l {
+            let base = (line / inner) * l * inner + line % inner;
+            let at = |q: usize| f[base + q * inner];
+            let (mut v, mut z) = (vec![0usize; l], vec![0.0f64; l + 1]);
+            let mut k: isize = -1;
+            for q in 0..l {
+                let fq = at(q);
+                if fq == f64::INFINITY {
+                    continue;
+                }
+                let mut sq = f64::NEG_INFINITY;
+                while k >= 0 {
+                    let p = v[k as usize];
+                    let fp = at(p);
+                    sq = ((fq + s2 * q as f64 * q as f64) - (fp + s2 * p as f64 * p as f64))
+                        / (2.0 * s2 * (q as f64 - p as f64));
+                    if sq <= z[k as usize] {
+                        k -= 1;
+                        sq = f64::NEG_INFINITY;
+                    } else {
+                        break;
+                    }
+                }
+                k += 1;
+                v[k as usize] = q;
+                z[k as usize] = sq;
+                z[k as usize + 1] = f64::INFINITY;
+            }
+            for q in 0..l {
+                out[base + q * inner] = if k < 0 {
+                    f64::INFINITY
+                } else {
+                    let mut j = 0;
+                    while z[j + 1] < q as f64 {
+                        j += 1;
+                    }
+                    let d = s * (q as f64 - v[j] as f64);
+                    at(v[j]) + d * d
+                };
+            }
+        }
+        f = out;
+    }
+    f.iter().map(|v| v.sqrt()).collect()
+}
+
+#[test]
+fn distance_transform_edt_equals_the_exact_envelope() {
+    let d = cpu();
+    // Dense zeros (short searches), sparse zeros (searches past the cap: the per-line envelope),
+    // no zeros at all (infinite), only zeros; 1-d to 3-d; unit and anisotropic sampling.
+    let shapes = [
+        vec![1usize],
+        vec![37],
+        vec![64, 1],
+        vec![1, 90],
+        vec![33, 17],
+        vec![301, 257],
+        vec![5, 7, 9],
+        vec![20, 30, 41],
+    ];
+    for (k, shape) in shapes.iter().enumerate() {
+        let nd_ = shape.len();
+        for p in [0.5, 0.9, 0.999, 1.0, 0.0] {
+            let img = random_mask(&d, shape, p, 31 + k as u64);
+            let mask = bools(&img);
+            let unit = vec![1.0; nd_];
+            let aniso: Vec<f64> = [2.0, 0.5, 1.3][..nd_].to_vec();
+            for samp in [unit, aniso] {
+                let want = edt_reference(&mask, shape, &samp);
+                let got = nd::distance_transform_edt(&img, Some(&samp)).unwrap();
+                assert_eq!(got.dtype(), DType::F64);
+                assert_eq!(got.shape(), &shape[..]);
+                let got = got.to_vec::<f64>().unwrap();
+                for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                    // Unit sampling: exact integers under the root, the same bits. Otherwise
+                    // the least of the candidates may differ from the envelope's pick by an ulp.
+                    let ok = if samp.iter().all(|&s| s == 1.0) {
+                        g.to_bits() == w.to_bits()
+                    } else {
+                        g == w || (g - w).abs() <= 4.0 * f64::EPSILON * w.abs()
+                    };
+                    assert!(ok, "shape {shape:?} p {p} sampling {samp:?} pixel {i}: {g} vs {w}");
+                }
+            }
+        }
+    }
+    // An integer image: non-zero is set.
+    let img = random_mask(&d, &[40, 50], 0.8, 7);
+    let a = nd::distance_transform_edt(&img.astype(DType::I32).unwrap(), None).unwrap().to_vec::<f64>().unwrap();
+    let b = nd::distance_transform_edt(&img, None).unwrap().to_vec::<f64>().unwrap();
+    assert_eq!(a, b);
+}

@@ -23,14 +23,21 @@
 //! # Algorithms (all on the device)
 //! - `label`: parallel union-find (Playne and Hawick, "A New Algorithm for Parallel
 //!   Connected-Component Labelling on GPUs", IEEE TPDS 29(6), 2018; Oliveira and Lotufo, "A
-//!   Study on Connected Components Labeling Algorithms Using GPUs", SIBGRAPI 2010): one
-//!   thread per foreground pixel unites it with each earlier `structure` neighbour, linking
-//!   the larger root under the smaller with an atomic minimum (retrying when another thread
-//!   moved the root first); a second pass points every pixel at its root. A component's root
-//!   is then its first pixel in C order, so numbering the roots by a prefix sum gives SciPy's
-//!   order (components numbered by their first pixel in raster order). Five kernel launches
-//!   and a prefix sum, with no host loop; pixels away from the edges find their neighbours
-//!   through a table of flat offsets.
+//!   Study on Connected Components Labeling Algorithms Using GPUs", SIBGRAPI 2010), one
+//!   thread per pixel, 32-bit parents and index arithmetic below 2^31 pixels:
+//!   1. each foreground pixel points at its first earlier foreground `structure` neighbour
+//!      (or itself), so most unions are made before any atomic;
+//!   2. each foreground pixel unites with its other earlier neighbours, linking the larger
+//!      root under the smaller with an atomic minimum (retrying when another thread moved the
+//!      root first); a parent is never larger than its child, so a component's root is its
+//!      first pixel in C order;
+//!   3. every pixel points straight at its root, and each block of 256 pixels counts its roots;
+//!   4. one block scans the counts; each root's number is its block's offset plus its rank
+//!      in the block (a shared-memory scan), so roots are numbered in C order, SciPy's order;
+//!   5. every other pixel takes its root's number.
+//!
+//!   Six launches, no sort, one read of the count; pixels away from the edges find their
+//!   neighbours through a table of flat offsets.
 //! - `label` on the CPU device: the same numbering from a native two-pass union-find over
 //!   the host buffer, strips of the first axis in parallel (see `ndimage::host`).
 //! - Sums, means, variances, centres of mass and histograms: `bincount` over a per-pixel
@@ -50,75 +57,151 @@ use super::morphology::{generate_binary_structure, grid, kernel};
 use crate::sort::Side;
 use crate::{Array, LaunchArg, Scalar};
 
-const LABEL_UNION_FIND: &str = r#"
-static __device__ long long xp_nd_find(long long* p, long long x) {
-    long long q = p[x];
+/// The pieces shared by the labelling kernels (`T` is the parent index type, `int` below 2^31
+/// pixels): `LPOSITION` whether every neighbour of pixel `i` is inside (no coordinates kept,
+/// so nothing spills), `LNEIGHBOUR(k)` the flat index `j` of neighbour `k` and whether it is
+/// `inside` (through the offset table away from the edges, coordinates only at the edges).
+const LABEL_COMMON: &str = r#"
+#define LPOSITION int inner_ = 1; { T r_ = i; for (int d = nd - 1; d >= 0; --d) { const T s_ = (T)shape[d]; \
+    const T c = r_ % s_; r_ /= s_; if (c < 1 || c + 1 >= s_) inner_ = 0; } }
+#define LNEIGHBOUR(k) T j = 0; int inside = 1; \
+    if (inner_) { j = i + (T)fo[k]; } else { \
+        T c_[32]; { T r_ = i; for (int d = nd - 1; d >= 0; --d) { const T s_ = (T)shape[d]; c_[d] = r_ % s_; r_ /= s_; } } \
+        for (int d = 0; d < nd; ++d) { const long long q = (long long)c_[d] + offs[(k) * nd + d]; \
+            if (q < 0 || q >= shape[d]) { inside = 0; break; } j = j * (T)shape[d] + (T)q; } }
+"#;
+
+/// The root of `x`, and the atomic minimum of a parent (non-negative values).
+const LABEL_FIND: &str = r#"
+static __device__ __forceinline__ T xp_nd_find(const T* p, T x) {
+    T q = p[x];
     while (q != x) { x = q; q = p[x]; }
     return x;
 }
-extern "C" __global__ void xp_nd_label_init(const unsigned char* fg, long long* p, long long n, long long chunk) {
-    const long long th_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long end_ = (th_ + 1) * chunk < n ? (th_ + 1) * chunk : n;
-    for (long long i = th_ * chunk; i < end_; ++i) {
-    p[i] = fg[i] ? i : -1;
-    }
+static __device__ __forceinline__ int xp_nd_amin(int* p, int v) { return atomicMin(p, v); }
+static __device__ __forceinline__ long long xp_nd_amin(long long* p, long long v) {
+    return (long long)atomicMin((unsigned long long*)p, (unsigned long long)v);
 }
-extern "C" __global__ void xp_nd_label_merge(const unsigned char* fg, long long* p, const long long* offs,
-    const long long* fo, const long long* shape, long long nd, long long nk, long long n, long long chunk) {
-    const long long th_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long end_ = (th_ + 1) * chunk < n ? (th_ + 1) * chunk : n;
-    for (long long i = th_ * chunk; i < end_; ++i) {
-    if (!fg[i]) continue;
-    COORDS
-    // Away from the edges every neighbour is inside: its flat offset from the table.
-    int inner = 1;
-    for (long long d = 0; d < nd; ++d) if (c_[d] < 1 || c_[d] + 1 >= shape[d]) inner = 0;
-    for (long long k = 0; k < nk; ++k) {
-        long long j = 0; int inside = 1;
-        if (inner) {
-            j = i + fo[k];
-        } else {
-            for (long long d = 0; d < nd; ++d) {
-                long long q = c_[d] + offs[k * nd + d];
-                if (q < 0 || q >= shape[d]) { inside = 0; break; }
-                j = j * shape[d] + q;
-            }
-        }
+"#;
+
+/// Every foreground pixel points at its first earlier foreground neighbour (in the offset
+/// table's order), or at itself; the background is -1.
+const LABEL_INIT: &str = r#"
+extern "C" __global__ void NAME(const unsigned char* fg, T* p, const long long* offs, const long long* fo,
+    const long long* shape, int nd, int nk, T n) {
+    const T i = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
+    if (i >= n) return;
+    if (!fg[i]) { p[i] = (T)-1; return; }
+    LPOSITION
+    T to = i;
+    for (int k = 0; k < nk; ++k) {
+        LNEIGHBOUR(k)
+        if (inside && j < i && fg[j]) { to = j; break; }
+    }
+    p[i] = to;
+}
+"#;
+
+/// Union of every foreground pixel with its other earlier foreground neighbours: the larger
+/// root goes under the smaller with an atomic minimum, retried when another thread moved it.
+const LABEL_MERGE: &str = r#"
+extern "C" __global__ void NAME(const unsigned char* fg, T* p, const long long* offs, const long long* fo,
+    const long long* shape, int nd, int nk, T n) {
+    const T i = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
+    if (i >= n || !fg[i]) return;
+    LPOSITION
+    int first = 1;
+    for (int k = 0; k < nk; ++k) {
+        LNEIGHBOUR(k)
         if (!inside || j >= i || !fg[j]) continue;
-        long long a = i, b = j;
+        // The first such neighbour is the initial parent.
+        if (first) { first = 0; continue; }
+        T a = i, b = j;
         for (;;) {
             a = xp_nd_find(p, a);
             b = xp_nd_find(p, b);
             if (a == b) break;
-            if (a < b) { long long t = a; a = b; b = t; }
-            long long old = atomicMin((unsigned long long*)&p[a], (unsigned long long)b);
+            if (a < b) { const T t = a; a = b; b = t; }
+            const T old = xp_nd_amin(&p[a], b);
             if (old == a) break;
             a = old;
         }
     }
-    }
 }
-extern "C" __global__ void xp_nd_label_flatten(long long* p, long long n, long long chunk) {
-    const long long th_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long end_ = (th_ + 1) * chunk < n ? (th_ + 1) * chunk : n;
-    for (long long i = th_ * chunk; i < end_; ++i) {
-    if (p[i] < 0) continue;
-    p[i] = xp_nd_find(p, i);
+"#;
+
+/// Every pixel points at its root; each block counts its roots.
+const LABEL_FLATTEN: &str = r#"
+extern "C" __global__ void NAME(T* p, int* counts, T n) {
+    __shared__ int cnt;
+    const T i = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
+    if (threadIdx.x == 0) cnt = 0;
+    __syncthreads();
+    if (i < n) {
+        const T q = p[i];
+        if (q >= 0) {
+            const T r = xp_nd_find(p, q);
+            if (r != q) p[i] = r;
+            if (r == i) atomicAdd(&cnt, 1);
+        }
     }
+    __syncthreads();
+    if (threadIdx.x == 0) counts[blockIdx.x] = cnt;
 }
-extern "C" __global__ void xp_nd_label_roots(const long long* p, long long* r, long long n, long long chunk) {
-    const long long th_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long end_ = (th_ + 1) * chunk < n ? (th_ + 1) * chunk : n;
-    for (long long i = th_ * chunk; i < end_; ++i) {
-    r[i] = p[i] == i;
+"#;
+
+/// The exclusive prefix sum of the blocks' root counts, in place, by one block of 1024 threads;
+/// the total into `total[0]`.
+const LABEL_SCAN: &str = r#"
+extern "C" __global__ void NAME(int* counts, long long* total, T nb) {
+    __shared__ long long part[1024];
+    const int t = threadIdx.x;
+    const T per = (nb + 1023) / 1024;
+    const T lo = (T)t * per < nb ? (T)t * per : nb;
+    const T hi = lo + per < nb ? lo + per : nb;
+    long long s = 0;
+    for (T k = lo; k < hi; ++k) s += counts[k];
+    part[t] = s;
+    __syncthreads();
+    for (int o = 1; o < 1024; o <<= 1) {
+        const long long v = t >= o ? part[t - o] : 0;
+        __syncthreads();
+        part[t] += v;
+        __syncthreads();
     }
+    long long run = part[t] - s;
+    for (T k = lo; k < hi; ++k) { const int c = counts[k]; counts[k] = (int)run; run += c; }
+    if (t == 1023) total[0] = part[1023];
 }
-extern "C" __global__ void xp_nd_label_number(const long long* p, const long long* num, int* out, long long n, long long chunk) {
-    const long long th_ = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long end_ = (th_ + 1) * chunk < n ? (th_ + 1) * chunk : n;
-    for (long long i = th_ * chunk; i < end_; ++i) {
-    out[i] = p[i] >= 0 ? (int)num[p[i]] : 0;
+"#;
+
+/// Every root's number: its block's offset plus its rank among the block's roots, plus one.
+const LABEL_ROOTS: &str = r#"
+extern "C" __global__ void NAME(const T* p, const int* offsets, int* out, T n) {
+    __shared__ int rank[256];
+    const int t = threadIdx.x;
+    const T i = (T)blockIdx.x * (T)blockDim.x + (T)t;
+    const int root = i < n && p[i] == i;
+    rank[t] = root;
+    __syncthreads();
+    for (int o = 1; o < 256; o <<= 1) {
+        const int v = t >= o ? rank[t - o] : 0;
+        __syncthreads();
+        rank[t] += v;
+        __syncthreads();
     }
+    if (root) out[i] = offsets[blockIdx.x] + rank[t];
+}
+"#;
+
+/// Every pixel takes its root's number (the background 0).
+const LABEL_NUMBER: &str = r#"
+extern "C" __global__ void NAME(const T* p, int* out, T n) {
+    const T i = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
+    if (i >= n) return;
+    const T q = p[i];
+    if (q < 0) out[i] = 0;
+    else if (q != i) out[i] = out[q];
 }
 "#;
 
@@ -223,58 +306,44 @@ pub fn label(input: &Array, structure: Option<&Array>) -> Result<(Array, usize)>
     let fo = Array::from_slice_on(&dev, &fo, &[fo.len()])?;
     let shape = Array::from_slice_on(&dev, &shape, &[nd])?;
     let fgc = fg.ascontiguous()?;
-    let p = Array::empty_on(&dev, &[n], DType::I64)?;
-    // On the CPU each thread takes a contiguous run of pixels (a thread's start-up is paid per
-    // run, not per pixel); GPUs take one pixel per thread.
-    let chunk = if dev.properties().is_host { (n / (256 * 256)).max(1) } else { 1 };
-    let (g, b) = grid(n.div_ceil(chunk));
-    let kinit = kernel(LABEL_UNION_FIND, "xp_nd_label_init", "long long");
-    kinit.launch(
-        g,
-        b,
-        &[LaunchArg::Array(&fgc), LaunchArg::Array(&p), LaunchArg::I64(n as i64), LaunchArg::I64(chunk as i64)],
+    // 32-bit parents and index arithmetic below 2^31 pixels.
+    let wide = n >= i32::MAX as usize;
+    let (t, pdt) = if wide { ("long long", DType::I64) } else { ("int", DType::I32) };
+    let idx = |v: usize| if wide { LaunchArg::I64(v as i64) } else { LaunchArg::I32(v as i32) };
+    let k = |code: &str, name: &str| kernel(&format!("{LABEL_COMMON}{LABEL_FIND}{code}"), name, t);
+    let p = Array::empty_on(&dev, &[n], pdt)?;
+    let (g, b) = grid(n);
+    let table = [
+        LaunchArg::Array(&fgc),
+        LaunchArg::Array(&p),
+        LaunchArg::Array(&offs),
+        LaunchArg::Array(&fo),
+        LaunchArg::Array(&shape),
+        LaunchArg::I32(nd as i32),
+        LaunchArg::I32(nk as i32),
+        idx(n),
+    ];
+    k(LABEL_INIT, "xp_nd_label_init").launch(g, b, &table)?;
+    k(LABEL_MERGE, "xp_nd_label_merge").launch(g, b, &table)?;
+    // Roots are numbered in C order: a count per block, an exclusive scan of the counts, a rank
+    // inside each block; then every pixel takes its root's number.
+    let nb = g as usize;
+    let counts = Array::empty_on(&dev, &[nb], DType::I32)?;
+    k(LABEL_FLATTEN, "xp_nd_label_flatten").launch(g, b, &[LaunchArg::Array(&p), LaunchArg::Array(&counts), idx(n)])?;
+    let total = Array::empty_on(&dev, &[1], DType::I64)?;
+    k(LABEL_SCAN, "xp_nd_label_scan").launch(
+        1,
+        1024,
+        &[LaunchArg::Array(&counts), LaunchArg::Array(&total), idx(nb)],
     )?;
-    let kmerge = kernel(LABEL_UNION_FIND, "xp_nd_label_merge", "long long");
-    kmerge.launch(
-        g,
-        b,
-        &[
-            LaunchArg::Array(&fgc),
-            LaunchArg::Array(&p),
-            LaunchArg::Array(&offs),
-            LaunchArg::Array(&fo),
-            LaunchArg::Array(&shape),
-            LaunchArg::I64(nd as i64),
-            LaunchArg::I64(nk as i64),
-            LaunchArg::I64(n as i64),
-            LaunchArg::I64(chunk as i64),
-        ],
-    )?;
-    let kflat = kernel(LABEL_UNION_FIND, "xp_nd_label_flatten", "long long");
-    kflat.launch(g, b, &[LaunchArg::Array(&p), LaunchArg::I64(n as i64), LaunchArg::I64(chunk as i64)])?;
-    // Roots are numbered by a prefix sum of the root flags; every pixel takes its root's number.
-    let roots = Array::empty_on(&dev, &[n], DType::I64)?;
-    let kroots = kernel(LABEL_UNION_FIND, "xp_nd_label_roots", "long long");
-    kroots.launch(
-        g,
-        b,
-        &[LaunchArg::Array(&p), LaunchArg::Array(&roots), LaunchArg::I64(n as i64), LaunchArg::I64(chunk as i64)],
-    )?;
-    let num = roots.cumsum(None)?.ascontiguous()?;
-    let count = num.take(&i64_scalar(&dev, n as i64 - 1)?.reshape(&[1])?, None)?.to_vec::<i64>()?[0];
     let out = Array::empty_on(&dev, &[n], DType::I32)?;
-    let knum = kernel(LABEL_UNION_FIND, "xp_nd_label_number", "long long");
-    knum.launch(
+    k(LABEL_ROOTS, "xp_nd_label_roots").launch(
         g,
         b,
-        &[
-            LaunchArg::Array(&p),
-            LaunchArg::Array(&num),
-            LaunchArg::Array(&out),
-            LaunchArg::I64(n as i64),
-            LaunchArg::I64(chunk as i64),
-        ],
+        &[LaunchArg::Array(&p), LaunchArg::Array(&counts), LaunchArg::Array(&out), idx(n)],
     )?;
+    k(LABEL_NUMBER, "xp_nd_label_number").launch(g, b, &[LaunchArg::Array(&p), LaunchArg::Array(&out), idx(n)])?;
+    let count = total.to_vec::<i64>()?[0];
     let out = out.reshape(&input.shape().iter().map(|&s| s as isize).collect::<Vec<_>>())?;
     Ok((out, count as usize))
 }

@@ -36,11 +36,24 @@
 //! - `binary_fill_holes` with a symmetric `3 × … × 3` element at origin 0: the background's
 //!   connected components (`label`'s union-find) that reach the border stay, the others are
 //!   filled, with no propagation loop; other elements propagate from the border pass by pass.
-//! - `distance_transform_edt`: the exact separable algorithm of Felzenszwalb and Huttenlocher
-//!   ("Distance Transforms of Sampled Functions", Theory of Computing 8, 2012): one pass per
-//!   axis, one device thread per line, each computing the lower envelope of the parabolas
-//!   `(s·(q − p))² + f(p)`; the square root at the end. The squared terms are added axis by
-//!   axis in the order SciPy sums them, so unit sampling gives SciPy's values exactly.
+//! - `distance_transform_edt`: separable, one pass per axis in SciPy's order, the square root
+//!   at the end (Felzenszwalb and Huttenlocher, "Distance Transforms of Sampled Functions",
+//!   Theory of Computing 8, 2012: the squared distance is `min_p f(p) + (s·(q − p))²` along
+//!   each axis in turn).
+//!   - Axis 0 reads the mask itself: its lines are cut into segments of about `√L` pixels;
+//!     one kernel finds each segment's first and last zero pixel, a second (one thread per
+//!     segment, neighbouring threads on neighbouring lines, so loads coalesce) takes the
+//!     nearest zero before and after the segment from those and sweeps the segment both ways.
+//!   - Later axes: one thread per pixel searches outwards along the axis, stopping as soon as
+//!     `(s·r)²` reaches the best value found (every farther candidate is at least that), so
+//!     the work is the distance found, not the line's length. A search that passes 64 steps
+//!     flags its line, and a second kernel recomputes the flagged lines exactly with the lower
+//!     envelope of parabolas, one thread per line (images with large empty regions).
+//!   - Each candidate is `f(p) + d·d` with `d = s·(q − p)`, the envelope's own arithmetic:
+//!     with unit sampling every value is an exact integer and the answer is the envelope's to
+//!     the bit; with other sampling the least candidate can differ from the envelope's pick
+//!     by rounding (an ulp or so, within SciPy's own rounding).
+//!   - 32-bit index arithmetic below 2^31 pixels.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -53,6 +66,10 @@ use crate::{Array, LaunchArg, RawKernel, Scalar};
 
 /// The most axes the morphology kernels handle.
 const MAX_NDIM: usize = 32;
+
+/// How many steps each way a pixel of a later distance-transform pass searches before its line
+/// takes the exact per-line envelope instead.
+const EDT_SEARCH: usize = 64;
 
 pub(crate) const COORDS: &str = r#"
     long long c_[32]; { long long r_ = i; for (long long d = nd - 1; d >= 0; --d) { c_[d] = r_ % shape[d]; r_ /= shape[d]; } }
@@ -261,36 +278,113 @@ extern "C" __global__ void NAME(const T* in, T* out, const long long* offs, cons
 }
 "#;
 
-const EDT_PASS: &str = r#"
-extern "C" __global__ void xp_nd_edt_pass(const double* f, double* out, long long* v, double* z,
-    long long L, long long inner, long long nlines, double s) {
-    long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (l >= nlines) return;
+/// First EDT pass, along axis 0 of the mask, in segments of `S` pixels: each segment's first and
+/// last zero (background) pixel, or -1.
+const EDT_SEG: &str = r#"
+extern "C" __global__ void NAME(const unsigned char* fg, long long* firstz, long long* lastz,
+    T L, T inner, T nlines, T S, T nseg) {
+    const T t = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
+    if (t >= nlines * nseg) return;
+    const T l = t % nlines, sg = t / nlines;
+    const T base = (l / inner) * L * inner + (l % inner);
+    const T q0 = sg * S, q1 = q0 + S < L ? q0 + S : L;
+    long long first = -1, last = -1;
+    for (T q = q0; q < q1; ++q) {
+        if (!fg[base + q * inner]) { if (first < 0) first = (long long)q; last = (long long)q; }
+    }
+    firstz[t] = first; lastz[t] = last;
+}
+"#;
+
+/// First EDT pass, along axis 0: the squared distance `(s·(q − p))²` to the nearest zero pixel
+/// `p` of the line (infinite without one), from the segments' first and last zeros and two
+/// sweeps over the thread's own segment.
+const EDT_FIRST: &str = r#"
+extern "C" __global__ void NAME(const unsigned char* fg, const long long* firstz, const long long* lastz,
+    double* out, T L, T inner, T nlines, T S, T nseg, double s) {
+    const T t = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
+    if (t >= nlines * nseg) return;
     const double inf = 1.0 / 0.0;
-    const long long base = (l / inner) * L * inner + (l % inner);
-    long long* vv = v + l * L;
-    double* zz = z + l * (L + 1);
+    const T l = t % nlines, sg = t / nlines;
+    const T base = (l / inner) * L * inner + (l % inner);
+    const T q0 = sg * S, q1 = q0 + S < L ? q0 + S : L;
+    long long up = -1, dn = -1;
+    for (T k = sg; k > 0; --k) { const long long z = lastz[(k - 1) * nlines + l]; if (z >= 0) { up = z; break; } }
+    for (T k = sg + 1; k < nseg; ++k) { const long long z = firstz[k * nlines + l]; if (z >= 0) { dn = z; break; } }
+    // Backwards: the distance to the next zero at or after q, kept in `out`.
+    for (T q = q1; q-- > q0;) {
+        if (!fg[base + q * inner]) dn = (long long)q;
+        double v = inf;
+        if (dn >= 0) { const double d = s * (double)((long long)q - dn); v = d * d; }
+        out[base + q * inner] = v;
+    }
+    // Forwards: the nearer of the zero at or before q and the one after.
+    for (T q = q0; q < q1; ++q) {
+        if (!fg[base + q * inner]) up = (long long)q;
+        if (up >= 0) {
+            const double d = s * (double)((long long)q - up);
+            const double v = d * d;
+            if (v < out[base + q * inner]) out[base + q * inner] = v;
+        }
+    }
+}
+"#;
+
+/// Later EDT passes: one thread per pixel looks outwards along the axis for the least
+/// `f(p) + (s·(q − p))²`, stopping once `(s·r)²` reaches the best found; a pixel whose search
+/// passes `cap` steps flags its line for the exact per-line pass (`EDT_PASS`).
+const EDT_NEAR: &str = r#"
+extern "C" __global__ void NAME(const double* f, double* out, int* flag, T L, T inner, T n, double s, T cap) {
+    const T i = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
+    if (i >= n) return;
+    const T q = (i / inner) % L;
+    double best = f[i];
+    for (T r = 1;; ++r) {
+        const double d = s * (double)r;
+        const double dd = d * d;
+        if (!(dd < best)) break;
+        if (r > cap) { flag[(i / (L * inner)) * inner + i % inner] = 1; break; }
+        const bool lo = q >= r, hi = q + r < L;
+        if (!lo && !hi) break;
+        if (lo) { const double v = f[i - r * inner] + dd; if (v < best) best = v; }
+        if (hi) { const double v = f[i + r * inner] + dd; if (v < best) best = v; }
+    }
+    out[i] = best;
+}
+"#;
+
+/// The exact per-line pass of Felzenszwalb and Huttenlocher for the lines `EDT_NEAR` flagged:
+/// one thread per line, the envelope's parabola indices `v` and boundaries `z` interleaved
+/// across lines (entry `k` of line `l` at `k · nlines + l`) so neighbouring threads touch
+/// neighbouring words.
+const EDT_PASS: &str = r#"
+extern "C" __global__ void NAME(const double* f, double* out, const int* flag, long long* v, double* z,
+    T L, T inner, T nlines, double s) {
+    const T l = (T)blockIdx.x * (T)blockDim.x + (T)threadIdx.x;
+    if (l >= nlines || !flag[l]) return;
+    const double inf = 1.0 / 0.0;
+    const T base = (l / inner) * L * inner + (l % inner);
     const double s2 = s * s;
     long long k = -1;
-    for (long long q = 0; q < L; ++q) {
+    for (T q = 0; q < L; ++q) {
         const double fq = f[base + q * inner];
         if (fq == inf) continue;
         double sq = -inf;
         while (k >= 0) {
-            const long long p = vv[k];
+            const long long p = v[k * nlines + l];
             const double fp = f[base + p * inner];
-            sq = ((fq + s2 * (double)q * (double)q) - (fp + s2 * (double)p * (double)p)) / (2.0 * s2 * (double)(q - p));
-            if (sq <= zz[k]) { --k; sq = -inf; } else break;
+            sq = ((fq + s2 * (double)q * (double)q) - (fp + s2 * (double)p * (double)p)) / (2.0 * s2 * (double)((long long)q - p));
+            if (sq <= z[k * nlines + l]) { --k; sq = -inf; } else break;
         }
         ++k;
-        vv[k] = q; zz[k] = sq; zz[k + 1] = inf;
+        v[k * nlines + l] = (long long)q; z[k * nlines + l] = sq; z[(k + 1) * nlines + l] = inf;
     }
-    if (k < 0) { for (long long q = 0; q < L; ++q) out[base + q * inner] = inf; return; }
+    if (k < 0) { for (T q = 0; q < L; ++q) out[base + q * inner] = inf; return; }
     k = 0;
-    for (long long q = 0; q < L; ++q) {
-        while (zz[k + 1] < (double)q) ++k;
-        const long long p = vv[k];
-        const double d = s * (double)(q - p);
+    for (T q = 0; q < L; ++q) {
+        while (z[(k + 1) * nlines + l] < (double)q) ++k;
+        const long long p = v[k * nlines + l];
+        const double d = s * (double)((long long)q - p);
         out[base + q * inner] = f[base + p * inner] + d * d;
     }
 }
@@ -1107,34 +1201,80 @@ pub fn distance_transform_edt(input: &Array, sampling: Option<&[f64]>) -> Result
     };
     let x = as_bool(input)?;
     let dev = x.device_arc();
-    let inf = Array::full_on(&dev, &[], f64::INFINITY, DType::F64)?;
-    let zero = Array::full_on(&dev, &[], 0.0, DType::F64)?;
-    let mut f = crate::where_(&x, (&inf).into(), (&zero).into())?.ascontiguous()?;
     let n = x.size();
     if n == 0 || nd == 0 {
-        return f.sqrt();
+        let inf = Array::full_on(&dev, &[], f64::INFINITY, DType::F64)?;
+        let zero = Array::full_on(&dev, &[], 0.0, DType::F64)?;
+        return crate::where_(&x, (&inf).into(), (&zero).into())?.sqrt();
     }
-    let k = kernel(EDT_PASS, "xp_nd_edt_pass", "double");
+    // 32-bit index arithmetic wherever every index fits.
+    let small = n + n / 2 < u32::MAX as usize;
+    let (t, idx): (&str, fn(usize) -> LaunchArg<'static>) = if small {
+        ("unsigned int", |v| LaunchArg::U32(v as u32))
+    } else {
+        ("long long", |v| LaunchArg::I64(v as i64))
+    };
     let shape = x.shape().to_vec();
-    for (d, &s) in samp.iter().enumerate() {
+    // Axis 0 straight from the mask: zeros give 0, the rest the squared distance to the nearest
+    // zero of their line (SciPy's first pass over `f = 0 / ∞`).
+    let l = shape[0];
+    let inner = n / l;
+    let seg = ((l as f64).sqrt().ceil() as usize).max(32).min(l);
+    let nseg = l.div_ceil(seg);
+    let firstz = Array::empty_on(&dev, &[inner * nseg], DType::I64)?;
+    let lastz = Array::empty_on(&dev, &[inner * nseg], DType::I64)?;
+    let (g, b) = grid(inner * nseg);
+    let geom = [idx(l), idx(inner), idx(inner), idx(seg), idx(nseg)];
+    let mut args = vec![LaunchArg::Array(&x), LaunchArg::Array(&firstz), LaunchArg::Array(&lastz)];
+    args.extend(geom.iter().cloned());
+    kernel(EDT_SEG, "xp_nd_edt_seg", t).launch(g, b, &args)?;
+    let mut f = Array::empty_on(&dev, &shape, DType::F64)?;
+    let mut args =
+        vec![LaunchArg::Array(&x), LaunchArg::Array(&firstz), LaunchArg::Array(&lastz), LaunchArg::Array(&f)];
+    args.extend(geom.iter().cloned());
+    args.push(LaunchArg::F64(samp[0]));
+    kernel(EDT_FIRST, "xp_nd_edt_first", t).launch(g, b, &args)?;
+    drop((firstz, lastz));
+    let near = kernel(EDT_NEAR, "xp_nd_edt_near", t);
+    let pass = kernel(EDT_PASS, "xp_nd_edt_pass", t);
+    for (d, &s) in samp.iter().enumerate().skip(1) {
         let l = shape[d];
         let inner: usize = shape[d + 1..].iter().product();
         let nlines = n / l;
         let out = Array::empty_on(&dev, &shape, DType::F64)?;
-        let v = Array::empty_on(&dev, &[n], DType::I64)?;
-        let z = Array::empty_on(&dev, &[n + nlines], DType::F64)?;
-        let (g, b) = grid(nlines);
-        k.launch(
+        let flag = Array::full_on(&dev, &[nlines], 0, DType::I32)?;
+        let (g, b) = grid(n);
+        near.launch(
             g,
             b,
             &[
                 LaunchArg::Array(&f),
                 LaunchArg::Array(&out),
+                LaunchArg::Array(&flag),
+                idx(l),
+                idx(inner),
+                idx(n),
+                LaunchArg::F64(s),
+                idx(EDT_SEARCH.min(l)),
+            ],
+        )?;
+        // The lines some pixel of which searched past the cap: the exact per-line envelope
+        // (the scratch is only touched on those lines).
+        let v = Array::empty_on(&dev, &[n], DType::I64)?;
+        let z = Array::empty_on(&dev, &[n + nlines], DType::F64)?;
+        let (g, b) = grid(nlines);
+        pass.launch(
+            g,
+            b,
+            &[
+                LaunchArg::Array(&f),
+                LaunchArg::Array(&out),
+                LaunchArg::Array(&flag),
                 LaunchArg::Array(&v),
                 LaunchArg::Array(&z),
-                LaunchArg::I64(l as i64),
-                LaunchArg::I64(inner as i64),
-                LaunchArg::I64(nlines as i64),
+                idx(l),
+                idx(inner),
+                idx(nlines),
                 LaunchArg::F64(s),
             ],
         )?;
