@@ -56,6 +56,9 @@ fn threads_for(work: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 16)
 }
 
+/// A group of lines: its number, its outputs and its states.
+type Group<'a, T> = (usize, &'a mut [T], &'a mut [T]);
+
 /// Runs `f(group, y, z)` over the groups of `lanes` lines: `y` the group's `lanes · n` outputs,
 /// `z` its `lanes · zlen` states, on host threads.
 fn for_groups<T: Num>(
@@ -71,7 +74,7 @@ fn for_groups<T: Num>(
     let threads = threads_for(lines * n).min(groups);
     let ys = y.chunks_mut((lanes * n).max(1));
     let zs = z.chunks_mut((lanes * zlen).max(1));
-    let mut work: Vec<(usize, &mut [T], &mut [T])> = Vec::with_capacity(groups);
+    let mut work: Vec<Group<'_, T>> = Vec::with_capacity(groups);
     let mut zs = zs.chain(std::iter::repeat_with(|| &mut [][..]));
     for (g, yg) in ys.enumerate().take(groups) {
         let zg = if zlen == 0 { &mut [][..] } else { zs.next().unwrap_or(&mut []) };
@@ -83,7 +86,7 @@ fn for_groups<T: Num>(
         }
         return;
     }
-    let mut shares: Vec<Vec<(usize, &mut [T], &mut [T])>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut shares: Vec<Vec<Group<'_, T>>> = (0..threads).map(|_| Vec::new()).collect();
     for (q, w) in work.into_iter().enumerate() {
         shares[q % threads].push(w);
     }

@@ -127,13 +127,7 @@ impl PairOp for Cos {
     fn fin(&self, s: f64, _: f64, ea: f64, eb: f64) -> f64 {
         let c = s / (ea * eb);
         // NumPy's clip: NaN stays NaN.
-        let c = if c < -1.0 {
-            -1.0
-        } else if c > 1.0 {
-            1.0
-        } else {
-            c
-        };
+        let c = c.clamp(-1.0, 1.0);
         1.0 - c
     }
 }
@@ -317,6 +311,9 @@ fn threads_for(pairs: usize, d: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 16)
 }
 
+/// A block of work: its rows, its output's start and its output.
+type Piece<'a> = (usize, usize, usize, &'a mut [f64]);
+
 /// Runs the blocks `bounds` (row ranges, tile-aligned, with their outputs' starts `starts`)
 /// on `threads` host threads, round-robin.
 fn run_all<O: PairOp>(
@@ -328,7 +325,7 @@ fn run_all<O: PairOp>(
     threads: usize,
 ) {
     // Cut `out` into the blocks' pieces.
-    let mut pieces: Vec<(usize, usize, usize, &mut [f64])> = Vec::with_capacity(bounds.len());
+    let mut pieces: Vec<Piece<'_>> = Vec::with_capacity(bounds.len());
     let mut rest = out;
     for (q, &(r0, r1)) in bounds.iter().enumerate() {
         let end = starts.get(q + 1).copied().unwrap_or(starts[q] + rest.len());
@@ -342,7 +339,7 @@ fn run_all<O: PairOp>(
         }
         return;
     }
-    let mut shares: Vec<Vec<(usize, usize, usize, &mut [f64])>> = (0..threads).map(|_| Vec::new()).collect();
+    let mut shares: Vec<Vec<Piece<'_>>> = (0..threads).map(|_| Vec::new()).collect();
     for (q, piece) in pieces.into_iter().enumerate() {
         shares[q % threads].push(piece);
     }
