@@ -104,7 +104,9 @@ fn for_groups<T: Num>(
 
 /// The DF2T recursion of order `K` over a sample-major block `buf` (`[t][lane]`, in place:
 /// input in, output out) with the lanes' states `z[j][lane]`.
-#[inline(always)]
+// Not inlined: compiled alone, the block loop keeps the state in vector registers; inlined
+// into the copying loops around it, it was vectorised across the state's rows instead.
+#[inline(never)]
 fn df2t_fixed<T: Num, const K: usize, const L: usize>(buf: &mut [[T; L]], b: &[T], a: &[T], z: &mut [[T; L]; K]) {
     let bb: [T; K] = std::array::from_fn(|j| b[j + 1]);
     let aa: [T; K] = std::array::from_fn(|j| a[j + 1]);
@@ -113,14 +115,15 @@ fn df2t_fixed<T: Num, const K: usize, const L: usize>(buf: &mut [[T; L]], b: &[T
     for v in buf.iter_mut() {
         let x = *v;
         let y: [T; L] = std::array::from_fn(|l| b0 * x[l] + st[0][l]);
-        for j in 0..K - 1 {
-            for l in 0..L {
-                st[j][l] = st[j + 1][l] + bb[j] * x[l] - aa[j] * y[l];
-            }
-        }
-        for l in 0..L {
-            st[K - 1][l] = bb[K - 1] * x[l] - aa[K - 1] * y[l];
-        }
+        // The new state as a fresh value (not updated row by row), so that it stays in
+        // registers: `(z_{j+1} + b_{j+1} x) − a_{j+1} y`, the last row without `z`.
+        st = std::array::from_fn(|j| {
+            std::array::from_fn(|l| {
+                let t = bb[j] * x[l];
+                let t = if j + 1 < K { st[j + 1][l] + t } else { t };
+                t - aa[j] * y[l]
+            })
+        });
         *v = y;
     }
     *z = st;
