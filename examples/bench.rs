@@ -1091,11 +1091,19 @@ fn run() -> xp::Result<()> {
                 "signal" => signal_workloads(&d, gpu, &mut r)?,
                 "products" => product_workloads(&d, gpu, &mut r)?,
                 "fusion" => fusion_workloads(&d, gpu, &mut r)?,
+                // `XP_BENCH_NDIMAGE_KERNELS=1` also times the device kernels in place of the
+                // CPU device's native distances and IIR filters.
+                "scipy" if std::env::var_os("XP_BENCH_NDIMAGE_KERNELS").is_some() => {
+                    xp::ndimage::with_device_kernels(|| scipy_workloads(&d, gpu, &mut r))?
+                }
                 "scipy" => scipy_workloads(&d, gpu, &mut r)?,
                 "graphs" => graph_workloads(&d, &mut r)?,
                 "distributed" => distributed_workloads(&mut r)?,
                 "rust_kernels" => rust_kernel_workloads(&d, gpu, &mut r)?,
                 "special" => special_workloads(&d, gpu, &mut r)?,
+                "scipy_signal" if std::env::var_os("XP_BENCH_NDIMAGE_KERNELS").is_some() => {
+                    xp::ndimage::with_device_kernels(|| scipy_signal_workloads(&d, gpu, &mut r))?
+                }
                 "scipy_signal" => scipy_signal_workloads(&d, gpu, &mut r)?,
                 // `XP_BENCH_NDIMAGE_KERNELS=1` times the device kernels in place of the CPU
                 // device's native forms (the same answers), for comparison.

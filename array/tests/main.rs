@@ -22,6 +22,7 @@ mod linalg;
 mod memory_order;
 mod mixed_devices;
 mod more_routines;
+mod native_signal_spatial;
 mod ndimage_filters;
 mod ndimage_generic;
 mod ndimage_interp;

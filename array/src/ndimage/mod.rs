@@ -49,7 +49,8 @@ thread_local! {
 }
 
 /// Runs `f` with the device kernels in place of the CPU device's native forms (of `label`,
-/// the binary erosion and dilation and the spline interpolation) on this thread: the answers
+/// the binary erosion and dilation and the spline interpolation, and outside `ndimage` of the
+/// IIR filters of `signal` and the distances of `spatial::distance`) on this thread: the answers
 /// are the same, this is for comparing the two. Other devices always run their kernels.
 ///
 /// ```

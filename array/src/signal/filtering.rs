@@ -17,10 +17,16 @@
 //! fills a GPU as well as many lines do; the block loads and stores go through shared memory
 //! so that they are coalesced. `sosfilt` runs each section as such a scan of order 2 over the
 //! previous section's output. On the CPU backend, where a thread per line already keeps every
-//! core busy for a batch and the scan would double the arithmetic, one thread runs each line
-//! from start to end (`IirMethod::Sequential`; `lfilter_with` and `sosfilt_with` choose
-//! either way on any device). Orders above 16 run sequentially everywhere. The two agree to
-//! rounding (a relative 1e-12 in float64 on stable filters, tested).
+//! core busy for a batch and the scan would double the arithmetic, each line runs from start
+//! to end (`IirMethod::Sequential`; `lfilter_with` and `sosfilt_with` choose either way on any
+//! device). Orders above 16 run sequentially everywhere. The two agree to rounding (a relative
+//! 1e-12 in float64 on stable filters, tested).
+//!
+//! On the CPU device the sequential recursion runs as native host code (`signal::host`): the
+//! same operations in the same order and dtype as the kernel, with lines taken four at a time
+//! as vector lanes, the state of orders up to 16 in registers, each sample taken through
+//! several sections at once, and groups of lines spread over the host threads.
+//! `ndimage::with_device_kernels` runs the kernel instead (for comparison).
 //!
 //! **Initial conditions.** `lfilter_zi` and `sosfilt_zi` are the steady state of a unit step,
 //! computed on the host in float64 from the coefficients alone (their size does not grow
@@ -158,8 +164,9 @@ pub enum IirMethod {
 }
 
 /// The DF2T recursion over `(lines, n)` data `x` with normalised `b`, `a` of length `k + 1`
-/// and the `(lines, k)` state `z` (updated in place to the final state), by `method`.
-fn iir_run(x: &Array, b: &Array, a: &Array, z: &Array, method: IirMethod) -> Result<Array> {
+/// from the `(lines, k)` state `z`, by `method`: the output and the final state (`z` itself,
+/// updated in place, on the device kernels; a new array on the native host path).
+fn iir_run(x: &Array, b: &Array, a: &Array, z: &Array, method: IirMethod) -> Result<(Array, Array)> {
     let k = b.size() - 1;
     let block = match method {
         IirMethod::Sequential => None,
@@ -167,16 +174,51 @@ fn iir_run(x: &Array, b: &Array, a: &Array, z: &Array, method: IirMethod) -> Res
         IirMethod::Auto => (!x.device().properties().is_host).then_some(None),
     };
     match block {
-        Some(block) if iir_scan::supports(k) => {
-            iir_scan::iir_blocked(&x.ascontiguous()?, &b.ascontiguous()?, &a.ascontiguous()?, z, block)
-        }
-        _ => iir_seq(x, b, a, z),
+        Some(block) if iir_scan::supports(k) => Ok((
+            iir_scan::iir_blocked(&x.ascontiguous()?, &b.ascontiguous()?, &a.ascontiguous()?, z, block)?,
+            z.clone(),
+        )),
+        _ if crate::ndimage::native(&*x.device_arc()) => native_run(x, b, a, z, false),
+        _ => Ok((iir_seq(x, b, a, z)?, z.clone())),
     }
 }
 
-/// [`iir_run`] with [`IirMethod::Auto`].
+/// [`iir_run`] with [`IirMethod::Auto`], the output only.
 fn iir_lines(x: &Array, b: &Array, a: &Array, z: &Array) -> Result<Array> {
-    iir_run(x, b, a, z, IirMethod::Auto)
+    Ok(iir_run(x, b, a, z, IirMethod::Auto)?.0)
+}
+
+/// The native host recursion ([`super::host`]) over `(lines, n)` data in host memory: `lfilter`'s
+/// (`b`, `a` normalised, `z` `(lines, k)`) or, with `sos`, the sections' (`b` the `(ns, 6)`
+/// sections, `a` unused, `z` `(lines, ns, 2)`). Returns the output and the final state.
+fn native_run(x: &Array, b: &Array, a: &Array, z: &Array, sos: bool) -> Result<(Array, Array)> {
+    fn go<T: super::host::Num>(x: &Array, b: &Array, a: &Array, z: &Array, sos: bool) -> Result<(Array, Array)> {
+        let (lines, n) = (x.shape()[0], x.shape()[1]);
+        let xc = x.ascontiguous()?;
+        let view = xc.as_ndarray_view::<T>()?;
+        let xs = view.as_slice().ok_or_else(|| Error::value("lfilter", "the lines are not contiguous"))?;
+        let bv = b.ascontiguous()?.to_vec::<T>()?;
+        let mut zv = z.ascontiguous()?.to_vec::<T>()?;
+        let y = if sos {
+            super::host::sosfilt(xs, lines, n, &bv, &mut zv)
+        } else {
+            let av = a.ascontiguous()?.to_vec::<T>()?;
+            super::host::lfilter(xs, lines, n, &bv, &av, &mut zv)
+        };
+        let shaped = |v: Vec<T>, shape: &[usize]| -> Result<Array> {
+            let arr = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(shape), v)
+                .map_err(|e| Error::value("lfilter", format!("shape {shape:?}: {e}")))?;
+            Array::from_ndarray_owned(arr)
+        };
+        Ok((shaped(y, &[lines, n])?, shaped(zv, z.shape())?))
+    }
+    match x.dtype() {
+        DType::F32 => go::<f32>(x, b, a, z, sos),
+        DType::F64 => go::<f64>(x, b, a, z, sos),
+        DType::C64 => go::<num_complex::Complex<f32>>(x, b, a, z, sos),
+        DType::C128 => go::<num_complex::Complex<f64>>(x, b, a, z, sos),
+        d => Err(Error::DType { op: "lfilter".into(), reason: format!("no recursion in {d}") }),
+    }
 }
 
 /// The sequential recursion: one thread per line.
@@ -223,6 +265,9 @@ fn sos_run(x: &Array, sos: &Array, z: &Array, method: IirMethod) -> Result<(Arra
         IirMethod::Auto => (!x.device().properties().is_host).then_some(None),
     };
     let Some(block) = block.filter(|_| ns > 0) else {
+        if crate::ndimage::native(&*x.device_arc()) {
+            return native_run(x, sos, sos, z, true);
+        }
         let z = z.ascontiguous()?.copy()?;
         let y = sos_lines(x, sos, &z)?;
         return Ok((y, z));
@@ -351,7 +396,7 @@ pub fn lfilter_with(
         Some(zi) => zi_lines(op, zi, x, lx.axis, k, dtype)?,
         None => Array::full_on(&x.device_arc(), &[lx.count(), k], 0, dtype)?,
     };
-    let y = iir_run(&lx.data, &bn, &an, &z, method)?;
+    let (y, z) = iir_run(&lx.data, &bn, &an, &z, method)?;
     let y = lx.restore(&y)?;
     match zi {
         Some(_) => Ok((y, Some(lx.restore(&z)?))),

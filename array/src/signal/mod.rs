@@ -55,6 +55,7 @@ mod bsplines;
 pub mod design;
 mod fftconv;
 mod filtering;
+mod host;
 mod iir_scan;
 mod lines;
 mod multirate;

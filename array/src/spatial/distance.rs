@@ -47,6 +47,13 @@
 //! which the CPU computes once and then reduces — the rows of `XA` are taken in blocks whose
 //! map holds at most 2²² values, so the memory stays bounded.
 //!
+//! On the CPU device the metrics with a per-coordinate sum or maximum (`euclidean`,
+//! `sqeuclidean`, `cityblock`, `chebyshev`, `minkowski`, `seuclidean`, `cosine`,
+//! `correlation`, `hamming` of float points, `canberra`, `braycurtis`) run as a native blocked
+//! host loop instead (`spatial::host`: register tiles of 4 × 8 pairs, each pair's sum over its
+//! coordinates in order, as SciPy's loop; the upper triangle only for [`pdist`]; the host
+//! threads over row blocks). `ndimage::with_device_kernels` runs the kernels instead.
+//!
 //! [`pdist`] computes only the pairs `i < j` up to a small margin: the rows are taken in
 //! blocks of about `m/8` (at least 256); block `[r0, r1)` is measured against the points
 //! `r0 + 1..m`, and its pairs with `j > i` (a boolean mask, kept in row-major order, which is
@@ -577,6 +584,66 @@ fn concat0(parts: &[Array]) -> Result<Array> {
     crate::routines::concatenate(&refs, 0)
 }
 
+/// The distances by the native host loop ([`super::host`]) when the points live in host memory
+/// (the CPU device) and the metric has a native form: the `(ra, rb)` matrix, or with `b`
+/// `None` the condensed pairs of `a`'s rows. `None` where the device kernels run instead.
+fn native(k: &Kernel, a: &Side, b: Option<&Side>, shape: &[usize]) -> Result<Option<Array>> {
+    use super::host::{self, Points};
+    if !crate::ndimage::native(&*a.x.device_arc()) {
+        return Ok(None);
+    }
+    let d = a.x.shape()[1];
+    let weights = |v: f64| vec![v; d];
+    let w = match k {
+        Kernel::Minkowski(p) => weights(*p),
+        Kernel::SEuclidean(var) => var.to_vec::<f64>()?,
+        Kernel::Mahalanobis(_) | Kernel::JensenShannon | Kernel::Bool(_) => return Ok(None),
+        _ => weights(1.0),
+    };
+    let (ax, bx) = (a.x.ascontiguous()?, b.map(|s| s.x.ascontiguous()).transpose()?);
+    let (ae, be) = (
+        a.extra.as_ref().map(|e| e.ascontiguous()).transpose()?,
+        b.and_then(|s| s.extra.as_ref()).map(|e| e.ascontiguous()).transpose()?,
+    );
+    fn view(x: &Array) -> Result<crate::interop::host::HostView<'_, f64>> {
+        x.as_ndarray_view::<f64>()
+    }
+    fn flat<'a>(v: &'a crate::interop::host::HostView<'_, f64>) -> Result<&'a [f64]> {
+        v.as_slice().ok_or_else(|| Error::value("spatial.distance", "the prepared points are not contiguous"))
+    }
+    let (av, bv) = (view(&ax)?, bx.as_ref().map(view).transpose()?);
+    let (aev, bev) = (ae.as_ref().map(view).transpose()?, be.as_ref().map(view).transpose()?);
+    let pa = Points { x: flat(&av)?, rows: a.len(), extra: aev.as_ref().map(flat).transpose()? };
+    let pb = match (&bv, b) {
+        (Some(v), Some(s)) => Some(Points { x: flat(v)?, rows: s.len(), extra: bev.as_ref().map(flat).transpose()? }),
+        _ => None,
+    };
+    macro_rules! go {
+        ($op:expr) => {
+            match pb {
+                Some(pb) => host::cdist(&$op, pa, pb, d, &w),
+                None => host::pdist(&$op, pa, d, &w),
+            }
+        };
+    }
+    let out = match k {
+        Kernel::Euclidean => go!(host::SqDiff(true)),
+        Kernel::SqEuclidean => go!(host::SqDiff(false)),
+        Kernel::Cityblock => go!(host::AbsDiff),
+        Kernel::Chebyshev => go!(host::MaxAbsDiff),
+        Kernel::Minkowski(p) => go!(host::PowDiff(*p)),
+        Kernel::SEuclidean(_) => go!(host::SqDiffWeighted),
+        Kernel::Cosine | Kernel::Correlation => go!(host::Cos),
+        Kernel::Hamming => go!(host::Hamming(d as f64)),
+        Kernel::Canberra => go!(host::Canberra),
+        Kernel::BrayCurtis => go!(host::BrayCurtis),
+        Kernel::Mahalanobis(_) | Kernel::JensenShannon | Kernel::Bool(_) => return Ok(None),
+    };
+    let arr = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(shape), out)
+        .map_err(|e| Error::value("spatial.distance", format!("shape {shape:?}: {e}")))?;
+    Ok(Some(Array::from_ndarray_owned(arr)?))
+}
+
 /// SciPy's `cdist(XA, XB, metric, **kwargs)`: the `(mA, mB)` float64 matrix of the distances
 /// between each row of `xa` `(mA, d)` and each row of `xb` `(mB, d)` under `metric` with its
 /// `args` (see the module docs for the metrics, dtypes, errors and the kernel).
@@ -612,6 +679,9 @@ pub fn cdist(xa: &Array, xb: &Array, metric: Metric, args: &MetricArgs<'_>) -> R
         return Array::full_on(&dev, &[ma, mb], 0.0, DType::F64);
     }
     let (a, b) = (prepare(op, &k, xa)?, prepare(op, &k, xb)?);
+    if let Some(out) = native(&k, &a, Some(&b), &[ma, mb])? {
+        return Ok(out);
+    }
     let rows = block_rows(&k, &dev, mb, d)?;
     let mut parts = Vec::new();
     let mut r0 = 0;
@@ -637,6 +707,9 @@ pub fn pdist(x: &Array, metric: Metric, args: &MetricArgs<'_>) -> Result<Array> 
         return Array::full_on(&dev, &[0], 0.0, DType::F64);
     }
     let side = prepare(op, &k, x)?;
+    if let Some(out) = native(&k, &side, None, &[m * (m - 1) / 2])? {
+        return Ok(out);
+    }
     // Blocks of about m/8 rows (at least 256) so that at most an eighth more pairs than needed
     // are computed, fewer where the map is stored.
     let rows = m.div_ceil(8).max(256).min(block_rows(&k, &dev, m, d)?);
@@ -846,6 +919,9 @@ pub(crate) fn minkowski_matrix(op: &str, x: &Array, y: &Array, p: f64) -> Result
         return Array::full_on(&dev, &[m, n], 0.0, DType::F64);
     }
     let (a, b) = (prepare(op, &k, x)?, prepare(op, &k, y)?);
+    if let Some(out) = native(&k, &a, Some(&b), &[m, n])? {
+        return Ok(out);
+    }
     let rows = block_rows(&k, &dev, n, d)?;
     let mut parts = Vec::new();
     let mut r0 = 0;

@@ -13,6 +13,7 @@
 //! Answers are float64 (SciPy converts float32 and integer points to float64); indices int64.
 
 pub mod distance;
+mod host;
 mod kdtree;
 mod kdtree_kernels;
 
