@@ -226,6 +226,18 @@ pub fn inv(a: &Array) -> Result<Array> {
     let dtype = solver_dtype(op, a.dtype())?;
     let dev = a.device_arc();
     let batch = batch_of(a.shape());
+    // A stack of small real matrices on a GPU: one kernel for the whole stack (see
+    // `small_inv`), without the library path's copies and address uploads.
+    if batch >= 2
+        && (1..=super::small_inv::MAX_N).contains(&n)
+        && matches!(dtype, DType::F32 | DType::F64)
+        && !crate::ndimage::native(&*dev)
+    {
+        let a = if a.dtype() == dtype { a.clone() } else { a.astype(dtype)? };
+        let (c, info) = super::small_inv::inv_small(&a, n, batch)?;
+        check_statuses(op, &info, a.shape(), "Singular matrix")?;
+        return Ok(c);
+    }
     // A stack of small matrices: the inverse straight from the LU factors, where the library
     // has it (one batched call instead of a solve against a stack of identities).
     if batch >= 2 && (1..=128).contains(&n) && dev.solver()?.supports(dtype, &SolverCall::Getri { n }) {
