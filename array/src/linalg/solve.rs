@@ -7,7 +7,10 @@
 //!   whole stack is one batched call on the device, never a host round trip per matrix.
 //! - **Layout.** The solvers work on column-major copies: the C-ordered copy of each matrix's
 //!   transpose, made on the device. The factorisations overwrite it; results come back as
-//!   views of the solver's output with the last two axes swapped.
+//!   views of the solver's output with the last two axes swapped. `inv` of a stack of real
+//!   matrices of up to 32 rows on GPUs is the exception: one Gauss–Jordan kernel for the whole
+//!   stack, C-ordered in and out (`small_inv.rs`), since the library's batched path costs
+//!   more host work per call than the arithmetic of such a stack.
 //! - **dtypes.** float32, float64, complex64 and complex128 are computed in their own
 //!   precision; integers and bool in float64; float16 and bfloat16 are an `UnsupportedDType`
 //!   error, as NumPy's "array type float16 is unsupported in linalg". Two operands (`solve`,

@@ -12,6 +12,15 @@
 //! rotations, the convergence tests and the small symmetric eigenproblems (cyclic Jacobi) are
 //! done in float64.
 //!
+//! **The CPU device.** [`cg`] of a CSR matrix without a preconditioner on the CPU device runs
+//! the same iteration as native host loops (`host_cg.rs`): the matrix and the vectors are read
+//! in place, each iteration is two fused passes over blocks of rows on rayon's threads (the new
+//! search direction with the mat-vec and its dot product; the updates of `x` and `r` with
+//! `‖r‖²`), and the dot products add in a fixed order, so the answer does not depend on the
+//! number of threads. The per-step kernel launches, temporaries and scalar reads of the
+//! device form cost more than the arithmetic there. `ndimage::with_device_kernels` runs the
+//! device form on the CPU (for comparisons).
+//!
 //! **Direct solvers.** [`spsolve`] is a sparse LU with partial pivoting and a COLAMD column
 //! ordering, by faer on the host (the factorisation of [`splu`]: see its docs), with the
 //! right-hand side copied there and the answer copied back; no dense `n × n` matrix is formed.
