@@ -56,6 +56,8 @@ extern "C" __global__ void NAME(const T* a, T* out, int* info, long long batch, 
         __syncthreads();
         const int p = piv;
         const T pv = m[p][k];
+        // Every thread holds the pivot before the swap below moves it.
+        __syncthreads();
         if (pv == (T)0) { status = k + 1; break; }
         if (p != k) {
             for (int j = k + tid; j < w; j += nt) { const T t = m[k][j]; m[k][j] = m[p][j]; m[p][j] = t; }

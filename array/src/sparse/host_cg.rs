@@ -223,11 +223,7 @@ mod tests {
         let bn = b.iter().map(|v| v * v).sum::<f64>().sqrt();
         let (x, info) = cg(a, &b, &vec![0.0; n], 1e-10 * bn, 10 * n);
         assert_eq!(info, 0);
-        let mut res = 0.0;
-        for i in 0..n {
-            let ax = a.row_dot(i, |j| x[j]);
-            res += (ax - b[i]) * (ax - b[i]);
-        }
+        let res: f64 = b.iter().enumerate().map(|(i, bi)| (a.row_dot(i, |j| x[j]) - bi).powi(2)).sum();
         assert!(res.sqrt() <= 1e-10 * bn * 1.0001, "residual {}", res.sqrt());
     }
 
