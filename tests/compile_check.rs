@@ -43,6 +43,7 @@ fn units(batch: usize, part: Part) -> Vec<Vec<(String, String)>> {
         .chain(xp::ndimage::builtin_kernels().expect("the generic filters' kernels render"))
         .chain(xp::ndimage::interpolation_kernels())
         .chain(xp::sparse::linalg::level_scheduled_kernels().expect("the level-scheduled sparse kernels render"))
+        .chain(xp::sparse::raw_kernels())
         .map(|r| (r.name, r.code))
         .collect();
     let with_preamble: Vec<&str> =

@@ -47,6 +47,7 @@ mod signal_more;
 mod slicing;
 mod sparse;
 mod sparse_linalg;
+mod sparse_native;
 mod spatial;
 mod special;
 mod stats;

@@ -22,6 +22,7 @@ mod expm;
 mod lu;
 mod norms;
 mod products;
+mod small_inv;
 mod solve;
 mod special_matrices;
 mod structured;
@@ -43,6 +44,7 @@ pub use crate::routines::matrix_transpose;
 
 pub use expm::expm;
 pub use lu::{cho_factor, cho_solve, lu, lu_factor, lu_solve};
+pub use small_inv::small_inverse_kernels;
 pub use special_matrices::{
     block_diag, circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion, hadamard, hankel, helmert,
     hilbert, invhilbert, khatri_rao, leslie, toeplitz, DftScale,

@@ -7,7 +7,10 @@
 //!   whole stack is one batched call on the device, never a host round trip per matrix.
 //! - **Layout.** The solvers work on column-major copies: the C-ordered copy of each matrix's
 //!   transpose, made on the device. The factorisations overwrite it; results come back as
-//!   views of the solver's output with the last two axes swapped.
+//!   views of the solver's output with the last two axes swapped. `inv` of a stack of real
+//!   matrices of up to 32 rows on GPUs is the exception: one Gauss–Jordan kernel for the whole
+//!   stack, C-ordered in and out (`small_inv.rs`), since the library's batched path costs
+//!   more host work per call than the arithmetic of such a stack.
 //! - **dtypes.** float32, float64, complex64 and complex128 are computed in their own
 //!   precision; integers and bool in float64; float16 and bfloat16 are an `UnsupportedDType`
 //!   error, as NumPy's "array type float16 is unsupported in linalg". Two operands (`solve`,
@@ -226,6 +229,18 @@ pub fn inv(a: &Array) -> Result<Array> {
     let dtype = solver_dtype(op, a.dtype())?;
     let dev = a.device_arc();
     let batch = batch_of(a.shape());
+    // A stack of small real matrices on a GPU: one kernel for the whole stack (see
+    // `small_inv`), without the library path's copies and address uploads.
+    if batch >= 2
+        && (1..=super::small_inv::MAX_N).contains(&n)
+        && matches!(dtype, DType::F32 | DType::F64)
+        && !crate::ndimage::native(&*dev)
+    {
+        let a = if a.dtype() == dtype { a.clone() } else { a.astype(dtype)? };
+        let (c, info) = super::small_inv::inv_small(&a, n, batch)?;
+        check_statuses(op, &info, a.shape(), "Singular matrix")?;
+        return Ok(c);
+    }
     // A stack of small matrices: the inverse straight from the LU factors, where the library
     // has it (one batched call instead of a solve against a stack of identities).
     if batch >= 2 && (1..=128).contains(&n) && dev.solver()?.supports(dtype, &SolverCall::Getri { n }) {

@@ -2,15 +2,16 @@
 //! [`hstack`], [`vstack`], [`block_diag`], [`tril`] and [`triu`].
 //!
 //! Each works on the coordinates of its operands on their device: the entries of every block
-//! are shifted by the block's offsets (or, for `kron`, multiplied out by broadcasting, one entry
-//! per pair of stored entries), concatenated and sorted into CSR form by the radix sort of
-//! `tocsr`. Stored zeros are kept, as SciPy keeps them. The value dtype is the promotion of the
+//! are shifted by the block's offsets, concatenated and sorted into CSR form by the radix sort
+//! of `tocsr`. `kron` writes its CSR rows directly, one entry per pair of stored entries, a
+//! group of lanes per row (see `gather.rs`), without a sort. Stored zeros are kept, as SciPy keeps them. The value dtype is the promotion of the
 //! operands' (NumPy's rules, as SciPy's): integer and bool matrices stay integer and bool,
 //! `hstack` of int32 and float32 blocks is float64.
 
 use xp_backend_api::{DType, Error, Result};
 
-use super::{common_device, from_coords, product_dtype, value_dtype, CsrMatrix};
+use super::{common_device, contig, from_coords, index_dtype_for, product_dtype, value_dtype, CsrMatrix};
+use crate::layout::SliceArg;
 use crate::Array;
 
 /// The common value dtype of `blocks`.
@@ -48,17 +49,35 @@ pub fn kron(a: &CsrMatrix, b: &CsrMatrix) -> Result<CsrMatrix> {
     let op = "kron";
     nonempty(op, &[a, b])?;
     let ((ma, na), (mb, nb)) = (a.shape, b.shape);
-    let shape = (ma * mb, na * nb);
+    let too_big = || Error::Overflow {
+        op: op.into(),
+        reason: format!("the product of shapes ({ma}, {na}) and ({mb}, {nb}) is too large"),
+    };
+    let shape = (ma.checked_mul(mb).ok_or_else(too_big)?, na.checked_mul(nb).ok_or_else(too_big)?);
     let t = common_dtype(op, &[a, b])?;
-    let (ca, cb) = (a.tocoo()?, b.tocoo()?);
-    let (ka, kb) = (ca.data.size(), cb.data.size());
-    let col = |x: &Array| x.reshape(&[x.size() as isize, 1]);
-    let row = |x: &Array| x.reshape(&[1, x.size() as isize]);
-    let flat = |x: Array| x.reshape(&[(ka * kb) as isize]);
-    let rows = flat(col(&ca.row.mul_scalar(mb as i64)?)?.add(&row(&cb.row)?)?)?;
-    let cols = flat(col(&ca.col.mul_scalar(nb as i64)?)?.add(&row(&cb.col)?)?)?;
-    let vals = flat(col(&ca.data.astype(t)?)?.mul(&row(&cb.data.astype(t)?)?)?)?;
-    from_coords(&rows, &cols, &vals, shape, false)
+    let (m, n) = shape;
+    let total = a.nnz().checked_mul(b.nnz()).ok_or_else(too_big)?;
+    let idx = index_dtype_for(m.max(n).max(total));
+    let dev = a.device_arc();
+    // Row lengths of the product: the outer product of the two matrices' row lengths.
+    let lengths = |x: &CsrMatrix| -> Result<Array> {
+        let p = x.indptr.astype(DType::I64)?;
+        let k = x.shape.0 as isize;
+        p.slice(&[SliceArg::range(1, k + 1, 1)])?.sub(&p.slice(&[SliceArg::range(0, k, 1)])?)
+    };
+    let counts = lengths(a)?.reshape(&[ma as isize, 1])?.mul(&lengths(b)?.reshape(&[1, mb as isize])?)?;
+    let zero = Array::full_on(&dev, &[1], 0, DType::I64)?;
+    let optr = contig(&crate::concatenate(&[&zero, &counts.reshape(&[m as isize])?.cumsum(Some(0))?], 0)?, idx)?;
+    let od = Array::empty_on(&dev, &[total], t)?;
+    let oi = Array::empty_on(&dev, &[total], idx)?;
+    let parts = |x: &CsrMatrix| -> Result<(Array, Array, Array)> {
+        Ok((contig(&x.data, t)?, contig(&x.indices, idx)?, contig(&x.indptr, idx)?))
+    };
+    let (pa, pb) = (parts(a)?, parts(b)?);
+    super::gather::kron_rows((&pa.0, &pa.1, &pa.2), (&pb.0, &pb.1, &pb.2), &optr, &od, &oi, (m, mb, nb), total)?;
+    // Columns are sorted when both operands' rows are sorted and hold no duplicates, which
+    // is not known here: the answer is not marked sorted.
+    Ok(CsrMatrix { data: od, indices: oi, indptr: optr, shape, sorted: false })
 }
 
 /// `scipy.sparse.hstack(blocks)`: side by side; every block must have the same rows.

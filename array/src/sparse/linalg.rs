@@ -12,6 +12,15 @@
 //! rotations, the convergence tests and the small symmetric eigenproblems (cyclic Jacobi) are
 //! done in float64.
 //!
+//! **The CPU device.** [`cg`] of a CSR matrix without a preconditioner on the CPU device runs
+//! the same iteration as native host loops (`host_cg.rs`): the matrix and the vectors are read
+//! in place, each iteration is two fused passes over blocks of rows on rayon's threads (the new
+//! search direction with the mat-vec and its dot product; the updates of `x` and `r` with
+//! `‖r‖²`), and the dot products add in a fixed order, so the answer does not depend on the
+//! number of threads. The per-step kernel launches, temporaries and scalar reads of the
+//! device form cost more than the arithmetic there. `ndimage::with_device_kernels` runs the
+//! device form on the CPU (for comparisons).
+//!
 //! **Direct solvers.** [`spsolve`] is a sparse LU with partial pivoting and a COLAMD column
 //! ordering, by faer on the host (the factorisation of [`splu`]: see its docs), with the
 //! right-hand side copied there and the answer copied back; no dense `n × n` matrix is formed.
@@ -45,7 +54,7 @@ pub use super::factor::{factorized, level_scheduled_kernels, spilu, splu, splu_w
 pub use super::lobpcg::{lobpcg, LobpcgOptions};
 use super::{CscMatrix, CsrMatrix};
 use crate::linalg::Trans;
-use crate::Array;
+use crate::{Array, Element};
 
 /// A linear map `x ↦ A x` given by its products (SciPy's `LinearOperator`): sparse and dense
 /// matrices are operators, and [`FunctionOperator`] wraps closures.
@@ -71,6 +80,11 @@ pub trait LinearOperator {
     /// `None`, and [`expm_multiply`] estimates it).
     fn shifted_one_norm(&self, mu: f64) -> Option<Result<f64>> {
         let _ = mu;
+        None
+    }
+    /// The operator as a CSR matrix when it is one (by default `None`), so that a solver can
+    /// take a form of its iteration that reads the matrix itself (see [`cg`]).
+    fn as_csr(&self) -> Option<&CsrMatrix> {
         None
     }
     /// `A X` for a matrix `X` of `columns` rows (by default, column by column).
@@ -112,6 +126,9 @@ impl LinearOperator for CsrMatrix {
     }
     fn matmat(&self, x: &Array) -> Result<Array> {
         self.dot(x)
+    }
+    fn as_csr(&self) -> Option<&CsrMatrix> {
+        Some(self)
     }
     fn trace(&self) -> Option<Result<f64>> {
         Some(self.diagonal(0).and_then(|d| scalar_f64(&d.sum(None, false)?)))
@@ -408,6 +425,11 @@ pub fn cg(a: &dyn LinearOperator, b: &Array, o: &SolverOptions<'_>) -> Result<(A
     if s.bnrm == 0.0 {
         return Ok((zero_solution(&s)?, 0));
     }
+    if o.m.is_none() {
+        if let Some(out) = a.as_csr().map(|c| native_cg(c, &s)).transpose()?.flatten() {
+            return Ok(out);
+        }
+    }
     let mut x = s.x.clone();
     let mut r = s.b.sub(&mv(a, &x, s.t)?)?;
     if nrm2(&r)? <= s.tol {
@@ -437,6 +459,48 @@ pub fn cg(a: &dyn LinearOperator, b: &Array, o: &SolverOptions<'_>) -> Result<(A
         p = Some(pk);
     }
     Ok((x, s.maxiter as i64))
+}
+
+/// [`cg`] of a CSR matrix on the CPU device by the native host iteration of
+/// `super::host_cg` (the same steps; see its docs), or `None` on other devices.
+fn native_cg(a: &CsrMatrix, s: &System) -> Result<Option<(Array, i64)>> {
+    let dev = a.device_arc();
+    if !crate::ndimage::native(&*dev) || !s.b.device().properties().is_host || !s.x.device().properties().is_host {
+        return Ok(None);
+    }
+    let data = if a.dtype() == s.t { a.data().ascontiguous()? } else { a.data().astype(s.t)?.ascontiguous()? };
+    let (indices, indptr) = (a.indices().ascontiguous()?, a.indptr().ascontiguous()?);
+    let (b, x0) = (s.b.ascontiguous()?, s.x.ascontiguous()?);
+    let missing = || Error::value("cg", "the matrix's arrays are not contiguous host memory");
+    fn go<T: Element + super::host_cg::Real, I: Element + super::host_cg::Index>(
+        data: &Array,
+        indices: &Array,
+        indptr: &Array,
+        b: &Array,
+        x0: &Array,
+        s: &System,
+        missing: impl Fn() -> Error,
+    ) -> Result<(Array, i64)> {
+        let (dv, iv, pv) =
+            (data.as_ndarray_view::<T>()?, indices.as_ndarray_view::<I>()?, indptr.as_ndarray_view::<I>()?);
+        let (bv, xv) = (b.as_ndarray_view::<T>()?, x0.as_ndarray_view::<T>()?);
+        let a = super::host_cg::HostCsr {
+            indptr: pv.as_slice().ok_or_else(&missing)?,
+            indices: iv.as_slice().ok_or_else(&missing)?,
+            data: dv.as_slice().ok_or_else(&missing)?,
+        };
+        let (bs, xs) = (bv.as_slice().ok_or_else(&missing)?, xv.as_slice().ok_or_else(&missing)?);
+        let (x, info) = super::host_cg::cg(a, bs, xs, s.tol, s.maxiter);
+        Ok((Array::from_ndarray_owned(ndarray::Array1::from_vec(x))?, info))
+    }
+    let out = match (s.t, indices.dtype()) {
+        (DType::F64, DType::I32) => go::<f64, i32>(&data, &indices, &indptr, &b, &x0, s, missing)?,
+        (DType::F64, DType::I64) => go::<f64, i64>(&data, &indices, &indptr, &b, &x0, s, missing)?,
+        (DType::F32, DType::I32) => go::<f32, i32>(&data, &indices, &indptr, &b, &x0, s, missing)?,
+        (DType::F32, DType::I64) => go::<f32, i64>(&data, &indices, &indptr, &b, &x0, s, missing)?,
+        _ => return Ok(None),
+    };
+    Ok(Some(out))
 }
 
 /// SciPy's `cgs(A, b, x0, rtol, atol, maxiter, M)`: conjugate gradients squared, for

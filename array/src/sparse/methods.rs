@@ -38,12 +38,6 @@ fn kernel(
     crate::user::cached_kernel(cell, ins, outs, op, name, "")
 }
 
-const GATHER: &str = r#"
-const long long s = (long long)ptr[r], e = (long long)ptr[r + 1];
-for (long long q = s; q < e; ++q) { od[o + q - s] = data[q]; oi[o + q - s] = ind[q]; }
-len = e - s;
-"#;
-
 const EXTREME: &str = r#"
 const long long s = (long long)ptr[r], e = (long long)ptr[r + 1];
 long long bq = -1;
@@ -121,7 +115,6 @@ fn normalize_indices(op: &str, idx: &Array, len: usize, what: &str) -> Result<Ar
 impl CsrMatrix {
     /// The rows `rows` (int64, in range, any order, repeats allowed), in that order.
     fn gather_rows(&self, rows: &Array) -> Result<CsrMatrix> {
-        static K: OnceLock<ElementwiseKernel> = OnceLock::new();
         let dev = self.device_arc();
         let idx = self.indices.dtype();
         let ptr64 = self.indptr.astype(DType::I64)?;
@@ -135,25 +128,9 @@ impl CsrMatrix {
         let starts = ends.sub(&counts)?;
         let od = Array::empty_on(&dev, &[total as usize], self.dtype())?;
         let oi = Array::empty_on(&dev, &[total as usize], idx)?;
-        if total > 0 {
-            let kern = kernel(
-                &K,
-                "int64 r, int64 o, raw T data, raw I ind, raw I ptr",
-                "raw T od, raw I oi, int64 len",
-                GATHER,
-                "xp_sparse_gather_rows",
-            )?;
-            kern.call_all(&[
-                Operand::Array(rows),
-                Operand::Array(&starts),
-                Operand::Array(&self.data),
-                Operand::Array(&self.indices),
-                Operand::Array(&self.indptr),
-                Operand::Array(&od),
-                Operand::Array(&oi),
-                Operand::Array(&Array::empty_on(&dev, &[k], DType::I64)?),
-            ])?;
-        }
+        let rows = contig(rows, DType::I64)?;
+        let starts = contig(&starts, DType::I64)?;
+        super::gather::gather_rows(&rows, &starts, &self.data, &self.indices, &self.indptr, &od, &oi, total as usize)?;
         Ok(CsrMatrix {
             data: od,
             indices: oi,

@@ -61,6 +61,8 @@ pub mod construct;
 pub mod csgraph;
 mod expm_multiply;
 mod factor;
+mod gather;
+mod host_cg;
 mod host_lu;
 pub mod linalg;
 mod lobpcg;
@@ -68,6 +70,7 @@ mod methods;
 mod sparray;
 
 pub use construct::{block_diag, hstack, kron, tril, triu, vstack};
+pub use gather::raw_kernels;
 pub use sparray::{coo_array, csc_array, csr_array, CooArray, CscArray, CsrArray};
 
 use xp_backend_api::{DType, DTypeKind, DynDevice, Error, Result};
