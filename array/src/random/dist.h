@@ -58,37 +58,11 @@ XP_DEVICE double student_t_dc(Stream& s, double df, double d, double c) {
   const double z = s.normal();
   return z / sqrt(M(2.0, gamma_dc(s, M(0.5, df), d, c)) / df);
 }
-// Student's t for a float answer: the normal z, then `gamma_dc_f`'s loop for df / 2, the
-// quotient in float. Written as one loop with a single call of the float ziggurat (the first
-// normal is z), which draws the same words in the same order as `normal_f` followed by
-// `gamma_dc_f` but inlines the ziggurat once.
+// Student's t for a float answer: the float ziggurat and `gamma_dc_f`, the quotient in float.
 XP_DEVICE float student_t_dc_f(Stream& s, double df, float d, float c) {
-  const double k = M(0.5, df);
-  float z = 0.0f;
-  bool have_z = false;
-  double boost = 1.0;
-  for (;;) {
-    const float x = s.normal_f();
-    if (!have_z) {
-      z = x;
-      have_z = true;
-      if (k <= 0.0) return z / xp::sqrt(0.0f);
-      if (k < 1.0) boost = ex(ln(s.open()) / k);
-      continue;
-    }
-    const float v0 = Ff(c, x, 1.0f);
-    if (v0 <= 0.0f) continue;
-    const float v = Mf(Mf(v0, v0), v0);
-    const float u = s.open_f();
-    const float x2 = Mf(x, x);
-    const bool ok = u < 1.0f - Mf(0.0331f, Mf(x2, x2)) ||
-                    ln((double)u) < F(0.5, (double)x2, M((double)d, 1.0 - (double)v + ln((double)v)));
-    if (ok) {
-      float g = Mf(d, v);
-      if (k < 1.0) g = (float)M((double)g, boost);
-      return z / xp::sqrt(Mf(2.0f, g) / (float)df);
-    }
-  }
+  const float z = s.normal_f();
+  const float g = gamma_dc_f(s, M(0.5, df), d, c);
+  return z / xp::sqrt(Mf(2.0f, g) / (float)df);
 }
 // Noncentral chi-square: for df > 1 a chi-square of df - 1 plus a squared normal of mean
 // sqrt(nonc); otherwise a chi-square of df + 2 K, K Poisson of mean nonc / 2 (the Poisson
