@@ -91,8 +91,8 @@ extern "C" __global__ void xp_ndi_spline_causal(const double* __restrict__ x, do
     const long long line = tid - j * lines;
     const long long outer = line / st;
     const long long base = outer * n * st + (line - outer * st);
-    const long long s = j * XP_NDI_CHUNK;
-    const long long e = s + XP_NDI_CHUNK < n ? s + XP_NDI_CHUNK : n;
+    const long long s = j * NDI_CHUNK_LEN;
+    const long long e = s + NDI_CHUNK_LEN < n ? s + NDI_CHUNK_LEN : n;
     double v;
     if (s <= w) {
         v = xp_ndi_causal0(x, base, n, st, w, z, g, bc);
@@ -128,8 +128,8 @@ extern "C" __global__ void xp_ndi_spline_anticausal(const double* __restrict__ x
     const long long line = tid - j * lines;
     const long long outer = line / st;
     const long long base = outer * n * st + (line - outer * st);
-    const long long s = j * XP_NDI_CHUNK;
-    const long long e = s + XP_NDI_CHUNK < n ? s + XP_NDI_CHUNK : n;
+    const long long s = j * NDI_CHUNK_LEN;
+    const long long e = s + NDI_CHUNK_LEN < n ? s + NDI_CHUNK_LEN : n;
     double v;
     if (e + w >= n) {
         v = xp_ndi_anticausal_last(x, base, n, st, w, z, bc);
@@ -147,7 +147,7 @@ extern "C" __global__ void xp_ndi_spline_anticausal(const double* __restrict__ x
     }
 }
 "#
-    .replace("XP_NDI_CHUNK", &format!("{CHUNK}LL"))
+    .replace("NDI_CHUNK_LEN", &format!("{CHUNK}LL"))
 }
 
 /// The warm-up length of pole `z`: the smallest `w` with `|z|^w ≤ 10⁻¹⁸`.
