@@ -482,7 +482,13 @@ fn remember(s: &Arc<Storage>) {
 /// Compute every pending array this thread made on `device` (on `stream` only, when given):
 /// a stream capture does it before it begins, so that work made earlier is not recorded
 /// into the graph (and left uncomputed), and before it ends, so that work made during it is.
-pub(crate) fn evaluate_made_on(device: &Arc<dyn DynDevice>, stream: Option<&Arc<dyn Stream>>) -> Result<()> {
+///
+/// Returns the streams the evaluated arrays were queued on (each once), so that a caller can
+/// order other work after them.
+pub(crate) fn evaluate_made_on(
+    device: &Arc<dyn DynDevice>,
+    stream: Option<&Arc<dyn Stream>>,
+) -> Result<Vec<Arc<dyn Stream>>> {
     let live: Vec<Arc<Storage>> = MADE.with(|m| {
         let (list, _) = &mut *m.borrow_mut();
         list.retain(|w| w.upgrade().is_some_and(|s| s.is_pending()));
@@ -498,7 +504,14 @@ pub(crate) fn evaluate_made_on(device: &Arc<dyn DynDevice>, stream: Option<&Arc<
         })
         .map(|s| &**s)
         .collect();
-    evaluate(&roots, Reason::Capture)
+    let mut streams: Vec<Arc<dyn Stream>> = Vec::new();
+    for e in roots.iter().filter_map(|s| s.expr()) {
+        if !streams.iter().any(|t| t.id() == e.stream.id()) {
+            streams.push(Arc::clone(&e.stream));
+        }
+    }
+    evaluate(&roots, Reason::Capture)?;
+    Ok(streams)
 }
 
 // ---- evaluation ------------------------------------------------------------------------------

@@ -54,7 +54,8 @@
 //!   replay reads and writes the same addresses again (`xp_backend_api::memory`, "Stream
 //!   capture"). Arrays made during a capture hold the values of the latest replay.
 //! - **Lazy fusion.** Pending arrays this thread made on the device are computed before a
-//!   capture begins (their work is not recorded, and their values are there after it), and
+//!   capture begins (their work is not recorded, and their values are there after it: the
+//!   capturing stream waits for that work through events, with no host wait), and
 //!   pending arrays made during it on the capturing stream are computed, and so recorded,
 //!   before it ends.
 //! - **What a capture refuses.** Anything that needs the host: reading to the host (`to_vec`,
@@ -199,7 +200,13 @@ impl Stream {
         if self.raw.is_capturing() {
             return Err(Error::value("begin_capture", "the stream is already capturing"));
         }
-        crate::lazy::evaluate_made_on(&self.device, None)?;
+        // Pending arrays are computed now, on their own streams; the capture orders itself
+        // after that work by event waits (no host wait), so what it records reads their values.
+        for other in crate::lazy::evaluate_made_on(&self.device, None)? {
+            if other.id() != self.raw.id() {
+                self.raw.wait_event(&*other.record_event()?)?;
+            }
+        }
         let memory = self.device.memory_pool().begin_capture(&self.raw)?;
         // On an error the capture's memory (empty) goes back with `memory`.
         self.raw.begin_capture()?;
@@ -215,7 +222,7 @@ impl Stream {
             return Err(Error::value("end_capture", "the stream is not capturing"));
         };
         // Pending work made during the capture is recorded into it.
-        let pending = crate::lazy::evaluate_made_on(&self.device, Some(&self.raw));
+        let pending = crate::lazy::evaluate_made_on(&self.device, Some(&self.raw)).map(|_| ());
         memory.end();
         let graph = self.raw.end_capture()?;
         pending?;
